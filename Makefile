@@ -1,0 +1,34 @@
+# corral: one entry point for building, the demo and the tests.
+# Targets install missing Debian packages when run as root; otherwise they
+# print the exact apt-get line to run.
+
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+PACKAGES := cmake g++ make pkg-config libseccomp-dev libssl-dev nlohmann-json3-dev \
+            libtomlplusplus-dev libcli11-dev libgtest-dev libgmock-dev bubblewrap util-linux
+
+.PHONY: all deps build demo test unit integration bench clean
+
+all: build
+
+deps:
+	@./scripts/deps.sh $(PACKAGES)
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@./scripts/demo.sh $(BUILD)
+
+test: build
+	@./scripts/test.sh $(BUILD)
+
+unit: build
+	@$(BUILD)/src/corral_unit_tests
+
+bench: build
+	@./bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,142 @@
+#include "audit/audit.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace corral {
+namespace {
+
+std::string Timestamp() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  struct tm utc;
+  ::gmtime_r(&now.tv_sec, &utc);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, now.tv_nsec / 1000);
+  return buffer;
+}
+
+std::string NewRunId() {
+  unsigned char bytes[6] = {};
+  if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bytes)) {
+    struct timespec now;
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    for (size_t i = 0; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>(now.tv_nsec >> (i * 5));
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%x.%02x%02x%02x%02x%02x%02x", static_cast<unsigned>(::getpid()), bytes[0],
+                bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]);
+  return buffer;
+}
+
+}  // namespace
+
+std::string_view FailureReasonName(FailureReason reason) {
+  switch (reason) {
+    case FailureReason::kUnsupported: return "unsupported";
+    case FailureReason::kNamespace: return "namespace";
+    case FailureReason::kMount: return "mount";
+    case FailureReason::kHardening: return "hardening";
+    case FailureReason::kLandlock: return "landlock";
+    case FailureReason::kSeccomp: return "seccomp";
+    case FailureReason::kPolicy: return "policy";
+    case FailureReason::kPinMismatch: return "pin_mismatch";
+    case FailureReason::kExec: return "exec";
+    case FailureReason::kNotFound: return "not_found";
+    case FailureReason::kTimeout: return "timeout";
+    case FailureReason::kLost: return "lost";
+    case FailureReason::kDenied: return "denied";
+    case FailureReason::kInternal: return "internal";
+  }
+  return "internal";
+}
+
+FailureReason FailureReasonFor(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kUsage:
+    case ErrorKind::kConfig:
+    case ErrorKind::kPolicy: return FailureReason::kPolicy;
+    case ErrorKind::kPinMismatch: return FailureReason::kPinMismatch;
+    case ErrorKind::kUnsupported: return FailureReason::kUnsupported;
+    case ErrorKind::kNamespace: return FailureReason::kNamespace;
+    case ErrorKind::kMount: return FailureReason::kMount;
+    case ErrorKind::kHardening: return FailureReason::kHardening;
+    case ErrorKind::kLandlock: return FailureReason::kLandlock;
+    case ErrorKind::kSeccomp: return FailureReason::kSeccomp;
+    case ErrorKind::kExec: return FailureReason::kExec;
+    case ErrorKind::kNotFound: return FailureReason::kNotFound;
+    case ErrorKind::kTimeout: return FailureReason::kTimeout;
+    case ErrorKind::kDenied: return FailureReason::kDenied;
+    case ErrorKind::kIo:
+    case ErrorKind::kInternal: return FailureReason::kInternal;
+  }
+  return FailureReason::kInternal;
+}
+
+AuditEvent::AuditEvent(std::string_view event) : json_(std::make_unique<nlohmann::json>(nlohmann::json::object())) {
+  (*json_)["event"] = event;
+}
+AuditEvent::AuditEvent(AuditEvent&&) noexcept = default;
+AuditEvent& AuditEvent::operator=(AuditEvent&&) noexcept = default;
+AuditEvent::~AuditEvent() = default;
+
+AuditEvent& AuditEvent::Set(std::string_view key, std::string_view value) {
+  (*json_)[std::string(key)] = value;
+  return *this;
+}
+AuditEvent& AuditEvent::Set(std::string_view key, int64_t value) {
+  (*json_)[std::string(key)] = value;
+  return *this;
+}
+AuditEvent& AuditEvent::Set(std::string_view key, bool value) {
+  (*json_)[std::string(key)] = value;
+  return *this;
+}
+AuditEvent& AuditEvent::Set(std::string_view key, const std::vector<std::string>& values) {
+  (*json_)[std::string(key)] = values;
+  return *this;
+}
+AuditEvent& AuditEvent::SetJson(std::string_view key, const nlohmann::json& value) {
+  (*json_)[std::string(key)] = value;
+  return *this;
+}
+
+AuditTrail::AuditTrail(int fd, UniqueFd owned) : fd_(fd), owned_(std::move(owned)), run_id_(NewRunId()) {}
+
+AuditTrail AuditTrail::ToStderr() { return AuditTrail(STDERR_FILENO, UniqueFd()); }
+
+AuditTrail AuditTrail::Discard() { return AuditTrail(-1, UniqueFd()); }
+
+Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd) return Error::FromErrno(ErrorKind::kUsage, "--audit " + path + ": cannot open", "open", errno);
+  int raw = fd.get();
+  return AuditTrail(raw, std::move(fd));
+}
+
+void AuditTrail::Record(const AuditEvent& event) const {
+  if (fd_ < 0) return;
+  nlohmann::json line = nlohmann::json::object();
+  line["ts"] = Timestamp();
+  line["run"] = run_id_;
+  line.update(event.json());
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const char* data = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+}  // namespace corral

@@ -1,0 +1,76 @@
+// The audit trail: one JSON line per decision, to stderr or to a file.
+//
+// Every run writes `spawned` (before the clone, with the policy fingerprint,
+// grant counts, network mode and enforcement level), then exactly one of
+// `exited` (the command's code) or `failed` (a reason from FailureReason's
+// closed set). Other decisions (a mechanism dropped under --best-effort, a
+// protected path quarantined) get their own records. Records carry metadata
+// only: never the command's output and never an environment value.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "base/result.h"
+#include "base/unique_fd.h"
+
+namespace corral {
+
+// The stable `reason` labels of a `failed` record.
+enum class FailureReason {
+  kUnsupported, kNamespace, kMount, kHardening, kLandlock, kSeccomp,
+  kPolicy, kPinMismatch, kExec, kNotFound, kTimeout, kLost, kDenied, kInternal,
+};
+std::string_view FailureReasonName(FailureReason reason);
+FailureReason FailureReasonFor(ErrorKind kind);
+
+class AuditEvent {
+ public:
+  explicit AuditEvent(std::string_view event);
+  AuditEvent(AuditEvent&&) noexcept;
+  AuditEvent& operator=(AuditEvent&&) noexcept;
+  ~AuditEvent();
+
+  AuditEvent& Set(std::string_view key, std::string_view value);
+  AuditEvent& Set(std::string_view key, const char* value) { return Set(key, std::string_view(value)); }
+  AuditEvent& Set(std::string_view key, int64_t value);
+  AuditEvent& Set(std::string_view key, int value) { return Set(key, static_cast<int64_t>(value)); }
+  AuditEvent& Set(std::string_view key, bool value);
+  AuditEvent& Set(std::string_view key, const std::vector<std::string>& values);
+  AuditEvent& Set(std::string_view key, const std::string& value) { return Set(key, std::string_view(value)); }
+  AuditEvent& SetJson(std::string_view key, const nlohmann::json& value);
+
+  const nlohmann::json& json() const { return *json_; }
+
+ private:
+  std::unique_ptr<nlohmann::json> json_;
+};
+
+class AuditTrail {
+ public:
+  // A trail writing to stderr (fd 2).
+  static AuditTrail ToStderr();
+  // Appends to `path` (created 0600).
+  static Result<AuditTrail> ToFile(const std::string& path);
+  // A trail that writes nowhere (for tests and embedders with their own sink).
+  static AuditTrail Discard();
+
+  // Identifies this run across processes writing to one file.
+  const std::string& run_id() const { return run_id_; }
+
+  // Adds `ts` and `run`, then writes one line with a single write(2).
+  void Record(const AuditEvent& event) const;
+
+ private:
+  AuditTrail(int fd, UniqueFd owned);
+  int fd_ = -1;
+  UniqueFd owned_;
+  std::string run_id_;
+};
+
+}  // namespace corral

@@ -1,0 +1,43 @@
+// One struct per subcommand: Register adds its flags to a CLI11 sub-app,
+// Execute runs it and returns the process exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/policy_flags.h"
+
+namespace CLI {
+class App;
+}
+
+namespace corral::cli {
+
+struct RunCommand {
+  PolicyFlags flags;
+  std::optional<std::string> audit;
+  void Register(CLI::App& app);
+  int Execute(std::vector<std::string> command) const;
+};
+
+struct ExplainCommand {
+  PolicyFlags flags;
+  bool json = false;
+  void Register(CLI::App& app);
+  int Execute(std::vector<std::string> command) const;
+};
+
+struct CheckCommand {
+  bool json = false;
+  void Register(CLI::App& app);
+  int Execute() const;
+};
+
+struct HashCommand {
+  std::string path;
+  void Register(CLI::App& app);
+  int Execute() const;
+};
+
+}  // namespace corral::cli

@@ -1,0 +1,98 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "confine/describe.h"
+#include "confine/plan.h"
+#include "exec/exit_codes.h"
+
+namespace corral::cli {
+namespace {
+
+void PrintText(const nlohmann::json& policy, const nlohmann::json* plan, const std::string& refusal,
+               const std::vector<std::string>& command) {
+  std::printf("corral explain: what `corral run` would enforce (nothing was run)\n\n");
+  std::string line;
+  for (const std::string& arg : command) line += (line.empty() ? "" : " ") + arg;
+  std::printf("command      %s\n", line.c_str());
+  std::printf("policy       %s\n", policy["fingerprint"].get<std::string>().c_str());
+  std::printf("workspace    %s\n",
+              policy["workspace"].is_null() ? "(none)" : policy["workspace"].get<std::string>().c_str());
+  std::printf("cwd          %s\n", policy["cwd"].get<std::string>().c_str());
+  std::printf("grants\n");
+  for (const auto& grant : policy["grants"]) {
+    std::printf("  %-4s %-40s %s\n", grant["access"].get<std::string>().c_str(),
+                grant["path"].get<std::string>().c_str(), grant["origin"].get<std::string>().c_str());
+  }
+  for (const auto& link : policy["symlinks"]) {
+    std::printf("  link %-40s -> %s\n", link["path"].get<std::string>().c_str(),
+                link["target"].get<std::string>().c_str());
+  }
+  std::printf("masked       %zu secrets in /etc (read as permission denied)\n", policy["masked"].size());
+  std::printf("protected\n");
+  for (const auto& entry : policy["protected"]) {
+    std::string state = entry["state"].get<std::string>();
+    if (state == "missing") continue;
+    std::printf("  %-20s %s\n", state.c_str(), entry["path"].get<std::string>().c_str());
+  }
+  size_t missing = 0;
+  for (const auto& entry : policy["protected"]) missing += entry["state"] == "missing";
+  std::printf("  %zu missing protected paths: anything the command creates there is quarantined\n", missing);
+  std::printf("private      /tmp%s, $HOME=%s (empty), minimal /dev, fresh /proc\n",
+              policy["private"]["tmp"].get<bool>() ? "" : " (granted instead)",
+              policy["private"]["home"].get<std::string>().c_str());
+  std::printf("network      %s\n", policy["network"].get<std::string>().c_str());
+  std::string env;
+  for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + name.get<std::string>();
+  std::printf("env          %s\n", env.c_str());
+  std::printf("timeout      %s\n",
+              policy["timeout"].is_null() ? "none" : (std::to_string(policy["timeout"].get<long long>()) + "s").c_str());
+  std::printf("pin          %s\n", policy["pin_sha256"].is_null() ? "none" : policy["pin_sha256"].get<std::string>().c_str());
+  std::printf("enforcement  %s\n\n", policy["enforcement"].get<std::string>().c_str());
+  if (plan == nullptr) {
+    std::printf("refused      %s\n", refusal.c_str());
+    return;
+  }
+  const nlohmann::json& p = *plan;
+  std::printf("level        %s\n", p["level"].get<std::string>().c_str());
+  std::string provided;
+  for (const auto& name : p["provided"]) provided += (provided.empty() ? "" : ", ") + name.get<std::string>();
+  std::printf("guarantees   %s\n", provided.c_str());
+  for (const auto& dropped : p["dropped"]) std::printf("DROPPED      %s\n", dropped.get<std::string>().c_str());
+  std::printf("features\n");
+  for (const auto& feature : p["report"]) {
+    std::printf("  %-11s %-20s %s\n", feature["status"].get<std::string>().c_str(),
+                feature["feature"].get<std::string>().c_str(), feature["detail"].get<std::string>().c_str());
+  }
+}
+
+}  // namespace
+
+void ExplainCommand::Register(CLI::App& app) {
+  flags.Register(app);
+  app.add_flag("--json", json, "print JSON instead of text");
+}
+
+int ExplainCommand::Execute(std::vector<std::string> command) const {
+  Result<HostContext> host = CaptureHostContext();
+  Result<Policy> policy = host.ok() ? flags.Build(*host) : Result<Policy>(host.error());
+  if (!policy.ok()) {
+    PrintError(policy.error().ToString());
+    return ExitCodeFor(policy.error().kind());
+  }
+  nlohmann::json described = DescribePolicy(*policy);
+  Result<Plan> plan = Compile(*policy, ProbeHost());
+  nlohmann::json plan_json = plan.ok() ? DescribePlan(*plan) : nlohmann::json(nullptr);
+  std::string refusal = plan.ok() ? std::string() : plan.error().ToString();
+  if (json) {
+    nlohmann::json out = {{"command", command}, {"policy", described}, {"plan", plan_json},
+                          {"refused", plan.ok() ? nlohmann::json(nullptr) : nlohmann::json(refusal)}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    PrintText(described, plan.ok() ? &plan_json : nullptr, refusal, command);
+  }
+  return plan.ok() ? 0 : ExitCodeFor(plan.error().kind());
+}
+
+}  // namespace corral::cli

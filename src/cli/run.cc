@@ -1,0 +1,57 @@
+#include <CLI/CLI.hpp>
+
+#include "audit/audit.h"
+#include "cli/commands.h"
+#include "exec/exit_codes.h"
+#include "exec/run.h"
+
+namespace corral::cli {
+
+void RunCommand::Register(CLI::App& app) {
+  flags.Register(app);
+  app.add_option("--audit", audit, "append the audit trail to FILE instead of stderr")->type_name("FILE");
+}
+
+int RunCommand::Execute(std::vector<std::string> command) const {
+  AuditTrail trail = AuditTrail::ToStderr();
+  if (audit) {
+    Result<AuditTrail> file = AuditTrail::ToFile(*audit);
+    if (!file.ok()) {
+      PrintError(file.error().ToString());
+      return ExitCodeFor(file.error().kind());
+    }
+    trail = std::move(file).value();
+  }
+  Result<HostContext> host = CaptureHostContext();
+  Result<Policy> policy = host.ok() ? flags.Build(*host) : Result<Policy>(host.error());
+  if (!policy.ok()) {
+    trail.Record(AuditEvent("failed")
+                     .Set("source", "corral")
+                     .Set("reason", FailureReasonName(FailureReasonFor(policy.error().kind())))
+                     .Set("detail", policy.error().ToString()));
+    PrintError(policy.error().ToString());
+    return ExitCodeFor(policy.error().kind());
+  }
+  std::string program = command[0];
+  RunResult result = RunConfined(*policy, std::move(command), trail);
+  if (result.error) {
+    const Error& error = *result.error;
+    if (error.kind() == ErrorKind::kNotFound) {
+      PrintError(program + ": not found inside the sandbox (is it under a system tree, the workspace or an "
+                           "--allow-exec grant?)");
+    } else if (error.kind() == ErrorKind::kExec) {
+      PrintError(program + ": " + error.ToString() + " (is it under an exec grant?)");
+    } else {
+      PrintError(error.ToString());
+    }
+  }
+  for (const SweepFinding& finding : result.quarantined) {
+    std::string line = finding.path + ": the command " + finding.what + " a protected path; ";
+    line += finding.moved_to.empty() ? "it was removed" : "moved to " + finding.moved_to;
+    if (!finding.error.empty()) line += " (" + finding.error + ")";
+    PrintError(line);
+  }
+  return result.exit_status;
+}
+
+}  // namespace corral::cli

@@ -1,0 +1,144 @@
+#include "confine/mount_plan.h"
+
+#include <algorithm>
+#include <array>
+
+#include "kernel/kernel_abi.h"
+
+namespace corral {
+namespace {
+
+constexpr std::array<const char*, 6> kDevices = {"/dev/null", "/dev/zero", "/dev/full",
+                                                 "/dev/random", "/dev/urandom", "/dev/tty"};
+constexpr std::array<const char*, 5> kProcReadOnly = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+                                                      "/proc/bus", "/proc/fs"};
+
+bool CoveredByGrant(const Policy& policy, const std::string& path) {
+  return policy.GrantFor(path) != nullptr;
+}
+
+}  // namespace
+
+const char* MountPlan::Intern(std::string text) {
+  strings_.push_back(std::move(text));
+  return strings_.back().c_str();
+}
+
+std::string MountPlan::Describe(long index) const {
+  if (index < 0 || static_cast<size_t>(index) >= ops.size()) return "the new root";
+  const MountOp& op = ops[static_cast<size_t>(index)];
+  std::string out = op.target;
+  if (op.kind == MountKind::kBind && op.source != nullptr && std::string(op.source) != op.target) {
+    out += std::string(" (from ") + op.source + ")";
+  }
+  return out;
+}
+
+MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
+  using namespace kabi;
+  MountPlan plan;
+  auto add = [&plan](MountOp op) { plan.ops.push_back(op); };
+  auto bind = [&](const PinnedPath& path, bool read_only, uint64_t landlock) {
+    MountOp op;
+    op.kind = MountKind::kBind;
+    op.dir = path.is_dir();
+    op.read_only = read_only;
+    op.pinned = true;
+    op.pin = path.id;
+    op.landlock = landlock;
+    op.source = op.target = plan.Intern(path.path);
+    add(op);
+  };
+  auto tmpfs = [&](const char* target, const char* options, uint64_t landlock, bool seal) {
+    MountOp op;
+    op.kind = MountKind::kTmpfs;
+    op.target = target;
+    op.options = options;
+    op.landlock = landlock;
+    op.seal = seal;
+    add(op);
+  };
+  auto symlink = [&](std::string target, std::string text) {
+    MountOp op;
+    op.kind = MountKind::kSymlink;
+    op.target = plan.Intern(std::move(target));
+    op.source = plan.Intern(std::move(text));
+    add(op);
+  };
+  const uint64_t everything = LandlockFsAccess(rights, Access::kRead | Access::kWrite | Access::kExec, true);
+
+  for (const PathGrant& grant : policy.grants()) {
+    bind(grant.path, !Has(grant.access, Access::kWrite), LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
+  }
+  for (const SystemSymlink& link : policy.symlinks()) symlink(link.path, link.target);
+  for (const MaskedPath& mask : policy.masks()) {
+    MountOp op;
+    op.kind = MountKind::kMask;
+    op.dir = mask.is_dir;
+    op.target = plan.Intern(mask.path);
+    add(op);
+  }
+  for (const PinnedPath& anchor : policy.protected_paths().anchors) bind(anchor, false, 0);
+  for (const ProtectedPath& entry : policy.protected_paths().paths) {
+    if (entry.state != ProtectedPath::State::kDirectory && entry.state != ProtectedPath::State::kFile) continue;
+    FileType type = entry.state == ProtectedPath::State::kDirectory ? FileType::kDirectory : FileType::kRegular;
+    bind(PinnedPath{entry.path, entry.id, type}, true, 0);
+  }
+
+  // A minimal /dev: its tmpfs is sealed read-only once the nodes are in place.
+  tmpfs("/dev", "mode=0755", rights.fs & (kFsReadFile | kFsReadDir | kFsWriteFile | kFsIoctlDev | kFsTruncate), true);
+  for (const char* device : kDevices) {
+    MountOp op;
+    op.kind = MountKind::kBind;
+    op.dir = false;
+    op.devices = true;
+    op.optional = std::string_view(device) == "/dev/tty";
+    op.source = op.target = device;
+    add(op);
+  }
+  MountOp devpts;
+  devpts.kind = MountKind::kDevpts;
+  devpts.target = "/dev/pts";
+  devpts.options = "newinstance,ptmxmode=0666,mode=0620";
+  add(devpts);
+  symlink("/dev/ptmx", "pts/ptmx");
+  symlink("/dev/fd", "/proc/self/fd");
+  symlink("/dev/stdin", "/proc/self/fd/0");
+  symlink("/dev/stdout", "/proc/self/fd/1");
+  symlink("/dev/stderr", "/proc/self/fd/2");
+  tmpfs("/dev/shm", "mode=1777", LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), false);
+
+  MountOp proc;
+  proc.kind = MountKind::kProc;
+  proc.target = "/proc";
+  proc.landlock = LandlockFsAccess(rights, Access::kRead, true);
+  add(proc);
+  for (const char* path : kProcReadOnly) {
+    MountOp op;
+    op.kind = MountKind::kReadOnly;
+    op.optional = true;
+    op.target = path;
+    add(op);
+  }
+
+  if (!CoveredByGrant(policy, "/tmp")) tmpfs("/tmp", "mode=1777", everything, false);
+  const std::string& home = policy.home();
+  if (home != "/" && !CoveredByGrant(policy, home) && !IsWithin(home, "/dev") &&
+      !IsWithin(home, "/proc")) {
+    tmpfs(plan.Intern(home), "mode=0700", everything, false);
+  }
+
+  std::stable_sort(plan.ops.begin(), plan.ops.end(),
+                   [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
+  plan.root_landlock = rights.fs & kFsReadDir;
+  return plan;
+}
+
+std::string SandboxWorkingDirectory(const Policy& policy) {
+  const std::string& cwd = policy.host().cwd;
+  if (policy.GrantFor(cwd) != nullptr) return cwd;
+  if (policy.workspace()) return policy.workspace()->path;
+  return "/";
+}
+
+}  // namespace corral

@@ -1,0 +1,48 @@
+// Compiles a Policy into the ordered list of mount operations the sandbox
+// child applies (linux/mounts.h), together with each mount's Landlock rights.
+//
+// The view holds: the grants (read-only unless writable), the system trees and
+// their symlinks, masks over /etc secrets, read-only binds over protected paths
+// and rename-proof binds over their parent directories, a minimal /dev
+// (null, zero, full, random, urandom, tty, a private devpts and /dev/shm), a
+// fresh /proc with /proc/sys and friends read-only, a private /tmp and an
+// empty $HOME.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "kernel/landlock.h"
+#include "kernel/mounts.h"
+#include "policy/policy.h"
+
+namespace corral {
+
+class MountPlan {
+ public:
+  MountPlan() = default;
+  MountPlan(MountPlan&&) = default;
+  MountPlan& operator=(MountPlan&&) = default;
+  MountPlan(const MountPlan&) = delete;
+  MountPlan& operator=(const MountPlan&) = delete;
+
+  std::vector<MountOp> ops;    // sorted by target, parents first
+  uint64_t root_landlock = 0;  // rights on "/" itself
+
+  // A short description of op `index`, for error messages.
+  std::string Describe(long index) const;
+
+ private:
+  friend MountPlan BuildMountPlan(const Policy&, const LandlockRights&);
+  const char* Intern(std::string text);
+  std::deque<std::string> strings_;
+};
+
+MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights);
+
+// The working directory inside the sandbox: the caller's, when the view shows
+// it; otherwise the workspace; otherwise "/".
+std::string SandboxWorkingDirectory(const Policy& policy);
+
+}  // namespace corral

@@ -1,0 +1,212 @@
+#include "confine/plan.h"
+
+#include "kernel/seccomp.h"
+
+namespace corral {
+namespace {
+
+constexpr Guarantee kAllGuarantees[] = {
+    Guarantee::kProcessBoundary, Guarantee::kWriteBoundary, Guarantee::kReadBoundary,
+    Guarantee::kExecBoundary,    Guarantee::kNetworkBoundary, Guarantee::kEnvScrub,
+    Guarantee::kSyscallFilter,   Guarantee::kPrivilegeDrop, Guarantee::kResourceLimits,
+};
+
+std::string LandlockHelp() {
+  return "Landlock needs Linux 5.13 or newer with \"landlock\" in the lsm= boot parameter "
+         "(CONFIG_SECURITY_LANDLOCK)";
+}
+
+}  // namespace
+
+std::string_view LevelName(Level level) {
+  switch (level) {
+    case Level::kFull: return "full";
+    case Level::kDegraded: return "degraded";
+    case Level::kNone: return "none";
+  }
+  return "none";
+}
+
+std::string_view GuaranteeName(Guarantee g) {
+  switch (g) {
+    case Guarantee::kProcessBoundary: return "process_boundary";
+    case Guarantee::kWriteBoundary: return "write_boundary";
+    case Guarantee::kReadBoundary: return "read_boundary";
+    case Guarantee::kExecBoundary: return "exec_boundary";
+    case Guarantee::kNetworkBoundary: return "network_boundary";
+    case Guarantee::kEnvScrub: return "env_scrub";
+    case Guarantee::kSyscallFilter: return "syscall_filter";
+    case Guarantee::kPrivilegeDrop: return "privilege_drop";
+    case Guarantee::kResourceLimits: return "resource_limits";
+  }
+  return "unknown";
+}
+
+std::vector<std::string> Guarantees::Names() const {
+  std::vector<std::string> names;
+  for (Guarantee g : kAllGuarantees) {
+    if (Has(g)) names.emplace_back(GuaranteeName(g));
+  }
+  return names;
+}
+
+std::string_view FeatureStatusName(FeatureStatus status) {
+  switch (status) {
+    case FeatureStatus::kEnforced: return "enforced";
+    case FeatureStatus::kNarrowed: return "narrowed";
+    case FeatureStatus::kUnavailable: return "unavailable";
+  }
+  return "unavailable";
+}
+
+Guarantees RequiredGuarantees(const Policy& policy) {
+  Guarantees required;
+  for (Guarantee g : kAllGuarantees) required.Add(g);
+  if (policy.network() == NetworkMode::kAll) required = Guarantees(required.bits() & ~static_cast<uint32_t>(Guarantee::kNetworkBoundary));
+  return required;
+}
+
+Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options) {
+  Plan plan;
+  plan.policy_ = &policy;
+  const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;
+  const bool network_none = policy.network() == NetworkMode::kNone;
+  auto unavailable = [&](std::string mechanism, std::string why, std::string fix) -> Result<void> {
+    if (!best_effort) {
+      return Error(ErrorKind::kUnsupported, mechanism + ": " + why + ". The command was not run. " + fix +
+                                                ", or pass --best-effort to run without it.");
+    }
+    plan.dropped_.push_back(mechanism + ": " + why);
+    return {};
+  };
+  auto feature = [&](std::string name, FeatureStatus status, std::string detail) {
+    plan.report_.features.push_back({std::move(name), status, std::move(detail)});
+  };
+
+  // Namespaces: user, mount, PID, IPC, UTS, and network unless granted.
+  plan.mechanisms_.namespaces = true;
+  if (options.without_namespaces) {
+    plan.mechanisms_.namespaces = false;
+    plan.dropped_.push_back("namespaces: the kernel refused to create them at spawn time");
+  } else if (!host.user_namespaces) {
+    CORRAL_TRY(unavailable("namespaces", "user namespaces are not available (" + host.user_namespaces_detail + ")",
+                           "Allow unprivileged user namespaces on this host"));
+    plan.mechanisms_.namespaces = false;
+  }
+  // Landlock, at every right the kernel knows.
+  if (host.landlock_abi < 1) {
+    CORRAL_TRY(unavailable("landlock", "this kernel does not offer Landlock", "Use a kernel where " + LandlockHelp()));
+  } else {
+    plan.mechanisms_.landlock_abi = host.landlock_abi;
+  }
+  if (!host.seccomp) {
+    CORRAL_TRY(unavailable("seccomp", "this kernel does not accept seccomp filters",
+                           "Use a kernel built with CONFIG_SECCOMP_FILTER"));
+    plan.mechanisms_.seccomp = false;
+  }
+
+  const Mechanisms& m = plan.mechanisms_;
+  plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none);
+  plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
+  plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
+
+  // What this plan provides.
+  Guarantees provided;
+  provided.Add(Guarantee::kEnvScrub);
+  provided.Add(Guarantee::kResourceLimits);
+  provided.Add(Guarantee::kPrivilegeDrop);
+  if (m.namespaces) {
+    provided.Add(Guarantee::kProcessBoundary);
+    provided.Add(Guarantee::kReadBoundary);
+    provided.Add(Guarantee::kWriteBoundary);
+    if (network_none) provided.Add(Guarantee::kNetworkBoundary);
+  }
+  if (m.landlock_abi > 0) {
+    provided.Add(Guarantee::kReadBoundary);
+    provided.Add(Guarantee::kWriteBoundary);
+    provided.Add(Guarantee::kExecBoundary);
+  }
+  if (m.seccomp) {
+    provided.Add(Guarantee::kSyscallFilter);
+    // Without INET sockets and with Landlock denying TCP, no network remains.
+    if (network_none && m.landlock_abi >= 4) provided.Add(Guarantee::kNetworkBoundary);
+  }
+  plan.provided_ = provided;
+  plan.required_ = RequiredGuarantees(policy);
+
+  // The report, one entry per feature.
+  const auto& ops = plan.mounts_.ops;
+  size_t binds = 0;
+  for (const MountOp& op : ops) binds += op.kind == MountKind::kBind ? 1 : 0;
+  if (m.namespaces) {
+    feature("user namespace", FeatureStatus::kEnforced,
+            "uid " + std::to_string(policy.host().uid) + " and gid " + std::to_string(policy.host().gid) +
+                " mapped onto themselves; no other ids exist inside");
+    feature("mount view", FeatureStatus::kEnforced,
+            "fresh root with " + std::to_string(binds) + " bind mounts, " + std::to_string(policy.masks().size()) +
+                " masked secrets; the host root is detached");
+    feature("pid namespace", FeatureStatus::kEnforced, "host processes are invisible; the tree dies with its init");
+    feature("ipc namespace", FeatureStatus::kEnforced, "private System V IPC and POSIX message queues");
+    feature("uts namespace", FeatureStatus::kEnforced, "hostname \"corral\"");
+    feature("network namespace", FeatureStatus::kEnforced,
+            network_none ? "empty: only lo, no route out" : "shares the host network, as granted (--network all)");
+  } else {
+    for (const char* name : {"user namespace", "mount view", "pid namespace", "ipc namespace", "uts namespace",
+                             "network namespace"}) {
+      feature(name, FeatureStatus::kUnavailable, "dropped under --best-effort: user namespaces are unavailable");
+    }
+  }
+  if (m.landlock_abi > 0) {
+    feature("landlock filesystem", m.landlock_abi >= 3 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
+            "ABI " + std::to_string(m.landlock_abi) +
+                (m.landlock_abi >= 3 ? ": every filesystem right handled"
+                                     : ": truncate and cross-directory rename are not handled before ABI 3"));
+    feature("landlock ioctl", m.landlock_abi >= 5 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
+            m.landlock_abi >= 5 ? "device ioctls limited to /dev" : "device ioctls need ABI 5");
+    if (network_none) {
+      feature("landlock network", m.landlock_abi >= 4 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
+              m.landlock_abi >= 4 ? "all TCP bind and connect denied"
+                                  : "TCP is not handled before ABI 4; the network namespace and seccomp still deny it");
+    }
+    feature("landlock scopes", m.landlock_abi >= 6 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
+            m.landlock_abi >= 6 ? "abstract unix sockets and signals scoped to the sandbox"
+                                : "abstract unix sockets and signals need ABI 6; the namespaces still isolate them");
+  } else {
+    feature("landlock filesystem", FeatureStatus::kUnavailable, "dropped under --best-effort");
+  }
+  if (m.seccomp) {
+    feature("seccomp filter", FeatureStatus::kEnforced,
+            std::to_string(DeniedSyscallNames().size()) +
+                " syscalls denied, clone3 ENOSYS, namespace flags, TIOCSTI, personality and socket families checked; "
+                "foreign architectures and x32 killed");
+  } else {
+    feature("seccomp filter", FeatureStatus::kUnavailable, "dropped under --best-effort");
+  }
+  feature("capabilities", FeatureStatus::kEnforced, "all sets empty; securebits locked; no_new_privs set");
+  feature("environment", FeatureStatus::kEnforced,
+          std::to_string(DefaultEnvAllowlist().size() + policy.env_allow().size()) + " variables allowed");
+  const ProtectedSet& prot = policy.protected_paths();
+  size_t bound = 0, missing = 0;
+  for (const ProtectedPath& p : prot.paths) {
+    bound += p.state == ProtectedPath::State::kDirectory || p.state == ProtectedPath::State::kFile;
+    missing += p.state == ProtectedPath::State::kMissing;
+  }
+  feature("protected paths", m.namespaces ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
+          std::to_string(bound) + " read-only, " + std::to_string(prot.anchors.size()) + " pinned directories, " +
+              std::to_string(missing) + " missing (anything created there is quarantined after the run)");
+  feature("resource limits", FeatureStatus::kEnforced,
+          std::string("core dumps off") +
+              (policy.timeout() ? "; the tree is killed after " + std::to_string(policy.timeout()->count()) + "s" : ""));
+
+  Guarantees missing_guarantees = plan.required_.Missing(plan.provided_);
+  if (missing_guarantees.bits() != 0 && !best_effort) {
+    std::string names;
+    for (const std::string& name : missing_guarantees.Names()) names += (names.empty() ? "" : ", ") + name;
+    return Error(ErrorKind::kUnsupported, "this host cannot provide " + names +
+                                              ". The command was not run. Pass --best-effort to run anyway.");
+  }
+  plan.level_ = missing_guarantees.bits() == 0 && plan.dropped_.empty() ? Level::kFull : Level::kDegraded;
+  return plan;
+}
+
+}  // namespace corral

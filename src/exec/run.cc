@@ -1,0 +1,151 @@
+#include "exec/run.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "confine/plan.h"
+#include "exec/env.h"
+#include "exec/exit_codes.h"
+#include "exec/program.h"
+#include "exec/spawn.h"
+
+extern char** environ;
+
+namespace corral {
+namespace {
+
+std::string Truncated(const std::string& text, size_t limit) {
+  return text.size() <= limit ? text : text.substr(0, limit) + "…";
+}
+
+AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vector<std::string>& argv) {
+  int read = 0, write = 0, exec = 0;
+  for (const PathGrant& grant : policy.grants()) {
+    read += Has(grant.access, Access::kRead);
+    write += Has(grant.access, Access::kWrite);
+    exec += Has(grant.access, Access::kExec);
+  }
+  std::vector<std::string> args;
+  size_t budget = 512;
+  for (size_t i = 1; i < argv.size() && budget > 0; ++i) {
+    args.push_back(Truncated(argv[i], budget));
+    budget -= std::min(budget, argv[i].size());
+  }
+  AuditEvent event("spawned");
+  event.Set("policy", policy.fingerprint())
+      .Set("program", argv.empty() ? std::string() : argv[0])
+      .Set("args", args)
+      .Set("readable", read)
+      .Set("writable", write)
+      .Set("executable", exec)
+      .Set("network", NetworkModeName(policy.network()))
+      .Set("env", static_cast<int>(DefaultEnvAllowlist().size() + policy.env_allow().size()))
+      .Set("pinned", policy.pin_sha256().has_value())
+      .Set("timeout", policy.timeout() ? static_cast<int64_t>(policy.timeout()->count()) : int64_t{0})
+      .Set("level", LevelName(plan.level()))
+      .Set("guarantees", plan.provided().Names())
+      .Set("dropped", plan.dropped());
+  return event;
+}
+
+RunResult Failed(const AuditTrail& audit, Error error) {
+  audit.Record(AuditEvent("failed")
+                   .Set("source", "corral")
+                   .Set("reason", FailureReasonName(FailureReasonFor(error.kind())))
+                   .Set("detail", error.ToString()));
+  RunResult result;
+  result.source = RunResult::Source::kCorral;
+  result.exit_status = ExitCodeFor(error.kind());
+  result.error = std::move(error);
+  return result;
+}
+
+}  // namespace
+
+std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id) {
+  const char* state = ::getenv("XDG_STATE_HOME");
+  std::string base = state != nullptr && state[0] == '/' ? std::string(state) : policy.home() + "/.local/state";
+  return base + "/corral/quarantine/" + run_id;
+}
+
+RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
+                      const RunOptions& options, const HostSupport& host) {
+  if (argv.empty() || argv[0].empty()) return Failed(audit, Error(ErrorKind::kUsage, "empty command"));
+
+  Result<Plan> plan = Compile(policy, host);
+  if (!plan.ok()) return Failed(audit, std::move(plan).error());
+
+  Command command;
+  if (policy.pin_sha256()) {
+    Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
+    if (!program.ok()) return Failed(audit, std::move(program).error());
+    command.program = std::move(program->fd);
+  }
+  command.argv = argv;
+  command.env = ScrubEnvironment(policy, options.environ != nullptr ? options.environ : environ);
+  command.cwd = SandboxWorkingDirectory(policy);
+
+  audit.Record(SpawnedEvent(policy, *plan, argv));
+  sigset_t previous = BlockForwardedSignals();
+  Result<SandboxProcess> process = Spawn(*plan, command);
+  if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
+      policy.enforcement() == Enforcement::kBestEffort) {
+    Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
+    if (fallback.ok()) {
+      audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
+      plan = std::move(fallback);
+      process = Spawn(*plan, command);
+    }
+  }
+
+  RunResult result;
+  if (!process.ok()) {
+    result = Failed(audit, std::move(process).error());
+  } else {
+    SuperviseOptions supervise;
+    supervise.forward_signals = options.forward_signals;
+    if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
+    Result<Outcome> outcome = Supervise(*process, supervise);
+    if (!outcome.ok()) {
+      result = Failed(audit, std::move(outcome).error());
+    } else if (outcome->kind == Outcome::Kind::kTimedOut) {
+      result = Failed(audit, Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
+                                                            std::to_string(policy.timeout()->count()) +
+                                                            "s; the whole process tree was killed"));
+    } else if (outcome->kind == Outcome::Kind::kLost) {
+      result = Failed(audit, Error(ErrorKind::kInternal, "the sandbox's init was killed from outside"));
+    } else {
+      result.source = RunResult::Source::kCommand;
+      result.outcome = *outcome;
+      result.exit_status = outcome->ExitStatus();
+      AuditEvent exited("exited");
+      exited.Set("source", "command").Set("code", result.exit_status);
+      if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
+      audit.Record(exited);
+    }
+  }
+  // A forwarded signal that arrived after the command ended was meant for the
+  // command, not for corral: drop it before restoring the mask.
+  sigset_t forwarded = ForwardedSignals();
+  ::sigaddset(&forwarded, SIGCHLD);
+  struct timespec zero = {0, 0};
+  while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+
+  // Every process of the sandbox is gone now: undo what it put at protected paths.
+  std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
+  result.quarantined = SweepProtected(policy.protected_paths(), quarantine);
+  for (const SweepFinding& finding : result.quarantined) {
+    AuditEvent event("protected");
+    event.Set("path", finding.path).Set("action", finding.what);
+    if (!finding.moved_to.empty()) event.Set("moved_to", finding.moved_to);
+    if (!finding.error.empty()) event.Set("error", finding.error);
+    audit.Record(event);
+  }
+  return result;
+}
+
+}  // namespace corral

@@ -1,0 +1,49 @@
+// RunConfined: the whole life of one confined command, as every front end
+// (CLI, agent tools, MCP) runs it.
+//
+//   compile the plan (fail closed) -> audit `spawned` -> spawn
+//     (with --best-effort, a namespace refusal retries without namespaces
+//      and audits `degraded`) -> supervise (signals, deadline) ->
+//   audit `exited` or `failed` -> sweep the protected paths
+//
+// The result says whether the exit status came from the command or from
+// corral, so callers never mistake a sandbox refusal for a command failure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "base/result.h"
+#include "confine/host.h"
+#include "exec/supervisor.h"
+#include "policy/policy.h"
+#include "policy/protected.h"
+
+namespace corral {
+
+struct RunOptions {
+  bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process
+  const char* const* environ = nullptr;  // the environment to scrub (default: this process's)
+  // Where quarantined protected paths go; default
+  // $XDG_STATE_HOME/corral/quarantine/<run> (or ~/.local/state/...).
+  std::optional<std::string> quarantine_dir;
+};
+
+struct RunResult {
+  enum class Source { kCommand, kCorral };
+  Source source = Source::kCorral;
+  int exit_status = 0;                 // what the CLI exits with
+  std::optional<Error> error;          // set when corral ended the run
+  Outcome outcome;                     // valid when the command ran
+  std::vector<SweepFinding> quarantined;
+};
+
+RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
+                      const RunOptions& options = {}, const HostSupport& host = ProbeHost());
+
+// The default quarantine directory for a run.
+std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id);
+
+}  // namespace corral

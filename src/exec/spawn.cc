@@ -1,0 +1,427 @@
+#include "exec/spawn.h"
+
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "kernel/child_report.h"
+#include "kernel/hardening.h"
+#include "kernel/kernel_abi.h"
+#include "kernel/landlock.h"
+#include "kernel/mounts.h"
+#include "kernel/namespaces.h"
+#include "kernel/seccomp.h"
+#include "exec/env.h"
+
+namespace corral {
+namespace {
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kChildFailureExit = 125;
+
+// Everything the child reads. Built in the parent; the child only reads it
+// (and writes to its own copy-on-write pages).
+struct ChildContext {
+  const Plan* plan = nullptr;
+  MountOp* ops = nullptr;
+  size_t op_count = 0;
+  sock_fprog filter = {};
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* cwd = nullptr;
+  const char* fallback_cwd = nullptr;
+  const char* path_env = nullptr;
+  int program_fd = -1;
+  int report_fd = -1;
+  int status_fd = -1;
+  int lifeline_fd = -1;
+  sigset_t original_mask = {};
+  mode_t umask = 022;
+  bool probe_only = false;
+  bool drop_caps = true;
+};
+
+[[noreturn]] void ChildFail(const ChildContext& ctx, ChildStage stage, int err, int index = -1) {
+  ChildReport report;
+  report.stage = stage;
+  report.error = err;
+  report.index = index;
+  ssize_t ignored = ::write(ctx.report_fd, &report, sizeof report);
+  (void)ignored;
+  ::_exit(kChildFailureExit);
+}
+
+void NoopHandler(int) {}
+
+// Closes every descriptor >= 3 except those in `keep` (sorted ascending).
+void CloseAllExcept(const int* keep, size_t count) {
+  unsigned first = 3;
+  for (size_t i = 0; i < count; ++i) {
+    if (keep[i] < 3) continue;
+    unsigned fd = static_cast<unsigned>(keep[i]);
+    if (fd > first) ::syscall(SYS_close_range, first, fd - 1, 0);
+    first = std::max(first, fd + 1);
+  }
+  ::syscall(SYS_close_range, first, ~0u, 0);
+}
+
+// execvp without allocation: tries each PATH entry in turn.
+int ExecSearch(const ChildContext& ctx) {
+  const char* file = ctx.argv[0];
+  if (ctx.program_fd >= 0) {
+    ::syscall(SYS_execveat, ctx.program_fd, "", ctx.argv, ctx.envp, AT_EMPTY_PATH);
+    return errno;
+  }
+  if (::strchr(file, '/') != nullptr) {
+    ::execve(file, ctx.argv, ctx.envp);
+    return errno;
+  }
+  size_t file_length = ::strlen(file);
+  int result = ENOENT;
+  const char* p = ctx.path_env;
+  char buffer[PATH_MAX];
+  for (;;) {
+    const char* end = ::strchrnul(p, ':');
+    size_t dir_length = static_cast<size_t>(end - p);
+    if (dir_length + file_length + 2 <= sizeof buffer) {
+      if (dir_length == 0) {
+        buffer[0] = '.';
+        dir_length = 1;
+      } else {
+        ::memcpy(buffer, p, dir_length);
+      }
+      buffer[dir_length] = '/';
+      ::memcpy(buffer + dir_length + 1, file, file_length + 1);
+      ::execve(buffer, ctx.argv, ctx.envp);
+      // Keep the most telling error: a permission problem beats "not found".
+      if (errno == EACCES || errno == EPERM) {
+        result = errno;
+      } else if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && result == ENOENT) {
+        result = errno;
+      }
+    }
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  return result;
+}
+
+[[noreturn]] void RunCommand(const ChildContext& ctx) {
+  if (::sigprocmask(SIG_SETMASK, &ctx.original_mask, nullptr) != 0) ChildFail(ctx, ChildStage::kSignals, errno);
+  ::umask(ctx.umask);
+  // Every inherited descriptor but stdio closes at exec; the report pipe
+  // closes too, which tells the parent the exec happened.
+  if (::syscall(SYS_close_range, 3u, ~0u, kabi::kCloseRangeCloexec) != 0) {
+    for (int fd = 3; fd < 4096; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  ChildFail(ctx, ChildStage::kExec, ExecSearch(ctx));
+}
+
+[[noreturn]] void RunInit(const ChildContext& ctx, pid_t command) {
+  ::close(ctx.report_fd);
+  sigset_t waitset;
+  ::sigemptyset(&waitset);
+  for (int sig : kForwarded) ::sigaddset(&waitset, sig);
+  ::sigaddset(&waitset, SIGCHLD);
+  for (;;) {
+    siginfo_t info;
+    int sig = ::sigwaitinfo(&waitset, &info);
+    if (sig < 0) continue;
+    if (sig != SIGCHLD) {
+      ::kill(-1, sig);  // every process in the sandbox but init
+      continue;
+    }
+    for (;;) {
+      int status = 0;
+      pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) break;
+      if (pid == command) {
+        ssize_t ignored = ::write(ctx.status_fd, &status, sizeof status);
+        (void)ignored;
+        ::_exit(0);  // the kernel now kills whatever is left in the namespace
+      }
+    }
+  }
+}
+
+[[noreturn]] void RunChild(ChildContext& ctx) {
+  const Plan& plan = *ctx.plan;
+  const Mechanisms& m = plan.mechanisms();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
+  struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
+  if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // the parent is already gone
+  // Signals for init stay queued until it waits for them.
+  sigset_t waitset = ForwardedSignals();
+  ::sigaddset(&waitset, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &waitset, nullptr);
+  int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd};
+  std::sort(std::begin(keep), std::end(keep));
+  CloseAllExcept(keep, 3);
+  ::umask(0);
+
+  if (m.namespaces) {
+    if (int err = WriteIdMapsChild(plan.id_maps()); err != 0) ChildFail(ctx, ChildStage::kUserns, err);
+    if (::sethostname("corral", 6) != 0) ChildFail(ctx, ChildStage::kHostname, errno);
+  }
+  int ruleset = -1;
+  if (m.landlock_abi > 0) {
+    ruleset = LandlockCreateRulesetChild(plan.landlock());
+    if (ruleset < 0) ChildFail(ctx, ChildStage::kLandlock, -ruleset);
+  }
+  ChildReport report;
+  int err = m.namespaces
+                ? ApplyMountsChild(ctx.ops, ctx.op_count, ruleset, plan.mounts().root_landlock, &report)
+                : AddHostRulesChild(ctx.ops, ctx.op_count, ruleset, &report);
+  if (err != 0) ChildFail(ctx, report.stage, report.error, report.index);
+
+  if (int e = NewSessionChild(); e != 0) ChildFail(ctx, ChildStage::kSetsid, e);
+  if (int e = DisableCoreDumpsChild(); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
+  if (ctx.drop_caps) {
+    if (int e = DropCapabilitiesChild(); e != 0) ChildFail(ctx, ChildStage::kCaps, e);
+  }
+  if (int e = SetNoNewPrivsChild(); e != 0) ChildFail(ctx, ChildStage::kNoNewPrivs, e);
+  if (ruleset >= 0) {
+    if (int e = LandlockRestrictSelfChild(ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
+    ::close(ruleset);
+  }
+  if (::chdir(ctx.cwd) != 0 && ::chdir(ctx.fallback_cwd) != 0 && ::chdir("/") != 0) {
+    ChildFail(ctx, ChildStage::kChdir, errno);
+  }
+  if (m.seccomp) {
+    if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
+  }
+  if (ctx.probe_only) ::_exit(0);
+
+  // Init must catch what it forwards: PID 1 drops signals it has no handler for.
+  struct sigaction action = {};
+  action.sa_handler = NoopHandler;
+  for (int sig : kForwarded) ::sigaction(sig, &action, nullptr);
+  ::sigaction(SIGCHLD, &action, nullptr);
+
+  long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+  if (pid < 0) ChildFail(ctx, ChildStage::kFork, errno);
+  if (pid == 0) RunCommand(ctx);
+  RunInit(ctx, static_cast<pid_t>(pid));
+}
+
+const std::vector<sock_filter>* CachedFilter(bool allow_inet, Error* error) {
+  static std::mutex mutex;
+  static std::map<bool, std::vector<sock_filter>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(allow_inet);
+  if (it != cache.end()) return &it->second;
+  Result<std::vector<sock_filter>> built = BuildSeccompFilter(SeccompOptions{allow_inet});
+  if (!built.ok()) {
+    *error = built.error();
+    return nullptr;
+  }
+  return &cache.emplace(allow_inet, std::move(built).value()).first->second;
+}
+
+Error TranslateReport(const Plan& plan, const ChildReport& report) {
+  std::string where = plan.mounts().Describe(report.index);
+  std::string stage = ChildStageName(report.stage);
+  auto err = [&](ErrorKind kind, std::string message) {
+    return Error(kind, std::move(message), stage, report.error);
+  };
+  switch (report.stage) {
+    case ChildStage::kUserns:
+    case ChildStage::kHostname:
+      return err(ErrorKind::kNamespace, "namespaces: cannot set up the user namespace; the command was not run");
+    case ChildStage::kMountPrivate:
+    case ChildStage::kNewRoot:
+    case ChildStage::kMkdir:
+    case ChildStage::kBind:
+    case ChildStage::kTmpfs:
+    case ChildStage::kSymlink:
+    case ChildStage::kMask:
+    case ChildStage::kDevpts:
+    case ChildStage::kSeal:
+    case ChildStage::kPivot:
+      return err(ErrorKind::kMount, "mount view: cannot build the sandbox's root at " + where +
+                                        "; the command was not run");
+    case ChildStage::kProc:
+      return err(ErrorKind::kMount,
+                 "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc "
+                 "is partly masked); the command was not run");
+    case ChildStage::kOpenSource:
+      return err(ErrorKind::kPolicy, "policy: " + where + " can no longer be opened without following a symlink; "
+                                     "the command was not run");
+    case ChildStage::kPinChanged:
+      return Error(ErrorKind::kPolicy, "policy: " + where +
+                                           " changed between the check and the spawn (another file is there now); "
+                                           "the command was not run");
+    case ChildStage::kSetsid:
+    case ChildStage::kRlimit:
+    case ChildStage::kCaps:
+    case ChildStage::kNoNewPrivs:
+    case ChildStage::kSignals:
+    case ChildStage::kLifeline:
+      return err(ErrorKind::kHardening, "hardening: " + stage + " failed; the command was not run");
+    case ChildStage::kLandlock:
+      return err(ErrorKind::kLandlock, "landlock: the kernel refused the ruleset" +
+                                           (report.index >= 0 ? " for " + where : std::string()) +
+                                           "; the command was not run");
+    case ChildStage::kSeccomp:
+      return err(ErrorKind::kSeccomp, "seccomp: the kernel refused the filter; the command was not run");
+    case ChildStage::kChdir:
+      return err(ErrorKind::kInternal, "cannot enter a working directory inside the sandbox");
+    case ChildStage::kFork:
+      return err(ErrorKind::kInternal, "cannot fork the command inside the sandbox");
+    case ChildStage::kExec:
+      if (report.error == ENOENT) return Error(ErrorKind::kNotFound, "not found inside the sandbox");
+      return err(ErrorKind::kExec, "cannot execute the command inside the sandbox");
+    case ChildStage::kNone:
+      break;
+  }
+  return err(ErrorKind::kInternal, "the sandbox child failed at an unknown stage");
+}
+
+}  // namespace
+
+sigset_t ForwardedSignals() {
+  sigset_t set;
+  ::sigemptyset(&set);
+  for (int sig : kForwarded) ::sigaddset(&set, sig);
+  return set;
+}
+
+sigset_t BlockForwardedSignals() {
+  sigset_t set = ForwardedSignals();
+  ::sigaddset(&set, SIGCHLD);
+  sigset_t previous;
+  ::pthread_sigmask(SIG_BLOCK, &set, &previous);
+  return previous;
+}
+
+SandboxProcess::~SandboxProcess() {
+  if (pid_ > 0 && !reaped_) {
+    (void)Signal(SIGKILL);
+    Reap();
+  }
+}
+
+Result<void> SandboxProcess::Signal(int signal) const {
+  if (::syscall(SYS_pidfd_send_signal, pidfd_.get(), signal, nullptr, 0) != 0 && errno != ESRCH) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot signal the sandbox", "pidfd_send_signal", errno);
+  }
+  return {};
+}
+
+void SandboxProcess::Reap() {
+  if (reaped_ || pid_ <= 0) return;
+  while (::waitpid(pid_, &wait_status_, __WALL) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+}
+
+Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only) {
+  if (command.argv.empty() || command.argv[0].empty()) return Error(ErrorKind::kUsage, "empty command");
+  const Policy& policy = plan.policy();
+
+  ChildContext ctx;
+  ctx.plan = &plan;
+  ctx.probe_only = probe_only;
+  ctx.drop_caps = plan.mechanisms().namespaces || ::geteuid() == 0;
+  std::vector<MountOp> ops = plan.mounts().ops;  // the child records fds in its copy
+  ctx.ops = ops.data();
+  ctx.op_count = ops.size();
+  if (plan.mechanisms().seccomp) {
+    Error error(ErrorKind::kSeccomp, "");
+    const std::vector<sock_filter>* filter = CachedFilter(policy.network() == NetworkMode::kAll, &error);
+    if (filter == nullptr) return error;
+    ctx.filter.len = static_cast<unsigned short>(filter->size());
+    ctx.filter.filter = const_cast<sock_filter*>(filter->data());
+  }
+  std::vector<char*> argv;
+  for (std::string& arg : command.argv) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  ctx.path_env = kDefaultPath;
+  for (std::string& entry : command.env) {
+    envp.push_back(entry.data());
+    if (entry.starts_with("PATH=")) ctx.path_env = entry.c_str() + 5;
+  }
+  envp.push_back(nullptr);
+  ctx.argv = argv.data();
+  ctx.envp = envp.data();
+  ctx.cwd = command.cwd.c_str();
+  ctx.fallback_cwd = policy.workspace() ? policy.workspace()->path.c_str() : "/";
+  ctx.program_fd = command.program.get();
+  mode_t mask = ::umask(022);
+  ::umask(mask);
+  ctx.umask = mask;
+  ::pthread_sigmask(SIG_SETMASK, nullptr, &ctx.original_mask);
+  for (int sig : kForwarded) ::sigdelset(&ctx.original_mask, sig);
+  ::sigdelset(&ctx.original_mask, SIGCHLD);
+
+  int report[2], status[2], lifeline[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+  UniqueFd report_read(report[0]), report_write(report[1]);
+  if (::pipe2(status, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+  UniqueFd status_read(status[0]), status_write(status[1]);
+  if (::pipe2(lifeline, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+  UniqueFd lifeline_read(lifeline[0]), lifeline_write(lifeline[1]);
+  ctx.report_fd = report_write.get();
+  ctx.status_fd = status_write.get();
+  ctx.lifeline_fd = lifeline_read.get();
+
+  uint64_t flags = SIGCHLD | kabi::kClonePidfd;
+  if (plan.mechanisms().namespaces) flags |= SandboxCloneFlags(policy.network() == NetworkMode::kNone);
+  int pidfd = -1;
+  long pid = ::syscall(SYS_clone, flags, 0, &pidfd, 0, 0);
+  if (pid == 0) RunChild(ctx);
+  if (pid < 0) {
+    int err = errno;
+    return Error(ErrorKind::kNamespace,
+                 "namespaces: the kernel refused to create the sandbox's namespaces (unprivileged user namespaces "
+                 "may be disabled: see `corral check`); the command was not run",
+                 "clone", err);
+  }
+  SandboxProcess process;
+  process.pid_ = static_cast<pid_t>(pid);
+  process.pidfd_.Reset(pidfd);
+  report_write.Reset();
+  status_write.Reset();
+  lifeline_read.Reset();
+  // lifeline_write stays open until the report arrives: by then the child has
+  // checked it, and PR_SET_PDEATHSIG covers the rest of its life.
+
+  ChildReport child_report;
+  ssize_t n;
+  do {
+    n = ::read(report_read.get(), &child_report, sizeof child_report);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) {
+    process.status_ = std::move(status_read);
+    if (probe_only) {
+      process.Reap();
+      if (!WIFEXITED(process.wait_status_) || WEXITSTATUS(process.wait_status_) != 0) {
+        return Error(ErrorKind::kInternal, "the sandbox probe died without a report (wait status " +
+                                               std::to_string(process.wait_status_) + ")");
+      }
+    }
+    return process;
+  }
+  (void)process.Signal(SIGKILL);
+  process.Reap();
+  if (n != static_cast<ssize_t>(sizeof child_report)) {
+    return Error(ErrorKind::kInternal, "the sandbox child died during set-up without a report");
+  }
+  return TranslateReport(plan, child_report);
+}
+
+}  // namespace corral

@@ -1,0 +1,41 @@
+// Supervise: wait for a sandbox, forward signals, enforce the deadline, and
+// classify how it ended.
+//
+// - A forwarded signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) received by corral
+//   goes to the sandbox's init, which passes it to every process inside.
+// - At the deadline the init gets SIGKILL; the PID namespace takes the whole
+//   tree with it.
+// - The result is the command's own exit code, or the signal that killed it;
+//   a timeout or a lost init are reported as such, never as a command result.
+#pragma once
+
+#include <chrono>
+#include <optional>
+
+#include "base/result.h"
+#include "exec/spawn.h"
+
+namespace corral {
+
+struct SuperviseOptions {
+  std::optional<std::chrono::milliseconds> timeout;
+  bool forward_signals = true;  // needs BlockForwardedSignals() before Spawn
+};
+
+struct Outcome {
+  enum class Kind {
+    kExited,    // the command exited with `code`
+    kSignaled,  // the command was killed by `signal`
+    kTimedOut,  // corral killed the tree at the deadline
+    kLost,      // the sandbox's init died without reporting (killed from outside)
+  };
+  Kind kind = Kind::kLost;
+  int code = 0;
+  int signal = 0;
+  // The status corral relays: code, or 128 + signal.
+  int ExitStatus() const { return kind == Kind::kSignaled ? 128 + signal : code; }
+};
+
+Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& options);
+
+}  // namespace corral

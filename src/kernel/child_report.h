@@ -1,0 +1,49 @@
+// The fixed-size record a sandbox child writes to its CLOEXEC report pipe when
+// a step between clone and exec fails. The parent turns it into an Error.
+#pragma once
+
+#include <cstdint>
+
+namespace corral {
+
+enum class ChildStage : uint32_t {
+  kNone = 0,
+  kLifeline,      // the parent died before the child was set up
+  kUserns,        // writing uid_map / gid_map / setgroups
+  kHostname,
+  kMountPrivate,  // making / recursively private
+  kOpenSource,    // opening a granted path inside the new mount namespace
+  kPinChanged,    // a granted path is no longer the pinned (dev, inode)
+  kNewRoot,       // the tmpfs that becomes /
+  kMkdir,         // creating a mount point
+  kBind,
+  kTmpfs,
+  kSymlink,
+  kMask,
+  kProc,
+  kDevpts,
+  kSeal,          // making tmpfs mounts read-only
+  kPivot,
+  kSetsid,
+  kRlimit,
+  kCaps,
+  kNoNewPrivs,
+  kLandlock,
+  kSeccomp,
+  kChdir,
+  kFork,
+  kExec,
+  kSignals,
+};
+
+struct ChildReport {
+  ChildStage stage = ChildStage::kNone;
+  int32_t error = 0;   // errno
+  int32_t index = -1;  // which mount op, when the stage has one
+  int32_t reserved = 0;
+};
+static_assert(sizeof(ChildReport) == 16, "the report is written in one write(2)");
+
+const char* ChildStageName(ChildStage stage);
+
+}  // namespace corral

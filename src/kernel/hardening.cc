@@ -1,0 +1,39 @@
+#include "kernel/hardening.h"
+
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "kernel/kernel_abi.h"
+
+namespace corral {
+
+int NewSessionChild() { return ::setsid() < 0 ? errno : 0; }
+
+int DisableCoreDumpsChild() {
+  struct rlimit limit = {0, 0};
+  return ::setrlimit(RLIMIT_CORE, &limit) == 0 ? 0 : errno;
+}
+
+int DropCapabilitiesChild() {
+  using namespace kabi;
+  // Lock uid-0 semantics off first: exec must never grant capabilities again.
+  unsigned long bits = kSecbitNoroot | kSecbitNorootLocked | kSecbitNoSetuidFixup | kSecbitNoSetuidFixupLocked |
+                       kSecbitKeepCapsLocked | kSecbitNoCapAmbientRaise | kSecbitNoCapAmbientRaiseLocked;
+  if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return errno;
+  for (int cap = 0; cap < 64; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  }
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {};
+  return ::syscall(SYS_capset, &header, data) == 0 ? 0 : errno;
+}
+
+int SetNoNewPrivsChild() { return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno; }
+
+}  // namespace corral

@@ -1,0 +1,69 @@
+#include "kernel/landlock.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "kernel/kernel_abi.h"
+
+namespace corral {
+
+int LandlockAbi() {
+  static std::atomic<int> cached{-1};
+  int abi = cached.load(std::memory_order_relaxed);
+  if (abi >= 0) return abi;
+  long version = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, kabi::kCreateRulesetVersion);
+  abi = version < 0 ? 0 : static_cast<int>(version);
+  if (abi > kabi::kLandlockAbiKnown) abi = kabi::kLandlockAbiKnown;
+  cached.store(abi, std::memory_order_relaxed);
+  return abi;
+}
+
+LandlockRights LandlockRightsFor(int abi, bool restrict_tcp) {
+  LandlockRights rights;
+  rights.abi = abi;
+  if (abi < 1) return rights;
+  rights.fs = (kabi::kFsMakeSym << 1) - 1;  // ABI 1: bits 0..12
+  if (abi >= 2) rights.fs |= kabi::kFsRefer;
+  if (abi >= 3) rights.fs |= kabi::kFsTruncate;
+  if (abi >= 5) rights.fs |= kabi::kFsIoctlDev;
+  if (abi >= 4 && restrict_tcp) rights.net = kabi::kNetBindTcp | kabi::kNetConnectTcp;
+  if (abi >= 6) rights.scoped = kabi::kScopeAbstractUnixSocket | kabi::kScopeSignal;
+  return rights;
+}
+
+uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir) {
+  using namespace kabi;
+  uint64_t out = 0;
+  if (Has(access, Access::kRead)) out |= kFsReadFile | kFsReadDir;
+  if (Has(access, Access::kWrite)) {
+    out |= kFsWriteFile | kFsRemoveDir | kFsRemoveFile | kFsMakeChar | kFsMakeDir | kFsMakeReg | kFsMakeSock |
+           kFsMakeFifo | kFsMakeBlock | kFsMakeSym | kFsRefer | kFsTruncate | kFsIoctlDev;
+  }
+  if (Has(access, Access::kExec)) out |= kFsExecute;
+  out &= rights.fs;
+  if (!is_dir) out &= kFsFileRights;
+  return out;
+}
+
+int LandlockCreateRulesetChild(const LandlockRights& rights) {
+  kabi::LandlockRulesetAttr attr = {rights.fs, rights.net, rights.scoped};
+  // Older ABIs reject a struct with fields they do not know unless those are 0
+  // and the size matches; pass only the prefix the ABI understands.
+  size_t size = rights.abi >= 6 ? sizeof attr : rights.abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+  long fd = ::syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  return fd < 0 ? -errno : static_cast<int>(fd);
+}
+
+int LandlockAddPathChild(int ruleset_fd, int path_fd, uint64_t access) {
+  if (access == 0) return 0;
+  kabi::LandlockPathBeneathAttr attr = {access, path_fd};
+  return ::syscall(SYS_landlock_add_rule, ruleset_fd, kabi::kRulePathBeneath, &attr, 0) == 0 ? 0 : errno;
+}
+
+int LandlockRestrictSelfChild(int ruleset_fd) {
+  return ::syscall(SYS_landlock_restrict_self, ruleset_fd, 0) == 0 ? 0 : errno;
+}
+
+}  // namespace corral

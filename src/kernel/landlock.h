@@ -1,0 +1,42 @@
+// Landlock: the kernel's unprivileged filesystem (and TCP, and scope) access
+// control, driven through raw syscalls and the vendored kernel_abi.h.
+//
+// The parent negotiates the ABI once (LandlockAbi) and computes which rights
+// to handle (LandlockRightsFor): every right the kernel knows. Rules mirror the
+// mount view: each mount gets the rights its grant gives, so Landlock and the
+// mounts agree on every path. The child-side functions run between clone and
+// exec: raw syscalls only, returning 0 or an errno.
+#pragma once
+
+#include <cstdint>
+
+#include "policy/access.h"
+
+namespace corral {
+
+// The Landlock ABI of the running kernel: 0 when Landlock is absent or
+// disabled, otherwise 1..kabi::kLandlockAbiKnown. Cached after the first call.
+int LandlockAbi();
+
+struct LandlockRights {
+  int abi = 0;
+  uint64_t fs = 0;      // handled filesystem rights
+  uint64_t net = 0;     // handled TCP rights (0: TCP not restricted)
+  uint64_t scoped = 0;  // abstract unix sockets and signals
+};
+
+// Everything `abi` can express. With `restrict_tcp`, all TCP bind and connect
+// is handled (and, with no rules, denied).
+LandlockRights LandlockRightsFor(int abi, bool restrict_tcp);
+
+// The filesystem rights a grant of `access` gives, limited to what `rights`
+// handles and, for a non-directory, to the rights a file can carry.
+uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir);
+
+// Child side (async-signal-safe). Return the ruleset fd, or -errno.
+int LandlockCreateRulesetChild(const LandlockRights& rights);
+// Return 0 or an errno.
+int LandlockAddPathChild(int ruleset_fd, int path_fd, uint64_t access);
+int LandlockRestrictSelfChild(int ruleset_fd);
+
+}  // namespace corral

@@ -1,0 +1,243 @@
+#include "kernel/mounts.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "kernel/kernel_abi.h"
+#include "kernel/landlock.h"
+
+namespace corral {
+namespace {
+
+// The new root is built on a tmpfs mounted here, inside the private namespace.
+constexpr const char* kBuildBase = "/tmp";
+constexpr const char* kMaskFile = ".corral-mask";
+constexpr const char* kMaskDir = ".corral-maskdir";
+
+int Fail(ChildReport* report, ChildStage stage, int err, long index) {
+  report->stage = stage;
+  report->error = err;
+  report->index = static_cast<int32_t>(index);
+  return err == 0 ? EIO : err;
+}
+
+int OpenNoFollow(const char* path) {
+  struct open_how how = {};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
+}
+
+int OpenTree(int dirfd, const char* path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
+}
+
+int MoveMountTo(int from_fd, const char* target) {
+  return static_cast<int>(::syscall(SYS_move_mount, from_fd, "", AT_FDCWD, target, kabi::kMoveMountFEmptyPath));
+}
+
+int SetAttr(int dirfd, const char* path, unsigned flags, uint64_t set) {
+  kabi::MountAttr attr = {set, 0, 0, 0};
+  return static_cast<int>(::syscall(SYS_mount_setattr, dirfd, path, flags, &attr, sizeof attr));
+}
+
+// mkdir -p for every component of `rel` except the last.
+int MakeParents(const char* rel) {
+  char buffer[PATH_MAX];
+  size_t length = ::strlen(rel);
+  if (length >= sizeof buffer) return ENAMETOOLONG;
+  ::memcpy(buffer, rel, length + 1);
+  for (size_t i = 1; i < length; ++i) {
+    if (buffer[i] != '/') continue;
+    buffer[i] = '\0';
+    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return errno;
+    buffer[i] = '/';
+  }
+  return 0;
+}
+
+// Creates the mount point unless it exists (inside a bind, it usually does:
+// an existing file is never opened, so the user's tree sees no event).
+int MakeTarget(const char* rel, bool dir) {
+  struct stat st;
+  if (::lstat(rel, &st) == 0) return S_ISDIR(st.st_mode) == dir ? 0 : ENOTDIR;
+  if (int err = MakeParents(rel); err != 0) return err;
+  if (dir) return ::mkdir(rel, 0755) == 0 ? 0 : errno;
+  int fd = ::open(rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return errno;
+  ::close(fd);
+  return 0;
+}
+
+// Clones `fd` (or `path` relative to the cwd) and mounts the clone at `rel`.
+int BindClone(int fd, const char* path, const char* rel, bool recursive, uint64_t attrs) {
+  unsigned flags = kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | (recursive ? AT_RECURSIVE : 0);
+  int tree = fd >= 0 ? OpenTree(fd, "", flags | AT_EMPTY_PATH) : OpenTree(AT_FDCWD, path, flags);
+  if (tree < 0) return errno;
+  int err = 0;
+  if (attrs != 0 && SetAttr(tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), attrs) != 0) err = errno;
+  if (err == 0 && MoveMountTo(tree, rel) != 0) err = errno;
+  ::close(tree);
+  return err;
+}
+
+int AddRuleAt(int ruleset_fd, const char* rel, uint64_t access) {
+  if (ruleset_fd < 0 || access == 0) return 0;
+  int fd = ::open(rel, O_PATH | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = LandlockAddPathChild(ruleset_fd, fd, access);
+  ::close(fd);
+  return err;
+}
+
+int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
+  for (size_t i = 0; i < count; ++i) {
+    MountOp& op = ops[i];
+    if (op.kind != MountKind::kBind) continue;
+    op.fd = OpenNoFollow(op.source);
+    if (op.fd < 0) {
+      if (op.optional && errno == ENOENT) continue;
+      return Fail(report, ChildStage::kOpenSource, errno, static_cast<long>(i));
+    }
+    if (op.pinned) {
+      struct stat st;
+      if (::fstat(op.fd, &st) != 0) return Fail(report, ChildStage::kOpenSource, errno, static_cast<long>(i));
+      if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino) {
+        return Fail(report, ChildStage::kPinChanged, ESTALE, static_cast<long>(i));
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_landlock, ChildReport* report) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return Fail(report, ChildStage::kMountPrivate, errno, -1);
+  }
+  if (int err = OpenSources(ops, count, report); err != 0) return err;
+
+  if (::mount("tmpfs", kBuildBase, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0 || ::chdir(kBuildBase) != 0) {
+    return Fail(report, ChildStage::kNewRoot, errno, -1);
+  }
+  int mask_fd = ::open(kMaskFile, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+  if (mask_fd < 0 || ::mkdir(kMaskDir, 0) != 0) return Fail(report, ChildStage::kMask, errno, -1);
+  ::close(mask_fd);
+
+  for (size_t i = 0; i < count; ++i) {
+    MountOp& op = ops[i];
+    const char* rel = op.target + 1;
+    long index = static_cast<long>(i);
+    if (op.kind == MountKind::kSymlink) {
+      if (int err = MakeParents(rel); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
+      if (::symlink(op.source, rel) != 0) return Fail(report, ChildStage::kSymlink, errno, index);
+      continue;
+    }
+    if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
+    if (op.kind != MountKind::kReadOnly) {
+      if (int err = MakeTarget(rel, op.dir); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
+    }
+    uint64_t attrs = kabi::kMountAttrNosuid | (op.devices ? 0 : kabi::kMountAttrNodev);
+    switch (op.kind) {
+      case MountKind::kBind: {
+        if (op.read_only) attrs |= kabi::kMountAttrRdonly;
+        if (int err = BindClone(op.fd, nullptr, rel, true, attrs); err != 0) {
+          return Fail(report, ChildStage::kBind, err, index);
+        }
+        if (ruleset_fd >= 0 && op.landlock != 0) {
+          if (int err = LandlockAddPathChild(ruleset_fd, op.fd, op.landlock); err != 0) {
+            return Fail(report, ChildStage::kLandlock, err, index);
+          }
+        }
+        break;
+      }
+      case MountKind::kTmpfs:
+        if (::mount("tmpfs", rel, "tmpfs", MS_NOSUID | MS_NODEV, op.options) != 0) {
+          return Fail(report, ChildStage::kTmpfs, errno, index);
+        }
+        if (int err = AddRuleAt(ruleset_fd, rel, op.landlock); err != 0) {
+          return Fail(report, ChildStage::kLandlock, err, index);
+        }
+        break;
+      case MountKind::kMask:
+        attrs |= kabi::kMountAttrRdonly | kabi::kMountAttrNoexec | kabi::kMountAttrNodev;
+        if (int err = BindClone(-1, op.dir ? kMaskDir : kMaskFile, rel, false, attrs); err != 0) {
+          return Fail(report, ChildStage::kMask, err, index);
+        }
+        break;
+      case MountKind::kProc:
+        if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+          return Fail(report, ChildStage::kProc, errno, index);
+        }
+        if (int err = AddRuleAt(ruleset_fd, rel, op.landlock); err != 0) {
+          return Fail(report, ChildStage::kLandlock, err, index);
+        }
+        break;
+      case MountKind::kDevpts:
+        if (::mount("devpts", rel, "devpts", MS_NOSUID | MS_NOEXEC, op.options) != 0) {
+          return Fail(report, ChildStage::kDevpts, errno, index);
+        }
+        break;
+      case MountKind::kReadOnly: {
+        struct stat st;
+        if (::lstat(rel, &st) != 0) {
+          if (op.optional) break;
+          return Fail(report, ChildStage::kSeal, errno, index);
+        }
+        if (int err = BindClone(-1, rel, rel, true, attrs | kabi::kMountAttrRdonly); err != 0) {
+          return Fail(report, ChildStage::kSeal, err, index);
+        }
+        break;
+      }
+      case MountKind::kSymlink:
+        break;
+    }
+    if (op.fd >= 0) {
+      ::close(op.fd);
+      op.fd = -1;
+    }
+  }
+
+  if (::unlink(kMaskFile) != 0 || ::rmdir(kMaskDir) != 0) return Fail(report, ChildStage::kMask, errno, -1);
+  for (size_t i = 0; i < count; ++i) {
+    if (!ops[i].seal) continue;
+    if (SetAttr(AT_FDCWD, ops[i].target + 1, 0, kabi::kMountAttrRdonly) != 0) {
+      return Fail(report, ChildStage::kSeal, errno, static_cast<long>(i));
+    }
+  }
+  if (int err = AddRuleAt(ruleset_fd, ".", root_landlock); err != 0) {
+    return Fail(report, ChildStage::kLandlock, err, -1);
+  }
+  if (SetAttr(AT_FDCWD, ".", 0, kabi::kMountAttrRdonly) != 0) return Fail(report, ChildStage::kSeal, errno, -1);
+
+  if (::syscall(SYS_pivot_root, ".", ".") != 0) return Fail(report, ChildStage::kPivot, errno, -1);
+  if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) return Fail(report, ChildStage::kPivot, errno, -1);
+  return 0;
+}
+
+int AddHostRulesChild(MountOp* ops, size_t count, int ruleset_fd, ChildReport* report) {
+  if (int err = OpenSources(ops, count, report); err != 0) return err;
+  for (size_t i = 0; i < count; ++i) {
+    MountOp& op = ops[i];
+    if (op.kind != MountKind::kBind || op.fd < 0) continue;
+    if (ruleset_fd >= 0 && op.landlock != 0) {
+      if (int err = LandlockAddPathChild(ruleset_fd, op.fd, op.landlock); err != 0) {
+        return Fail(report, ChildStage::kLandlock, err, static_cast<long>(i));
+      }
+    }
+    ::close(op.fd);
+    op.fd = -1;
+  }
+  return 0;
+}
+
+}  // namespace corral

@@ -1,0 +1,62 @@
+// The mount view: a fresh root that holds only what the policy grants.
+//
+// The parent compiles a policy into a list of MountOps (confine/mount_plan.h);
+// the child applies them between clone and exec with ApplyMountsChild:
+//
+//   1. make every mount private, so nothing propagates back to the host;
+//   2. open each bind source without following symlinks and compare its
+//      (dev, inode) with the pin taken when the policy was built;
+//   3. mount a tmpfs over /tmp (private to this mount namespace) and build the
+//      new root in it, op by op, parents before children;
+//   4. make the tmpfs mounts that only hold mount points read-only;
+//   5. pivot_root into it and detach the old root, so nothing outside the
+//      grants is even visible.
+//
+// Each mount that grants access also gets a Landlock rule with the same rights,
+// added from the same file descriptor, so the two layers agree on every path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel/child_report.h"
+#include "policy/path.h"
+
+namespace corral {
+
+enum class MountKind : uint8_t {
+  kBind,        // bind `source` (a host path) at `target`, recursively
+  kTmpfs,       // a fresh tmpfs at `target` with `options`
+  kSymlink,     // a symlink at `target` whose text is `source`
+  kMask,        // an empty, unreadable file or directory over `target`
+  kProc,        // a fresh procfs for the sandbox's PID namespace
+  kDevpts,      // a private devpts instance
+  kReadOnly,    // re-bind `target` (inside the view) over itself, read-only
+};
+
+struct MountOp {
+  MountKind kind = MountKind::kBind;
+  bool dir = true;         // the target is a directory, else a file
+  bool read_only = false;  // bind read-only (recursively)
+  bool devices = false;    // keep device nodes usable (no MS_NODEV)
+  bool optional = false;   // skip silently when the source does not exist
+  bool seal = false;       // tmpfs: made read-only once everything under it is mounted
+  bool pinned = false;
+  FileIdentity pin;
+  uint64_t landlock = 0;   // rights for this mount's root; 0 adds no rule
+  const char* source = nullptr;
+  const char* target = nullptr;  // absolute path inside the sandbox
+  const char* options = nullptr;
+  int fd = -1;             // child: the opened source
+};
+
+// Child side. Applies `ops` (sorted by target), adding Landlock rules to
+// `ruleset_fd` when it is >= 0, and pivots into the new root with
+// `root_landlock` on "/". On failure fills `report` and returns its errno.
+int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_landlock, ChildReport* report);
+
+// Child side, without a mount namespace (best effort): opens each bind source
+// in place and adds its Landlock rule. No view is built.
+int AddHostRulesChild(MountOp* ops, size_t count, int ruleset_fd, ChildReport* report);
+
+}  // namespace corral

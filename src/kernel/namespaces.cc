@@ -1,0 +1,71 @@
+#include "kernel/namespaces.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace corral {
+namespace {
+
+int WriteFile(const char* path, const char* data) {
+  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  size_t length = ::strlen(data);
+  ssize_t written = ::write(fd, data, length);
+  int err = written == static_cast<ssize_t>(length) ? 0 : (written < 0 ? errno : EIO);
+  ::close(fd);
+  return err;
+}
+
+long ReadNumber(const char* path, long fallback) {
+  std::ifstream in(path);
+  long value = fallback;
+  if (!(in >> value)) return fallback;
+  return value;
+}
+
+}  // namespace
+
+uint64_t SandboxCloneFlags(bool new_network) {
+  uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+  if (new_network) flags |= CLONE_NEWNET;
+  return flags;
+}
+
+IdMaps MakeIdMaps(uid_t uid, gid_t gid) {
+  IdMaps maps;
+  std::snprintf(maps.uid_map, sizeof maps.uid_map, "%u %u 1\n", uid, uid);
+  std::snprintf(maps.gid_map, sizeof maps.gid_map, "%u %u 1\n", gid, gid);
+  return maps;
+}
+
+int WriteIdMapsChild(const IdMaps& maps) {
+  if (int err = WriteFile("/proc/self/setgroups", "deny"); err != 0 && err != ENOENT) return err;
+  if (int err = WriteFile("/proc/self/uid_map", maps.uid_map); err != 0) return err;
+  return WriteFile("/proc/self/gid_map", maps.gid_map);
+}
+
+bool UserNamespacesExpected(std::string* detail) {
+  if (ReadNumber("/proc/sys/user/max_user_namespaces", 1) == 0) {
+    *detail = "user.max_user_namespaces is 0";
+    return false;
+  }
+  bool root = ::geteuid() == 0;
+  if (!root && ReadNumber("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
+    *detail = "kernel.unprivileged_userns_clone is 0";
+    return false;
+  }
+  if (!root && ReadNumber("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) == 1) {
+    *detail = "kernel.apparmor_restrict_unprivileged_userns is 1 (an AppArmor profile granting userns is needed)";
+    return false;
+  }
+  *detail = "available";
+  return true;
+}
+
+}  // namespace corral

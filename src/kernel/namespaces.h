@@ -1,0 +1,34 @@
+// Namespaces: which ones a sandbox gets, and the child-side id mapping.
+//
+// corral always creates a new user namespace, even for root, and maps the
+// caller's uid and gid onto themselves, so files keep their owners. It also
+// creates mount, PID, IPC and UTS namespaces, and a network namespace (with
+// only lo) unless the network is granted.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace corral {
+
+// clone(2) flags for the sandbox. `new_network` adds CLONE_NEWNET.
+uint64_t SandboxCloneFlags(bool new_network);
+
+// Prepared in the parent: the exact bytes to write to the map files.
+struct IdMaps {
+  char uid_map[48] = {};
+  char gid_map[48] = {};
+};
+IdMaps MakeIdMaps(uid_t uid, gid_t gid);
+
+// Child side: writes setgroups=deny, uid_map and gid_map for the calling
+// process. Returns 0 or an errno.
+int WriteIdMapsChild(const IdMaps& maps);
+
+// What the host says about unprivileged user namespaces, without creating one:
+// true when nothing visible forbids them; `detail` explains a refusal.
+bool UserNamespacesExpected(std::string* detail);
+
+}  // namespace corral

@@ -1,0 +1,159 @@
+#include "kernel/seccomp.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <memory>
+
+#include "base/unique_fd.h"
+
+namespace corral {
+namespace {
+
+struct ContextDeleter {
+  void operator()(void* ctx) const { seccomp_release(ctx); }
+};
+using Context = std::unique_ptr<void, ContextDeleter>;
+
+// Namespace-creating clone flags. CLONE_NEWTIME shares its bit with the exit
+// signal in clone(2), so it is checked for unshare(2) only.
+constexpr uint64_t kCloneNewFlags[] = {
+    CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+};
+constexpr uint64_t kCloneNewTime = 0x00000080;
+
+Error SeccompError(const std::string& what, int rc) {
+  return Error::FromErrno(ErrorKind::kSeccomp, "cannot build the seccomp filter: " + what, "libseccomp", -rc);
+}
+
+}  // namespace
+
+const std::vector<std::string>& DeniedSyscallNames() {
+  // Each is denied because a confined command has no business with it and it
+  // widens the kernel surface an escape can use.
+  static const std::vector<std::string> names = {
+      // Reading or steering other processes.
+      "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+      // The mount family, old and new API, and changing root.
+      "mount", "umount2", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+      "mount_setattr", "pivot_root", "chroot",
+      // Joining other namespaces.
+      "setns",
+      // Kernel programmability and keyrings.
+      "bpf", "keyctl", "add_key", "request_key", "perf_event_open", "userfaultfd",
+      // io_uring bypasses the seccomp view of individual operations.
+      "io_uring_setup", "io_uring_enter", "io_uring_register",
+      // File handles bypass path-based checks.
+      "open_by_handle_at", "name_to_handle_at",
+      // Replacing or extending the kernel.
+      "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+      // Host administration.
+      "reboot", "swapon", "swapoff", "acct", "syslog", "quotactl", "quotactl_fd", "lookup_dcookie",
+      "uselib", "nfsservctl", "iopl", "ioperm", "vhangup", "fanotify_init",
+  };
+  return names;
+}
+
+Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options) {
+  Context ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) return Error(ErrorKind::kSeccomp, "cannot build the seccomp filter: seccomp_init failed");
+  int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (rc < 0) return SeccompError("bad-architecture action", rc);
+  // corral sets no_new_privs itself, before Landlock.
+  rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0);
+  if (rc < 0) return SeccompError("no_new_privs attribute", rc);
+
+  const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+  auto deny = [&](const std::string& name) -> Result<void> {
+    int nr = seccomp_syscall_resolve_name(name.c_str());
+    if (nr == __NR_SCMP_ERROR) return Error(ErrorKind::kSeccomp, "unknown syscall " + name);
+    int r = seccomp_rule_add(ctx.get(), eperm, nr, 0);
+    if (r < 0) return SeccompError(name, r);
+    return {};
+  };
+  for (const std::string& name : DeniedSyscallNames()) CORRAL_TRY(deny(name));
+
+  rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  if (rc < 0) return SeccompError("clone3", rc);
+
+  for (uint64_t flag : kCloneNewFlags) {
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+    if (rc < 0) return SeccompError("clone flags", rc);
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(unshare), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+    if (rc < 0) return SeccompError("unshare flags", rc);
+  }
+  rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(unshare), 1,
+                        SCMP_A0(SCMP_CMP_MASKED_EQ, kCloneNewTime, kCloneNewTime));
+  if (rc < 0) return SeccompError("unshare flags", rc);
+
+  // personality: only the default persona (0) and the query (0xffffffff).
+  // libseccomp ORs rules and allows one comparison per argument, so "neither
+  // 0 nor all ones" is spelled as "some two adjacent bits differ", plus any
+  // bit above the low 32.
+  rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_GT, 0xffffffffu));
+  if (rc < 0) return SeccompError("personality", rc);
+  for (int bit = 0; bit < 31; ++bit) {
+    const uint64_t pair = 3ull << bit;
+    for (uint64_t datum : {1ull << bit, 2ull << bit}) {
+      rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, pair, datum));
+      if (rc < 0) return SeccompError("personality", rc);
+    }
+  }
+
+  // Terminal injection, compared on the low 32 bits as the kernel does.
+  for (uint64_t request : {static_cast<uint64_t>(TIOCSTI), static_cast<uint64_t>(TIOCLINUX)}) {
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
+    if (rc < 0) return SeccompError("ioctl", rc);
+  }
+
+  // Socket families: AF_UNIX always, AF_INET/AF_INET6 with network access.
+  for (int syscall : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
+    rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
+    if (rc < 0) return SeccompError("socket families", rc);
+    for (int family = 0; family <= AF_INET6; ++family) {
+      bool allowed = family == AF_UNIX || (options.allow_inet && (family == AF_INET || family == AF_INET6));
+      if (allowed) continue;
+      rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1,
+                            SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)));
+      if (rc < 0) return SeccompError("socket families", rc);
+    }
+  }
+
+  UniqueFd memfd(::memfd_create("corral-seccomp", MFD_CLOEXEC));
+  if (!memfd) return Error::FromErrno(ErrorKind::kSeccomp, "cannot export the seccomp filter", "memfd_create", errno);
+  rc = seccomp_export_bpf(ctx.get(), memfd.get());
+  if (rc < 0) return SeccompError("export", rc);
+  off_t size = ::lseek(memfd.get(), 0, SEEK_END);
+  if (size <= 0 || size % sizeof(sock_filter) != 0) {
+    return Error(ErrorKind::kSeccomp, "the exported seccomp filter has an unexpected size");
+  }
+  std::vector<sock_filter> program(static_cast<size_t>(size) / sizeof(sock_filter));
+  if (::pread(memfd.get(), program.data(), static_cast<size_t>(size), 0) != size) {
+    return Error::FromErrno(ErrorKind::kSeccomp, "cannot read the exported seccomp filter", "pread", errno);
+  }
+  return program;
+}
+
+int InstallSeccompChild(const sock_fprog* program) {
+  return ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, program) == 0 ? 0 : errno;
+}
+
+bool SeccompAvailable() {
+  if (::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) return false;
+  std::ifstream actions("/proc/sys/kernel/seccomp/actions_avail");
+  std::string line;
+  std::getline(actions, line);
+  // Without the file (very old kernels) trust PR_GET_SECCOMP alone.
+  return line.empty() || (line.find("kill_process") != std::string::npos && line.find("errno") != std::string::npos);
+}
+
+}  // namespace corral

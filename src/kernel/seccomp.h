@@ -1,0 +1,44 @@
+// The seccomp filter, built with libseccomp before clone and installed by the
+// child just before exec (after installation nothing allocates).
+//
+// Shape (fixed, in this order):
+//   1. a foreign architecture (i386 via int 0x80, ...) and x32 are killed;
+//   2. clone3 returns ENOSYS, so libc falls back to clone, whose flags a
+//      filter can inspect;
+//   3. the calls named by IsDeniedSyscall return EPERM: debugging other
+//      processes, mounting, changing root or namespaces, kernel keyrings, BPF,
+//      perf, userfaultfd, io_uring, file handles, kexec and modules, ...;
+//   4. argument checks: clone/unshare with a CLONE_NEW* flag, personality other
+//      than the default, ioctl TIOCSTI/TIOCLINUX (low 32 bits), and socket
+//      families other than AF_UNIX (and AF_INET/AF_INET6 when the network is
+//      granted) return EPERM;
+//   5. everything else is allowed: the mount view and Landlock bound it.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace corral {
+
+struct SeccompOptions {
+  bool allow_inet = false;  // AF_INET and AF_INET6 sockets
+};
+
+// Syscalls denied with EPERM whatever their arguments, by name.
+const std::vector<std::string>& DeniedSyscallNames();
+
+// The compiled filter, ready for SECCOMP_SET_MODE_FILTER.
+Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options);
+
+// Child side: installs `program`. Requires no_new_privs. Returns 0 or an errno.
+int InstallSeccompChild(const sock_fprog* program);
+
+// Whether this kernel accepts seccomp filters (PR_GET_SECCOMP works and the
+// actions corral uses are available).
+bool SeccompAvailable();
+
+}  // namespace corral

@@ -1,0 +1,145 @@
+// Policy: the one immutable description of what a confined command may touch.
+//
+// Every vocabulary (CLI grants, modes, profiles, TOML specs, presets) ends in a
+// PolicyBuilder, and Build() is the only way to obtain a Policy. Build
+// canonicalises and pins every path once, vets the workspace, merges nested
+// grants, discovers the protected paths inside writable roots and the secrets
+// to mask in /etc, and computes the fingerprint. A Policy has no setters.
+//
+//   PolicyBuilder builder(host);
+//   builder.AllowRead("/srv/data").Network(NetworkMode::kNone);
+//   CORRAL_ASSIGN_OR_RETURN(Policy policy, builder.Build());
+//
+// The fingerprint is the SHA-256 of the canonical JSON (CanonicalJson): the
+// grants as the user asked for them, not host identities such as inodes.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "policy/access.h"
+#include "policy/path.h"
+#include "policy/protected.h"
+#include "policy/roots.h"
+
+namespace corral {
+
+enum class NetworkMode {
+  kNone,  // an empty network namespace with only lo, and no INET sockets
+  kAll,   // the host's network namespace
+};
+std::string_view NetworkModeName(NetworkMode mode);
+
+enum class GrantOrigin { kSystem, kWorkspace, kFlag };
+std::string_view GrantOriginName(GrantOrigin origin);
+
+struct PathGrant {
+  PinnedPath path;
+  Access access = Access::kNone;  // effective: includes what enclosing grants give
+  GrantOrigin origin = GrantOrigin::kFlag;
+};
+
+// Whether a run may go ahead with mechanisms the host cannot provide.
+enum class Enforcement {
+  kRequired,    // fail closed (the default)
+  kBestEffort,  // --best-effort: run with what the host has, and say what was dropped
+};
+
+class Policy {
+ public:
+  const std::optional<PinnedPath>& workspace() const { return workspace_; }
+  // Sorted by path, parents before children. Includes system trees.
+  const std::vector<PathGrant>& grants() const { return grants_; }
+  const std::vector<SystemSymlink>& symlinks() const { return symlinks_; }
+  const std::vector<MaskedPath>& masks() const { return masks_; }
+  const ProtectedSet& protected_paths() const { return protected_; }
+  NetworkMode network() const { return network_; }
+  // Variable names passed through besides the built-in allowlist.
+  const std::vector<std::string>& env_allow() const { return env_allow_; }
+  std::optional<std::chrono::seconds> timeout() const { return timeout_; }
+  // The SHA-256 the program must hash to, if pinned.
+  const std::optional<std::string>& pin_sha256() const { return pin_sha256_; }
+  Enforcement enforcement() const { return enforcement_; }
+  const HostContext& host() const { return host_; }
+
+  // The isolated, empty home directory's path inside the sandbox.
+  const std::string& home() const { return host_.home; }
+
+  // Roots the sandbox may write (workspace and write grants), for the fence.
+  std::vector<std::string> WritableRoots() const;
+
+  // The grant covering `path`, if any (the deepest one).
+  const PathGrant* GrantFor(std::string_view path) const;
+
+  const std::string& fingerprint() const { return fingerprint_; }
+  // Deterministic JSON of the policy as asked for (sorted keys, no inodes).
+  const std::string& CanonicalJson() const { return canonical_json_; }
+
+ private:
+  friend class PolicyBuilder;
+  Policy() = default;
+
+  HostContext host_;
+  std::optional<PinnedPath> workspace_;
+  std::vector<PathGrant> grants_;
+  std::vector<SystemSymlink> symlinks_;
+  std::vector<MaskedPath> masks_;
+  ProtectedSet protected_;
+  NetworkMode network_ = NetworkMode::kNone;
+  std::vector<std::string> env_allow_;
+  std::optional<std::chrono::seconds> timeout_;
+  std::optional<std::string> pin_sha256_;
+  Enforcement enforcement_ = Enforcement::kRequired;
+  std::string canonical_json_;
+  std::string fingerprint_;
+};
+
+// The built-in environment allowlist.
+const std::vector<std::string>& DefaultEnvAllowlist();
+
+class PolicyBuilder {
+ public:
+  explicit PolicyBuilder(HostContext host);
+
+  // Path grants. Repeatable; errors surface from Build().
+  PolicyBuilder& AllowRead(std::string path);
+  PolicyBuilder& AllowWrite(std::string path);
+  PolicyBuilder& AllowExec(std::string path);
+  PolicyBuilder& AllowEnv(std::string name);
+  PolicyBuilder& Timeout(std::chrono::seconds timeout);
+  // The project tree: read, write and exec. Default: the working directory.
+  PolicyBuilder& Workspace(std::string dir);
+  // No workspace at all: only the explicit grants and the system trees.
+  PolicyBuilder& NoWorkspace();
+  PolicyBuilder& Network(NetworkMode mode);
+  PolicyBuilder& PinSha256(std::string hex);
+  // Dangerous: lets the run go ahead on a host that cannot enforce everything.
+  PolicyBuilder& BestEffort(bool best_effort);
+  // Leave out the default system trees (for tests and custom roots).
+  PolicyBuilder& WithoutSystemRoots();
+
+  Result<Policy> Build() const;
+
+ private:
+  struct Requested {
+    std::string path;
+    Access access;
+    std::string flag;
+  };
+
+  HostContext host_;
+  std::vector<Requested> requested_;
+  std::vector<std::string> env_allow_;
+  std::optional<std::chrono::seconds> timeout_;
+  std::optional<std::string> workspace_;
+  bool no_workspace_ = false;
+  NetworkMode network_ = NetworkMode::kNone;
+  std::optional<std::string> pin_sha256_;
+  bool best_effort_ = false;
+  bool system_roots_ = true;
+};
+
+}  // namespace corral

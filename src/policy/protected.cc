@@ -1,0 +1,249 @@
+#include "policy/protected.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "base/unique_fd.h"
+
+namespace corral {
+namespace {
+
+using State = ProtectedPath::State;
+
+// Inside a gitdir: what git runs or reads for commands.
+const std::vector<std::string> kGitdirNames = {"hooks", "config", "config.worktree"};
+
+// Directly under a writable root.
+const std::vector<std::string> kRootNames = {
+    ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+    ".zshrc",      ".zshenv", ".zprofile",     ".zlogin",     ".zlogout",     ".cshrc",
+    ".tcshrc",     ".kshrc",  ".envrc",        ".vscode",     ".idea",        ".mcp.json",
+    "corral.toml",
+};
+
+std::string Join(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+std::string Realpath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+}
+
+std::string ReadFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+class Discovery {
+ public:
+  explicit Discovery(const std::vector<std::string>& roots) : roots_(roots) {}
+
+  void Root(const std::string& root) {
+    std::string dotgit = Join(root, ".git");
+    struct stat st;
+    if (::lstat(dotgit.c_str(), &st) != 0) {
+      for (const std::string& name : kGitdirNames) AddMissing(Join(dotgit, name));
+    } else if (S_ISDIR(st.st_mode)) {
+      Gitdir(dotgit, 0);
+    } else if (S_ISREG(st.st_mode)) {
+      Add(dotgit);  // the pointer itself stays read-only
+      std::string line = ReadFirstLine(dotgit);
+      if (line.starts_with("gitdir:")) {
+        std::string target = line.substr(7);
+        target.erase(0, target.find_first_not_of(' '));
+        if (!target.empty() && target.front() != '/') target = Join(root, target);
+        std::string resolved = Realpath(target);
+        if (!resolved.empty()) Gitdir(resolved, 0);
+      }
+    } else {
+      Add(dotgit);  // a symlink: pinned as a symlink, its target followed
+      std::string resolved = Realpath(dotgit);
+      if (!resolved.empty()) Gitdir(resolved, 0);
+    }
+    for (const std::string& name : kRootNames) Add(Join(root, name));
+  }
+
+  ProtectedSet Finish() {
+    ProtectedSet set;
+    for (auto& [path, entry] : entries_) set.paths.push_back(entry);
+    for (const ProtectedPath& entry : set.paths) {
+      if (entry.state != State::kDirectory && entry.state != State::kFile) continue;
+      // Every directory between the root and the entry is pinned in place.
+      std::string dir = entry.path.substr(0, entry.path.rfind('/'));
+      while (dir.size() > entry.root.size() && IsWithin(dir, entry.root)) {
+        anchors_.insert(dir);
+        dir = dir.substr(0, dir.rfind('/'));
+      }
+    }
+    for (const std::string& anchor : anchors_) {
+      struct stat st;
+      if (::lstat(anchor.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      set.anchors.push_back(PinnedPath{anchor, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory});
+    }
+    return set;
+  }
+
+ private:
+  std::string RootOf(const std::string& path) const {
+    std::string best;
+    for (const std::string& root : roots_) {
+      if (IsWithin(path, root) && root.size() > best.size()) best = root;
+    }
+    return best;
+  }
+
+  void Gitdir(const std::string& gitdir, int depth) {
+    if (depth > 4 || RootOf(gitdir).empty()) return;
+    for (const std::string& name : kGitdirNames) Add(Join(gitdir, name));
+    std::string common = ReadFirstLine(Join(gitdir, "commondir"));
+    if (!common.empty()) {
+      if (common.front() != '/') common = Join(gitdir, common);
+      std::string resolved = Realpath(common);
+      if (!resolved.empty() && resolved != gitdir) Gitdir(resolved, depth + 1);
+    }
+    std::error_code ec;
+    std::filesystem::directory_iterator modules(Join(gitdir, "modules"), ec);
+    for (; !ec && modules != std::filesystem::directory_iterator(); modules.increment(ec)) {
+      if (modules->is_directory(ec) && !modules->is_symlink(ec)) Gitdir(modules->path().string(), depth + 1);
+    }
+  }
+
+  void AddMissing(const std::string& path) {
+    std::string root = RootOf(path);
+    if (root.empty()) return;
+    entries_.emplace(path, ProtectedPath{path, State::kMissing, {}, {}, root});
+  }
+
+  void Add(const std::string& path) {
+    std::string root = RootOf(path);
+    if (root.empty()) return;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {
+      AddMissing(path);
+      return;
+    }
+    ProtectedPath entry{path, State::kFile, FileIdentity{st.st_dev, st.st_ino}, {}, root};
+    if (S_ISDIR(st.st_mode)) entry.state = State::kDirectory;
+    if (S_ISLNK(st.st_mode)) {
+      entry.state = State::kSymlink;
+      char target[PATH_MAX];
+      ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+      entry.link_target = n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+      std::string resolved = Realpath(path);
+      if (!resolved.empty() && resolved != path) Add(resolved);
+    }
+    entries_.insert_or_assign(path, entry);
+  }
+
+  const std::vector<std::string>& roots_;
+  std::map<std::string, ProtectedPath> entries_;
+  std::set<std::string> anchors_;
+};
+
+// Moves `path` to quarantine/<path>. Renames when it can, copies otherwise.
+SweepFinding Quarantine(const std::string& path, const std::string& quarantine_dir, std::string what) {
+  namespace fs = std::filesystem;
+  SweepFinding finding{path, quarantine_dir + path, std::move(what), {}};
+  std::error_code ec;
+  fs::create_directories(fs::path(finding.moved_to).parent_path(), ec);
+  if (!ec) fs::permissions(quarantine_dir, fs::perms::owner_all, ec);
+  if (ec) {
+    finding.error = "cannot create " + quarantine_dir + ": " + ec.message();
+  } else if (::rename(path.c_str(), finding.moved_to.c_str()) != 0) {
+    if (errno != EXDEV) {
+      finding.error = std::string("rename: ") + std::strerror(errno);
+    } else {
+      fs::copy(path, finding.moved_to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+      if (!ec) fs::remove_all(path, ec);
+      if (ec) finding.error = "copy into the quarantine: " + ec.message();
+    }
+  }
+  if (!finding.error.empty()) {
+    // Nothing may survive at the protected path: remove it outright.
+    fs::remove_all(path, ec);
+    finding.moved_to.clear();
+    if (ec) finding.error += "; removing it also failed: " + ec.message();
+  }
+  return finding;
+}
+
+// The first component of `path` below `root` that the run created where
+// nothing was before, or that is no longer a plain directory. Empty if none.
+std::string CreatedComponent(const std::string& path, const std::string& root) {
+  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir) return {};
+  std::string current = root;
+  std::string rest = path.substr(root.size() + 1);
+  while (!rest.empty()) {
+    size_t slash = rest.find('/');
+    std::string name = rest.substr(0, slash);
+    rest = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
+    current = Join(current, name);
+    struct stat st;
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+    if (rest.empty() || !S_ISDIR(st.st_mode)) return current;
+    dir.Reset(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir) return {};
+  }
+  return {};
+}
+
+}  // namespace
+
+const std::vector<std::string>& ProtectedNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const std::string& name : kGitdirNames) all.push_back(".git/" + name);
+    all.insert(all.end(), kRootNames.begin(), kRootNames.end());
+    return all;
+  }();
+  return names;
+}
+
+ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots) {
+  Discovery discovery(writable_roots);
+  for (const std::string& root : writable_roots) discovery.Root(root);
+  return discovery.Finish();
+}
+
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const std::string& quarantine_dir) {
+  std::vector<SweepFinding> findings;
+  for (const ProtectedPath& entry : set.paths) {
+    if (entry.state == State::kMissing) {
+      std::string created = CreatedComponent(entry.path, entry.root);
+      if (!created.empty()) findings.push_back(Quarantine(created, quarantine_dir, "created"));
+    } else if (entry.state == State::kSymlink) {
+      char target[PATH_MAX];
+      ssize_t n = ::readlink(entry.path.c_str(), target, sizeof target - 1);
+      if (n >= 0 && std::string(target, static_cast<size_t>(n)) == entry.link_target) continue;
+      struct stat st;
+      if (::lstat(entry.path.c_str(), &st) == 0) {
+        findings.push_back(Quarantine(entry.path, quarantine_dir, "replaced"));
+      } else {
+        findings.push_back({entry.path, {}, "removed", {}});
+      }
+      if (::symlink(entry.link_target.c_str(), entry.path.c_str()) != 0) {
+        findings.back().error += std::string(findings.back().error.empty() ? "" : "; ") +
+                                 "restoring the symlink: " + std::strerror(errno);
+      }
+    }
+  }
+  return findings;
+}
+
+}  // namespace corral

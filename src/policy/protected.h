@@ -1,0 +1,62 @@
+// Protected paths: files inside a writable root that run outside the sandbox
+// later (git hooks and config, shell startup files, direnv, editor task files,
+// MCP server lists, corral's own project config).
+//
+// What the sandbox does with them:
+// - an existing file or directory is bind-mounted read-only over itself;
+// - every directory between the writable root and it (for example .git) is
+//   bind-mounted over itself, so it cannot be renamed away and replaced;
+// - one that is missing cannot be pinned by a mount without creating a
+//   placeholder in the user's tree, which corral never does. Instead, when the
+//   sandbox is gone, anything the run created at a missing protected path is
+//   moved out of the tree into the quarantine and reported (SweepProtected).
+// - a protected symlink keeps its target pinned read-only when that target is
+//   writable, and is restored by the sweep if the run replaced it.
+//
+// A `.git` file (worktrees, submodules) is followed through its `gitdir:` and
+// `commondir` pointers, and `.git/modules/*` is walked for nested gitdirs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "policy/path.h"
+
+namespace corral {
+
+struct ProtectedPath {
+  enum class State { kMissing, kDirectory, kFile, kSymlink };
+  std::string path;  // absolute
+  State state = State::kMissing;
+  FileIdentity id;          // for kDirectory and kFile
+  std::string link_target;  // for kSymlink
+  std::string root;         // the writable root it was found under
+};
+
+struct ProtectedSet {
+  std::vector<ProtectedPath> paths;    // sorted by path
+  std::vector<PinnedPath> anchors;     // directories bound over themselves, sorted
+};
+
+// The protected names relative to a writable root.
+const std::vector<std::string>& ProtectedNames();
+
+// Finds the protected paths under each writable root. Paths a pointer leads to
+// are kept only when they lie inside one of `writable_roots`.
+ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots);
+
+struct SweepFinding {
+  std::string path;
+  std::string moved_to;  // empty when nothing could be moved
+  std::string what;      // "created" or "replaced"
+  std::string error;     // set when the quarantine move failed
+};
+
+// Run after every process of the sandbox has exited. Moves whatever the run
+// created at a missing protected path (or put in place of a protected symlink)
+// into `quarantine_dir`/<path>, restoring the symlink. Returns one finding per
+// path it acted on.
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const std::string& quarantine_dir);
+
+}  // namespace corral

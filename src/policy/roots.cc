@@ -1,0 +1,132 @@
+#include "policy/roots.h"
+
+#include <dirent.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <string_view>
+
+namespace corral {
+namespace {
+
+constexpr std::array<std::string_view, 10> kSystemTrees = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot", "/opt",
+};
+// Trees a workspace may never lie in or contain.
+constexpr std::array<std::string_view, 13> kRefusedTrees = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/etc", "/boot", "/proc", "/sys", "/dev", "/run",
+};
+// Directories that are refused exactly (things inside them may be projects).
+constexpr std::array<std::string_view, 11> kRefusedExact = {
+    "/", "/tmp", "/var", "/var/tmp", "/var/lib", "/home", "/opt", "/mnt", "/media", "/srv", "/root",
+};
+
+std::string Refusal(const std::string& path, std::string_view why) {
+  return "refusing to use " + path + " (" + std::string(why) +
+         ") as the workspace: the workspace is granted read, write and exec, which would reach far "
+         "beyond one project. Run corral from a project directory, or pass --workspace DIR to name "
+         "the project tree, or --no-workspace with --allow-read PATH / --allow-write PATH for "
+         "exactly what the command needs";
+}
+
+}  // namespace
+
+Result<HostContext> CaptureHostContext() {
+  HostContext host;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) {
+    return Error::FromErrno(ErrorKind::kUsage, "cannot read the working directory", "getcwd", errno);
+  }
+  host.cwd = cwd;
+  host.uid = ::getuid();
+  host.gid = ::getgid();
+  const char* home = ::getenv("HOME");
+  if (home != nullptr && home[0] == '/') {
+    host.home = CollapseSlashes(home);
+  } else if (const struct passwd* pw = ::getpwuid(host.uid); pw != nullptr && pw->pw_dir[0] == '/') {
+    host.home = CollapseSlashes(pw->pw_dir);
+  } else {
+    host.home = "/nonexistent";
+  }
+  // Compare against the physical home, so a symlinked $HOME is still caught.
+  char resolved[PATH_MAX];
+  if (::realpath(host.home.c_str(), resolved) != nullptr) host.home = resolved;
+  return host;
+}
+
+Result<void> VetWorkspace(const std::string& path, const HostContext& host, WorkspaceSource source) {
+  (void)source;  // The same rule governs a derived and an explicit workspace.
+  if (path == "/") return Error(ErrorKind::kPolicy, Refusal(path, "the filesystem root"));
+  if (path == host.home) return Error(ErrorKind::kPolicy, Refusal(path, "your home directory"));
+  if (IsWithin(host.home, path)) {
+    return Error(ErrorKind::kPolicy, Refusal(path, "it holds your home directory"));
+  }
+  if (path == "/home" || path == "/var/home" || path == "/Users") {
+    return Error(ErrorKind::kPolicy, Refusal(path, "it holds home directories"));
+  }
+  for (std::string_view tree : kRefusedTrees) {
+    if (IsWithin(path, tree)) return Error(ErrorKind::kPolicy, Refusal(path, "a system tree"));
+  }
+  for (std::string_view exact : kRefusedExact) {
+    if (path == exact) return Error(ErrorKind::kPolicy, Refusal(path, "a shared system directory"));
+  }
+  return {};
+}
+
+SystemRoots DiscoverSystemRoots() {
+  SystemRoots roots;
+  for (std::string_view name : kSystemTrees) {
+    if (name == "/boot" || name == "/opt") continue;  // refused as workspaces, not granted
+    std::string path(name);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+      if (n <= 0) continue;
+      roots.symlinks.push_back({path, std::string(target, static_cast<size_t>(n))});
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) continue;
+    Access access = name == "/etc" ? Access::kRead : (Access::kRead | Access::kExec);
+    roots.trees.push_back({PinnedPath{path, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory}, access});
+  }
+  return roots;
+}
+
+std::vector<MaskedPath> DiscoverEtcSecrets() {
+  static constexpr std::array<std::string_view, 24> kSecrets = {
+      "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+      "/etc/sudoers.d", "/etc/ssl/private", "/etc/krb5.keytab", "/etc/security/opasswd",
+      "/etc/NetworkManager/system-connections", "/etc/wireguard", "/etc/openvpn",
+      "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/ipsec.secrets", "/etc/ipsec.d/private",
+      "/etc/docker/key.json", "/etc/libvirt/secrets", "/etc/polkit-1/localauthority", "/etc/cups/ssl",
+      "/etc/letsencrypt", "/etc/ssh/ssh_host_keys", "/etc/samba/private", "/etc/.pwd.lock",
+  };
+  std::vector<MaskedPath> masks;
+  for (std::string_view secret : kSecrets) {
+    struct stat st;
+    std::string path(secret);
+    if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+    masks.push_back({path, S_ISDIR(st.st_mode)});
+  }
+  // Private host keys sit beside public ones and the client config.
+  if (DIR* dir = ::opendir("/etc/ssh"); dir != nullptr) {
+    while (const struct dirent* entry = ::readdir(dir)) {
+      std::string_view name = entry->d_name;
+      if (name.starts_with("ssh_host_") && name.ends_with("_key")) {
+        masks.push_back({"/etc/ssh/" + std::string(name), false});
+      }
+    }
+    ::closedir(dir);
+  }
+  return masks;
+}
+
+}  // namespace corral

@@ -1,0 +1,66 @@
+// Roots the policy derives from the host, and the rules that guard them.
+//
+// - HostContext: the caller's working directory, home and ids, captured once.
+// - VetWorkspace: a workspace gets read, write and exec, so it may not be "/",
+//   $HOME, a directory that holds home directories, a system tree, or a shared
+//   scratch directory. The refusal names the flags to use instead.
+// - System trees: the read-only (and, except /etc, executable) trees every
+//   command needs. On merged-/usr hosts /bin and friends are symlinks, and the
+//   sandbox recreates them as symlinks.
+// - /etc secrets: files masked inside the granted /etc (shadow, sudoers, host
+//   keys, ...). Masked paths read as "permission denied".
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "policy/access.h"
+#include "policy/path.h"
+
+namespace corral {
+
+struct HostContext {
+  std::string cwd;   // physical working directory
+  std::string home;  // the caller's home directory
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+// Reads the working directory, $HOME (or the passwd entry) and the ids.
+Result<HostContext> CaptureHostContext();
+
+enum class WorkspaceSource { kDerived, kExplicit };
+
+// Refuses a workspace that would grant far more than one project.
+Result<void> VetWorkspace(const std::string& path, const HostContext& host, WorkspaceSource source);
+
+struct SystemTree {
+  PinnedPath path;
+  Access access = Access::kRead;
+};
+
+struct SystemSymlink {
+  std::string path;    // e.g. /bin
+  std::string target;  // e.g. usr/bin, exactly as the host has it
+};
+
+struct SystemRoots {
+  std::vector<SystemTree> trees;
+  std::vector<SystemSymlink> symlinks;
+};
+
+// The default system trees that exist on this host.
+SystemRoots DiscoverSystemRoots();
+
+struct MaskedPath {
+  std::string path;
+  bool is_dir = false;
+};
+
+// The secrets inside /etc that exist on this host and must be masked.
+std::vector<MaskedPath> DiscoverEtcSecrets();
+
+}  // namespace corral
