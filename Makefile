@@ -15,7 +15,7 @@ deps:
 	@./scripts/deps.sh $(PACKAGES)
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCORRAL_INVARIANTS=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
@@ -27,8 +27,10 @@ test: build
 unit: build
 	@$(BUILD)/src/corral_unit_tests
 
-bench: build
-	@./bench/run.sh $(BUILD)
+bench: deps
+	@cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_INVARIANTS=OFF >/dev/null
+	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn
+	@./bench/run.sh build-bench
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-bench
