@@ -1,5 +1,7 @@
 #include "cli/policy_flags.h"
 
+#include "policy/spec.h"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -25,30 +27,43 @@ void PolicyFlags::Register(CLI::App& app) {
       ->check(CLI::IsMember({"none", "all"}));
   app.add_option("--pin-sha256", pin_sha256, "refuse to run unless the program hashes to HEX (see `corral hash`)")
       ->type_name("HEX");
+  app.add_option("--mode", mode, "read-only, workspace-write (default) or danger-full-access")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"read-only", "workspace-write", "danger-full-access"}));
+  app.add_flag("--i-understand-danger-full-access", acknowledge_danger,
+               "accept that --mode danger-full-access runs the command with no sandbox at all");
+  app.add_option("--forbid-read", forbid_read, "hide PATTERN even inside granted trees (repeatable; globs, ~/)")
+      ->type_name("PATTERN")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--home", home, "isolated (default: an empty $HOME) or real (read-only, credentials hidden)")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"isolated", "real"}));
   app.add_flag("--best-effort", best_effort,
                "DANGEROUS: run even when the host cannot enforce every mechanism; the report and audit "
                "trail say what was dropped");
 }
 
 Result<Policy> PolicyFlags::Build(const HostContext& host) const {
-  if (workspace && no_workspace) {
-    return Error(ErrorKind::kUsage, "--workspace and --no-workspace cannot be combined");
-  }
-  PolicyBuilder builder(host);
-  for (const std::string& path : allow_read) builder.AllowRead(path);
-  for (const std::string& path : allow_write) builder.AllowWrite(path);
-  for (const std::string& path : allow_exec) builder.AllowExec(path);
-  for (const std::string& name : allow_env) builder.AllowEnv(name);
+  PolicySpec spec;
+  spec.allow_read = allow_read;
+  spec.allow_write = allow_write;
+  spec.allow_exec = allow_exec;
+  spec.allow_env = allow_env;
   if (timeout) {
     if (*timeout <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
-    builder.Timeout(std::chrono::seconds(*timeout));
+    spec.timeout = std::chrono::seconds(*timeout);
   }
-  if (workspace) builder.Workspace(*workspace);
-  if (no_workspace) builder.NoWorkspace();
-  builder.Network(network == "all" ? NetworkMode::kAll : NetworkMode::kNone);
-  if (pin_sha256) builder.PinSha256(*pin_sha256);
-  builder.BestEffort(best_effort);
-  return builder.Build();
+  spec.workspace = workspace;
+  spec.no_workspace = no_workspace;
+  spec.network = network == "all" ? NetworkMode::kAll : NetworkMode::kNone;
+  spec.pin_sha256 = pin_sha256;
+  spec.best_effort = best_effort;
+  if (mode) spec.mode = *ParseMode(*mode);
+  spec.acknowledge_danger = acknowledge_danger;
+  spec.forbid_read = forbid_read;
+  if (home) spec.home = *home == "real" ? HomeMode::kReal : HomeMode::kIsolated;
+  return BuildPolicy(host, spec);
 }
 
 bool SplitAtSeparator(int argc, char** argv, std::vector<std::string>* before, std::vector<std::string>* command) {

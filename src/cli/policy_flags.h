@@ -26,6 +26,10 @@ struct PolicyFlags {
   std::string network = "none";
   std::optional<std::string> pin_sha256;
   bool best_effort = false;
+  std::optional<std::string> mode;
+  bool acknowledge_danger = false;
+  std::vector<std::string> forbid_read;
+  std::optional<std::string> home;
 
   void Register(CLI::App& app);
   Result<Policy> Build(const HostContext& host) const;

@@ -44,15 +44,17 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
       .Set("env", static_cast<int>(DefaultEnvAllowlist().size() + policy.env_allow().size()))
       .Set("pinned", policy.pin_sha256().has_value())
       .Set("timeout", policy.timeout() ? static_cast<int64_t>(policy.timeout()->count()) : int64_t{0})
+      .Set("mode", ModeName(policy.mode()))
       .Set("level", LevelName(plan.level()))
       .Set("guarantees", plan.provided().Names())
       .Set("dropped", plan.dropped());
   return event;
 }
 
-RunResult Failed(const AuditTrail& audit, Error error) {
+RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
   audit.Record(AuditEvent("failed")
                    .Set("source", "corral")
+                   .Set("policy", policy.fingerprint())
                    .Set("reason", FailureReasonName(FailureReasonFor(error.kind())))
                    .Set("detail", error.ToString()));
   RunResult result;
@@ -72,50 +74,67 @@ std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id
 
 RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
                       const RunOptions& options, const HostSupport& host) {
-  if (argv.empty() || argv[0].empty()) return Failed(audit, Error(ErrorKind::kUsage, "empty command"));
-
-  Result<Plan> plan = Compile(policy, host);
-  if (!plan.ok()) return Failed(audit, std::move(plan).error());
+  if (argv.empty() || argv[0].empty()) return Failed(audit, policy, Error(ErrorKind::kUsage, "empty command"));
+  const char* const* env = options.environ != nullptr ? options.environ : environ;
 
   Command command;
-  if (policy.pin_sha256()) {
-    Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
-    if (!program.ok()) return Failed(audit, std::move(program).error());
-    command.program = std::move(program->fd);
-  }
   command.argv = argv;
-  command.env = ScrubEnvironment(policy, options.environ != nullptr ? options.environ : environ);
-  command.cwd = SandboxWorkingDirectory(policy);
-
-  audit.Record(SpawnedEvent(policy, *plan, argv));
-  sigset_t previous = BlockForwardedSignals();
-  Result<SandboxProcess> process = Spawn(*plan, command);
-  if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
-      policy.enforcement() == Enforcement::kBestEffort) {
-    Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
-    if (fallback.ok()) {
-      audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
-      plan = std::move(fallback);
-      process = Spawn(*plan, command);
+  std::optional<Result<Plan>> plan;
+  Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
+  sigset_t previous;
+  if (policy.unconfined()) {
+    // danger-full-access: acknowledged when the policy was built; no safety net.
+    for (const char* const* entry = env; *entry != nullptr; ++entry) command.env.emplace_back(*entry);
+    command.cwd = policy.host().cwd;
+    audit.Record(AuditEvent("spawned")
+                     .Set("policy", policy.fingerprint())
+                     .Set("program", argv[0])
+                     .Set("mode", ModeName(policy.mode()))
+                     .Set("level", LevelName(Level::kNone))
+                     .Set("unconfined", true)
+                     .Set("acknowledged", "danger-full-access"));
+    previous = BlockForwardedSignals();
+    process = SpawnUnconfined(command);
+  } else {
+    plan = Compile(policy, host);
+    if (!plan->ok()) return Failed(audit, policy, std::move(*plan).error());
+    if (policy.pin_sha256()) {
+      Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
+      if (!program.ok()) return Failed(audit, policy, std::move(program).error());
+      command.program = std::move(program->fd);
+    }
+    command.env = ScrubEnvironment(policy, env);
+    command.cwd = SandboxWorkingDirectory(policy);
+    audit.Record(SpawnedEvent(policy, **plan, argv));
+    previous = BlockForwardedSignals();
+    process = Spawn(**plan, command);
+    if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
+        policy.enforcement() == Enforcement::kBestEffort) {
+      Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
+      if (fallback.ok()) {
+        audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
+        plan = std::move(fallback);
+        process = Spawn(**plan, command);
+      }
     }
   }
 
   RunResult result;
   if (!process.ok()) {
-    result = Failed(audit, std::move(process).error());
+    result = Failed(audit, policy, std::move(process).error());
   } else {
     SuperviseOptions supervise;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     Result<Outcome> outcome = Supervise(*process, supervise);
     if (!outcome.ok()) {
-      result = Failed(audit, std::move(outcome).error());
+      result = Failed(audit, policy, std::move(outcome).error());
     } else if (outcome->kind == Outcome::Kind::kTimedOut) {
-      result = Failed(audit, Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
+      result = Failed(audit, policy, Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
                                                             std::to_string(policy.timeout()->count()) +
                                                             "s; the whole process tree was killed"));
     } else if (outcome->kind == Outcome::Kind::kLost) {
-      result = Failed(audit, Error(ErrorKind::kInternal, "the sandbox's init was killed from outside"));
+      result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox's init was killed from outside"));
     } else {
       result.source = RunResult::Source::kCommand;
       result.outcome = *outcome;

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "kernel/child_report.h"
 #include "kernel/hardening.h"
@@ -307,6 +308,22 @@ sigset_t BlockForwardedSignals() {
   return previous;
 }
 
+SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
+  if (this != &other) {
+    if (pid_ > 0 && !reaped_) {
+      (void)Signal(SIGKILL);
+      Reap();
+    }
+    unconfined_ = other.unconfined_;
+    pid_ = std::exchange(other.pid_, -1);
+    pidfd_ = std::move(other.pidfd_);
+    status_ = std::move(other.status_);
+    reaped_ = std::exchange(other.reaped_, true);
+    wait_status_ = other.wait_status_;
+  }
+  return *this;
+}
+
 SandboxProcess::~SandboxProcess() {
   if (pid_ > 0 && !reaped_) {
     (void)Signal(SIGKILL);
@@ -315,10 +332,79 @@ SandboxProcess::~SandboxProcess() {
 }
 
 Result<void> SandboxProcess::Signal(int signal) const {
+  if (unconfined_) {
+    if (!reaped_ && ::kill(-pid_, signal) != 0 && errno != ESRCH) {
+      return Error::FromErrno(ErrorKind::kInternal, "cannot signal the command", "kill", errno);
+    }
+    return {};
+  }
   if (::syscall(SYS_pidfd_send_signal, pidfd_.get(), signal, nullptr, 0) != 0 && errno != ESRCH) {
     return Error::FromErrno(ErrorKind::kInternal, "cannot signal the sandbox", "pidfd_send_signal", errno);
   }
   return {};
+}
+
+std::optional<int> SandboxProcess::CommandStatus() const {
+  if (unconfined_) return reaped_ ? std::optional<int>(wait_status_) : std::nullopt;
+  int status = 0;
+  ssize_t n;
+  do {
+    n = ::read(status_.get(), &status, sizeof status);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof status)) return std::nullopt;
+  return status;
+}
+
+Result<SandboxProcess> SpawnUnconfined(Command& command) {
+  if (command.argv.empty() || command.argv[0].empty()) return Error(ErrorKind::kUsage, "empty command");
+  ChildContext ctx;
+  std::vector<char*> argv;
+  for (std::string& arg : command.argv) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  ctx.path_env = kDefaultPath;
+  for (std::string& entry : command.env) {
+    envp.push_back(entry.data());
+    if (entry.starts_with("PATH=")) ctx.path_env = entry.c_str() + 5;
+  }
+  envp.push_back(nullptr);
+  ctx.argv = argv.data();
+  ctx.envp = envp.data();
+  mode_t mask = ::umask(022);
+  ::umask(mask);
+  ctx.umask = mask;
+  ::pthread_sigmask(SIG_SETMASK, nullptr, &ctx.original_mask);
+  for (int sig : kForwarded) ::sigdelset(&ctx.original_mask, sig);
+  ::sigdelset(&ctx.original_mask, SIGCHLD);
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+  UniqueFd report_read(report[0]), report_write(report[1]);
+  ctx.report_fd = report_write.get();
+  int pidfd = -1;
+  long pid = ::syscall(SYS_clone, SIGCHLD | kabi::kClonePidfd, 0, &pidfd, 0, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (::chdir(command.cwd.c_str()) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
+    RunCommand(ctx);
+  }
+  if (pid < 0) return Error::FromErrno(ErrorKind::kInternal, "cannot fork the command", "clone", errno);
+  SandboxProcess process;
+  process.unconfined_ = true;
+  process.pid_ = static_cast<pid_t>(pid);
+  ::setpgid(process.pid_, process.pid_);  // also done by the child: whichever runs first
+  process.pidfd_.Reset(pidfd);
+  report_write.Reset();
+  ChildReport child_report;
+  ssize_t n;
+  do {
+    n = ::read(report_read.get(), &child_report, sizeof child_report);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) return process;
+  process.Reap();
+  if (child_report.stage == ChildStage::kExec && child_report.error == ENOENT) {
+    return Error(ErrorKind::kNotFound, "not found");
+  }
+  return Error(ErrorKind::kExec, "cannot execute the command", ChildStageName(child_report.stage), child_report.error);
 }
 
 void SandboxProcess::Reap() {

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,17 +43,24 @@ sigset_t ForwardedSignals();
 class SandboxProcess {
  public:
   SandboxProcess() = default;
-  SandboxProcess(SandboxProcess&&) = default;
-  SandboxProcess& operator=(SandboxProcess&&) = default;
+  SandboxProcess(SandboxProcess&& other) noexcept { *this = std::move(other); }
+  SandboxProcess& operator=(SandboxProcess&& other) noexcept;
+  SandboxProcess(const SandboxProcess&) = delete;
+  SandboxProcess& operator=(const SandboxProcess&) = delete;
+  // Kills and reaps a sandbox that is still running.
   ~SandboxProcess();
 
   pid_t pid() const { return pid_; }
   int pidfd() const { return pidfd_.get(); }
-  // Init writes the command's wait status here just before it exits.
-  int status_fd() const { return status_.get(); }
+  // Unconfined (danger-full-access): the command itself, with no init.
+  bool unconfined() const { return unconfined_; }
 
-  // Sends `signal` to the sandbox's init (SIGKILL tears the whole tree down).
+  // Sends `signal` to the sandbox's init (SIGKILL tears the whole tree down);
+  // for an unconfined command, to its process group.
   Result<void> Signal(int signal) const;
+  // After Reap: the command's own wait status, if it could be learned (from
+  // init's status pipe, or directly for an unconfined command).
+  std::optional<int> CommandStatus() const;
   // Waits for init to exit. Idempotent.
   void Reap();
   bool reaped() const { return reaped_; }
@@ -61,6 +69,8 @@ class SandboxProcess {
 
  private:
   friend Result<SandboxProcess> Spawn(const Plan&, Command&, bool);
+  friend Result<SandboxProcess> SpawnUnconfined(Command&);
+  bool unconfined_ = false;
   pid_t pid_ = -1;
   UniqueFd pidfd_;
   UniqueFd status_;
@@ -73,6 +83,10 @@ class SandboxProcess {
 // The forwarded signals must already be blocked in the calling thread
 // (BlockForwardedSignals) so none is lost before the supervisor watches them.
 Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only = false);
+
+// danger-full-access: fork and exec `command` with no confinement at all, in
+// its own process group. `command.env` is used as given.
+Result<SandboxProcess> SpawnUnconfined(Command& command);
 
 // Blocks the forwarded signals and SIGCHLD; returns the previous mask.
 sigset_t BlockForwardedSignals();

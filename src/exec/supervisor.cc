@@ -14,20 +14,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Outcome ReadOutcome(SandboxProcess& process) {
+Outcome ReadOutcome(const SandboxProcess& process) {
   Outcome outcome;
-  int status = 0;
-  ssize_t n;
-  do {
-    n = ::read(process.status_fd(), &status, sizeof status);
-  } while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(sizeof status)) return outcome;  // kLost
-  if (WIFEXITED(status)) {
+  std::optional<int> status = process.CommandStatus();
+  if (!status) return outcome;  // kLost
+  if (WIFEXITED(*status)) {
     outcome.kind = Outcome::Kind::kExited;
-    outcome.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
+    outcome.code = WEXITSTATUS(*status);
+  } else if (WIFSIGNALED(*status)) {
     outcome.kind = Outcome::Kind::kSignaled;
-    outcome.signal = WTERMSIG(status);
+    outcome.signal = WTERMSIG(*status);
   }
   return outcome;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
+#include "policy/forbid.h"
 
 namespace corral {
 namespace {
@@ -27,9 +28,12 @@ std::string_view GrantOriginName(GrantOrigin origin) {
     case GrantOrigin::kSystem: return "system";
     case GrantOrigin::kWorkspace: return "workspace";
     case GrantOrigin::kFlag: return "flag";
+    case GrantOrigin::kHome: return "home";
   }
   return "flag";
 }
+
+std::string_view HomeModeName(HomeMode mode) { return mode == HomeMode::kReal ? "real" : "isolated"; }
 
 const std::vector<std::string>& DefaultEnvAllowlist() {
   static const std::vector<std::string> names = {"PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ"};
@@ -102,12 +106,39 @@ PolicyBuilder& PolicyBuilder::WithoutSystemRoots() {
   system_roots_ = false;
   return *this;
 }
+PolicyBuilder& PolicyBuilder::SetMode(Mode mode) {
+  mode_ = mode;
+  return *this;
+}
+PolicyBuilder& PolicyBuilder::AcknowledgeDangerFullAccess() {
+  danger_acknowledged_ = true;
+  return *this;
+}
+PolicyBuilder& PolicyBuilder::ForbidRead(std::string pattern) {
+  forbid_read_.push_back(std::move(pattern));
+  return *this;
+}
+PolicyBuilder& PolicyBuilder::Home(HomeMode mode) {
+  home_mode_ = mode;
+  return *this;
+}
 
 Result<Policy> PolicyBuilder::Build() const {
   Policy policy;
   policy.host_ = host_;
   policy.network_ = network_;
   policy.enforcement_ = best_effort_ ? Enforcement::kBestEffort : Enforcement::kRequired;
+  policy.mode_ = mode_;
+  policy.home_mode_ = home_mode_;
+  if (mode_ == Mode::kDangerFullAccess && !danger_acknowledged_) {
+    return Error(ErrorKind::kPolicy,
+                 "danger-full-access runs the command with no sandbox at all: no namespaces, no Landlock, no "
+                 "seccomp, the real environment. Pass --i-understand-danger-full-access (or set "
+                 "sandbox.i_understand_danger_full_access = true) to accept that");
+  }
+  const bool read_only = mode_ == Mode::kReadOnly;
+  // read-only mode is a ceiling: no grant keeps write access.
+  auto narrow = [read_only](Access access) { return read_only ? access & (Access::kRead | Access::kExec) : access; };
 
   // The workspace: explicit, derived from the working directory, or none.
   if (!no_workspace_) {
@@ -136,15 +167,32 @@ Result<Policy> PolicyBuilder::Build() const {
     for (const SystemTree& tree : roots.trees) add(tree.path, tree.access, GrantOrigin::kSystem);
     policy.symlinks_ = std::move(roots.symlinks);
   }
+  std::vector<std::string> user_roots;
   if (policy.workspace_) {
-    add(*policy.workspace_, Access::kRead | Access::kWrite | Access::kExec, GrantOrigin::kWorkspace);
+    add(*policy.workspace_, narrow(Access::kRead | Access::kWrite | Access::kExec), GrantOrigin::kWorkspace);
+    user_roots.push_back(policy.workspace_->path);
   }
   std::vector<std::string> flag_paths;
   for (const Requested& request : requested_) {
     CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(request.path, request.flag));
+    if (pinned.path == "/") {
+      return Error(ErrorKind::kUsage, request.flag + " /: granting the whole filesystem defeats the sandbox; "
+                                                     "grant the trees the command needs");
+    }
+    if (read_only && Has(request.access, Access::kWrite)) {
+      policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
+    }
     flag_paths.push_back(pinned.path);
-    add(pinned, request.access, GrantOrigin::kFlag);
+    user_roots.push_back(pinned.path);
+    add(pinned, narrow(request.access), GrantOrigin::kFlag);
   }
+  if (home_mode_ == HomeMode::kReal) {
+    Result<PinnedPath> home = PinDerivedPath(host_.home, "the real home");
+    if (!home.ok()) return std::move(home).error();
+    add(*home, Access::kRead, GrantOrigin::kHome);
+    user_roots.push_back(home->path);
+  }
+  if (read_only && policy.workspace_) policy.notes_.push_back("the workspace is read-only under read-only mode");
 
   // Effective access is the union along the path, as Landlock computes it; a
   // grant that adds nothing to its enclosing grant is redundant.
@@ -168,6 +216,27 @@ Result<Policy> PolicyBuilder::Build() const {
       if (!granted) policy.masks_.push_back(std::move(mask));
     }
   }
+  // forbid_read, plus corral's own state and (with a real home) credentials.
+  std::vector<std::string> patterns = {"~/.local/state/corral", "~/.config/corral"};
+  if (home_mode_ == HomeMode::kReal) {
+    patterns.insert(patterns.end(), HomeCredentialPatterns().begin(), HomeCredentialPatterns().end());
+  }
+  for (const std::string& pattern : forbid_read_) {
+    CORRAL_ASSIGN_OR_RETURN(std::string normalized, NormalizeForbidPattern(pattern, host_.home));
+    policy.forbid_patterns_.push_back(normalized);
+    patterns.push_back(pattern);
+  }
+  ForbidScope scope;
+  scope.user_roots = user_roots;
+  for (const PathGrant& grant : policy.grants_) scope.visible_roots.push_back(grant.path.path);
+  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> hidden, ExpandForbidden(patterns, host_.home, scope));
+  for (MaskedPath& mask : hidden) {
+    bool duplicate = std::any_of(policy.masks_.begin(), policy.masks_.end(),
+                                 [&](const MaskedPath& m) { return IsWithin(mask.path, m.path); });
+    if (!duplicate) policy.masks_.push_back(std::move(mask));
+  }
+  std::sort(policy.masks_.begin(), policy.masks_.end(),
+            [](const MaskedPath& a, const MaskedPath& b) { return a.path < b.path; });
 
   policy.protected_ = DiscoverProtected(policy.WritableRoots());
 
@@ -198,6 +267,9 @@ Result<Policy> PolicyBuilder::Build() const {
   // The canonical form: what was asked for, in a fixed order.
   nlohmann::json canonical;
   canonical["version"] = 1;
+  canonical["mode"] = ModeName(mode_);
+  canonical["home"] = HomeModeName(home_mode_);
+  canonical["forbid_read"] = policy.forbid_patterns_;
   canonical["workspace"] = policy.workspace_ ? nlohmann::json(policy.workspace_->path) : nlohmann::json(nullptr);
   nlohmann::json grants = nlohmann::json::array();
   for (const PathGrant& grant : policy.grants_) {

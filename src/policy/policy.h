@@ -21,6 +21,7 @@
 
 #include "base/result.h"
 #include "policy/access.h"
+#include "policy/mode.h"
 #include "policy/path.h"
 #include "policy/protected.h"
 #include "policy/roots.h"
@@ -33,7 +34,14 @@ enum class NetworkMode {
 };
 std::string_view NetworkModeName(NetworkMode mode);
 
-enum class GrantOrigin { kSystem, kWorkspace, kFlag };
+enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome };
+
+// What $HOME shows inside the sandbox.
+enum class HomeMode {
+  kIsolated,  // an empty tmpfs (the default)
+  kReal,      // the real home, read-only, with credentials (~/.ssh, ~/.aws, ...) hidden
+};
+std::string_view HomeModeName(HomeMode mode);
 std::string_view GrantOriginName(GrantOrigin origin);
 
 struct PathGrant {
@@ -50,11 +58,20 @@ enum class Enforcement {
 
 class Policy {
  public:
+  Mode mode() const { return mode_; }
+  // danger-full-access: the command runs with no sandbox at all.
+  bool unconfined() const { return mode_ == Mode::kDangerFullAccess; }
+  HomeMode home_mode() const { return home_mode_; }
   const std::optional<PinnedPath>& workspace() const { return workspace_; }
   // Sorted by path, parents before children. Includes system trees.
   const std::vector<PathGrant>& grants() const { return grants_; }
   const std::vector<SystemSymlink>& symlinks() const { return symlinks_; }
+  // Hidden paths: /etc secrets, forbid_read matches, credentials in a real home.
   const std::vector<MaskedPath>& masks() const { return masks_; }
+  // The forbid_read patterns, normalized (for the in-process fence).
+  const std::vector<std::string>& forbid_patterns() const { return forbid_patterns_; }
+  // Human notes on how the request was narrowed (e.g. by read-only mode).
+  const std::vector<std::string>& notes() const { return notes_; }
   const ProtectedSet& protected_paths() const { return protected_; }
   NetworkMode network() const { return network_; }
   // Variable names passed through besides the built-in allowlist.
@@ -83,6 +100,10 @@ class Policy {
   Policy() = default;
 
   HostContext host_;
+  Mode mode_ = Mode::kWorkspaceWrite;
+  HomeMode home_mode_ = HomeMode::kIsolated;
+  std::vector<std::string> forbid_patterns_;
+  std::vector<std::string> notes_;
   std::optional<PinnedPath> workspace_;
   std::vector<PathGrant> grants_;
   std::vector<SystemSymlink> symlinks_;
@@ -120,6 +141,13 @@ class PolicyBuilder {
   PolicyBuilder& BestEffort(bool best_effort);
   // Leave out the default system trees (for tests and custom roots).
   PolicyBuilder& WithoutSystemRoots();
+  // The sandbox mode; read-only makes every grant read-only.
+  PolicyBuilder& SetMode(Mode mode);
+  // Required for danger-full-access: the command will run unconfined.
+  PolicyBuilder& AcknowledgeDangerFullAccess();
+  // Hides paths matching `pattern` even inside granted trees (see forbid.h).
+  PolicyBuilder& ForbidRead(std::string pattern);
+  PolicyBuilder& Home(HomeMode mode);
 
   Result<Policy> Build() const;
 
@@ -140,6 +168,10 @@ class PolicyBuilder {
   std::optional<std::string> pin_sha256_;
   bool best_effort_ = false;
   bool system_roots_ = true;
+  Mode mode_ = Mode::kWorkspaceWrite;
+  bool danger_acknowledged_ = false;
+  std::vector<std::string> forbid_read_;
+  HomeMode home_mode_ = HomeMode::kIsolated;
 };
 
 }  // namespace corral

@@ -1,0 +1,56 @@
+// PolicySpec: the one schema every vocabulary fills in.
+//
+// CLI flags, the TOML [sandbox] table, profiles, presets and MCP arguments all
+// produce a PolicySpec; BuildPolicy turns it into the immutable Policy. Each
+// field documents its default, the flag and the config key that set it. A
+// field added here is added to docs/config.md and to every front end.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "policy/mode.h"
+#include "policy/policy.h"
+
+namespace corral {
+
+struct PolicySpec {
+  // --mode / sandbox.mode. Default workspace-write.
+  Mode mode = Mode::kWorkspaceWrite;
+  // --i-understand-danger-full-access / sandbox.i_understand_danger_full_access.
+  // Default false. Required for danger-full-access.
+  bool acknowledge_danger = false;
+  // --workspace / sandbox.workspace_root. Default: the working directory.
+  std::optional<std::string> workspace;
+  // --no-workspace. Default false.
+  bool no_workspace = false;
+  // --allow-read / --allow-write / --allow-exec, sandbox.allow_read /
+  // allow_write / allow_exec. Default empty.
+  std::vector<std::string> allow_read;
+  std::vector<std::string> allow_write;
+  std::vector<std::string> allow_exec;
+  // --forbid-read / sandbox.forbid_read. Default empty. Paths or globs hidden
+  // even inside granted trees (see policy/forbid.h).
+  std::vector<std::string> forbid_read;
+  // --allow-env / sandbox.allow_env. Default empty (the built-in allowlist
+  // still applies).
+  std::vector<std::string> allow_env;
+  // --network / sandbox.network. Default none.
+  NetworkMode network = NetworkMode::kNone;
+  // --timeout / sandbox.timeout (seconds). Default: no limit.
+  std::optional<std::chrono::seconds> timeout;
+  // --pin-sha256. Default: not pinned. (Not a config key: it names one program.)
+  std::optional<std::string> pin_sha256;
+  // --best-effort / sandbox.best_effort. Default false.
+  bool best_effort = false;
+  // --home / sandbox.home. Default isolated.
+  HomeMode home = HomeMode::kIsolated;
+};
+
+// Builds the Policy for `spec`, as seen from `host`.
+Result<Policy> BuildPolicy(const HostContext& host, const PolicySpec& spec);
+
+}  // namespace corral
