@@ -49,6 +49,13 @@ class Error {
 
   ErrorKind kind() const { return kind_; }
   const std::string& message() const { return message_; }
+  // A stable, machine-readable label refining the kind (for example
+  // "grant_replayed" or "escalation_not_wider"); empty when the kind says it all.
+  const std::string& code() const { return code_; }
+  Error&& WithCode(std::string code) && {
+    code_ = std::move(code);
+    return std::move(*this);
+  }
   const std::string& syscall() const { return syscall_; }
   int error_number() const { return errno_; }
 
@@ -59,6 +66,7 @@ class Error {
   ErrorKind kind_;
   std::string message_;
   std::string syscall_;
+  std::string code_;
   int errno_ = 0;
 };
 

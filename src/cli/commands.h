@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/policy_flags.h"
+#include "policy/policy.h"
 
 namespace CLI {
 class App;
@@ -17,8 +18,12 @@ namespace corral::cli {
 struct RunCommand {
   PolicyFlags flags;
   std::optional<std::string> audit;
+  std::optional<std::string> policy_file;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
+
+ private:
+  Result<Policy> LoadPolicy() const;
 };
 
 struct ExplainCommand {

@@ -1,6 +1,5 @@
 #include "cli/policy_flags.h"
 
-#include "policy/spec.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -42,6 +41,12 @@ void PolicyFlags::Register(CLI::App& app) {
   app.add_flag("--best-effort", best_effort,
                "DANGEROUS: run even when the host cannot enforce every mechanism; the report and audit "
                "trail say what was dropped");
+}
+
+bool PolicyFlags::Any() const {
+  return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_env.empty() || timeout ||
+         workspace || no_workspace || network != "none" || pin_sha256 || best_effort || mode || acknowledge_danger ||
+         !forbid_read.empty() || home;
 }
 
 Result<Policy> PolicyFlags::Build(const HostContext& host) const {

@@ -32,6 +32,8 @@ struct PolicyFlags {
   std::optional<std::string> home;
 
   void Register(CLI::App& app);
+  // True when any policy flag was given.
+  bool Any() const;
   Result<Policy> Build(const HostContext& host) const;
 };
 

@@ -4,12 +4,31 @@
 #include "cli/commands.h"
 #include "exec/exit_codes.h"
 #include "exec/run.h"
+#include "policy/compiled.h"
+
+#include <fstream>
+#include <iterator>
 
 namespace corral::cli {
 
 void RunCommand::Register(CLI::App& app) {
   flags.Register(app);
   app.add_option("--audit", audit, "append the audit trail to FILE instead of stderr")->type_name("FILE");
+  app.add_option("--policy-file", policy_file,
+                 "enforce the compiled policy in FILE (as `corral wrap` writes it) instead of grant flags")
+      ->type_name("FILE");
+}
+
+Result<Policy> RunCommand::LoadPolicy() const {
+  if (policy_file) {
+    if (flags.Any()) return Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags");
+    std::ifstream in(*policy_file);
+    if (!in) return Error(ErrorKind::kUsage, "--policy-file " + *policy_file + ": cannot read it");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return LoadCompiledPolicy(text);
+  }
+  CORRAL_ASSIGN_OR_RETURN(HostContext host, CaptureHostContext());
+  return flags.Build(host);
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
@@ -22,8 +41,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     }
     trail = std::move(file).value();
   }
-  Result<HostContext> host = CaptureHostContext();
-  Result<Policy> policy = host.ok() ? flags.Build(*host) : Result<Policy>(host.error());
+  Result<Policy> policy = LoadPolicy();
   if (!policy.ok()) {
     trail.Record(AuditEvent("failed")
                      .Set("source", "corral")

@@ -58,92 +58,100 @@ const PathGrant* Policy::GrantFor(std::string_view path) const {
   return best;
 }
 
-PolicyBuilder::PolicyBuilder(HostContext host) : host_(std::move(host)) {}
+PolicyBuilder::PolicyBuilder(HostContext host, PolicySpec spec) : host_(std::move(host)), spec_(std::move(spec)) {}
 
 PolicyBuilder& PolicyBuilder::AllowRead(std::string path) {
-  requested_.push_back({std::move(path), Access::kRead, "--allow-read"});
+  spec_.allow_read.push_back(std::move(path));
   return *this;
 }
 PolicyBuilder& PolicyBuilder::AllowWrite(std::string path) {
-  requested_.push_back({std::move(path), Access::kRead | Access::kWrite, "--allow-write"});
+  spec_.allow_write.push_back(std::move(path));
   return *this;
 }
 PolicyBuilder& PolicyBuilder::AllowExec(std::string path) {
-  requested_.push_back({std::move(path), Access::kRead | Access::kExec, "--allow-exec"});
+  spec_.allow_exec.push_back(std::move(path));
   return *this;
 }
 PolicyBuilder& PolicyBuilder::AllowEnv(std::string name) {
-  env_allow_.push_back(std::move(name));
+  spec_.allow_env.push_back(std::move(name));
   return *this;
 }
 PolicyBuilder& PolicyBuilder::Timeout(std::chrono::seconds timeout) {
-  timeout_ = timeout;
+  spec_.timeout = timeout;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::Workspace(std::string dir) {
-  workspace_ = std::move(dir);
-  no_workspace_ = false;
+  spec_.workspace = std::move(dir);
+  spec_.no_workspace = false;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::NoWorkspace() {
-  no_workspace_ = true;
-  workspace_.reset();
+  spec_.no_workspace = true;
+  spec_.workspace.reset();
   return *this;
 }
 PolicyBuilder& PolicyBuilder::Network(NetworkMode mode) {
-  network_ = mode;
+  spec_.network = mode;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::PinSha256(std::string hex) {
-  pin_sha256_ = std::move(hex);
+  spec_.pin_sha256 = std::move(hex);
   return *this;
 }
 PolicyBuilder& PolicyBuilder::BestEffort(bool best_effort) {
-  best_effort_ = best_effort;
+  spec_.best_effort = best_effort;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::WithoutSystemRoots() {
-  system_roots_ = false;
+  spec_.system_roots = false;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::SetMode(Mode mode) {
-  mode_ = mode;
+  spec_.mode = mode;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::AcknowledgeDangerFullAccess() {
-  danger_acknowledged_ = true;
+  spec_.acknowledge_danger = true;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::ForbidRead(std::string pattern) {
-  forbid_read_.push_back(std::move(pattern));
+  spec_.forbid_read.push_back(std::move(pattern));
   return *this;
 }
 PolicyBuilder& PolicyBuilder::Home(HomeMode mode) {
-  home_mode_ = mode;
+  spec_.home = mode;
   return *this;
+}
+
+Result<Policy> BuildPolicy(const HostContext& host, const PolicySpec& spec) {
+  return PolicyBuilder(host, spec).Build();
 }
 
 Result<Policy> PolicyBuilder::Build() const {
   Policy policy;
   policy.host_ = host_;
-  policy.network_ = network_;
-  policy.enforcement_ = best_effort_ ? Enforcement::kBestEffort : Enforcement::kRequired;
-  policy.mode_ = mode_;
-  policy.home_mode_ = home_mode_;
-  if (mode_ == Mode::kDangerFullAccess && !danger_acknowledged_) {
+  policy.spec_ = spec_;
+  policy.network_ = spec_.network;
+  policy.enforcement_ = spec_.best_effort ? Enforcement::kBestEffort : Enforcement::kRequired;
+  policy.mode_ = spec_.mode;
+  policy.home_mode_ = spec_.home;
+  if (spec_.mode == Mode::kDangerFullAccess && !spec_.acknowledge_danger) {
     return Error(ErrorKind::kPolicy,
                  "danger-full-access runs the command with no sandbox at all: no namespaces, no Landlock, no "
                  "seccomp, the real environment. Pass --i-understand-danger-full-access (or set "
                  "sandbox.i_understand_danger_full_access = true) to accept that");
   }
-  const bool read_only = mode_ == Mode::kReadOnly;
+  const bool read_only = spec_.mode == Mode::kReadOnly;
+  if (spec_.workspace && spec_.no_workspace) {
+    return Error(ErrorKind::kUsage, "--workspace and --no-workspace cannot be combined");
+  }
   // read-only mode is a ceiling: no grant keeps write access.
   auto narrow = [read_only](Access access) { return read_only ? access & (Access::kRead | Access::kExec) : access; };
 
   // The workspace: explicit, derived from the working directory, or none.
-  if (!no_workspace_) {
-    WorkspaceSource source = workspace_ ? WorkspaceSource::kExplicit : WorkspaceSource::kDerived;
-    Result<PinnedPath> pinned = workspace_ ? PinPath(*workspace_, "--workspace")
+  if (!spec_.no_workspace) {
+    WorkspaceSource source = spec_.workspace ? WorkspaceSource::kExplicit : WorkspaceSource::kDerived;
+    Result<PinnedPath> pinned = spec_.workspace ? PinPath(*spec_.workspace, "--workspace")
                                            : PinDerivedPath(host_.cwd, "the working directory");
     if (!pinned.ok()) return std::move(pinned).error();
     if (!pinned->is_dir()) {
@@ -162,7 +170,7 @@ Result<Policy> PolicyBuilder::Build() const {
       if (origin != GrantOrigin::kSystem) it->second.origin = origin;
     }
   };
-  if (system_roots_) {
+  if (spec_.system_roots) {
     SystemRoots roots = DiscoverSystemRoots();
     for (const SystemTree& tree : roots.trees) add(tree.path, tree.access, GrantOrigin::kSystem);
     policy.symlinks_ = std::move(roots.symlinks);
@@ -173,20 +181,32 @@ Result<Policy> PolicyBuilder::Build() const {
     user_roots.push_back(policy.workspace_->path);
   }
   std::vector<std::string> flag_paths;
-  for (const Requested& request : requested_) {
-    CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(request.path, request.flag));
-    if (pinned.path == "/") {
-      return Error(ErrorKind::kUsage, request.flag + " /: granting the whole filesystem defeats the sandbox; "
-                                                     "grant the trees the command needs");
+  struct Requested {
+    const std::vector<std::string>& paths;
+    Access access;
+    std::string flag;
+  };
+  const Requested requested[] = {
+      {spec_.allow_read, Access::kRead, "--allow-read"},
+      {spec_.allow_write, Access::kRead | Access::kWrite, "--allow-write"},
+      {spec_.allow_exec, Access::kRead | Access::kExec, "--allow-exec"},
+  };
+  for (const Requested& request : requested) {
+    for (const std::string& path : request.paths) {
+      CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(path, request.flag));
+      if (pinned.path == "/") {
+        return Error(ErrorKind::kUsage, request.flag + " /: granting the whole filesystem defeats the sandbox; "
+                                                       "grant the trees the command needs");
+      }
+      if (read_only && Has(request.access, Access::kWrite)) {
+        policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
+      }
+      flag_paths.push_back(pinned.path);
+      user_roots.push_back(pinned.path);
+      add(pinned, narrow(request.access), GrantOrigin::kFlag);
     }
-    if (read_only && Has(request.access, Access::kWrite)) {
-      policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
-    }
-    flag_paths.push_back(pinned.path);
-    user_roots.push_back(pinned.path);
-    add(pinned, narrow(request.access), GrantOrigin::kFlag);
   }
-  if (home_mode_ == HomeMode::kReal) {
+  if (spec_.home == HomeMode::kReal) {
     Result<PinnedPath> home = PinDerivedPath(host_.home, "the real home");
     if (!home.ok()) return std::move(home).error();
     add(*home, Access::kRead, GrantOrigin::kHome);
@@ -209,7 +229,7 @@ Result<Policy> PolicyBuilder::Build() const {
   }
 
   // Mask /etc secrets, unless the user explicitly granted one of them.
-  if (system_roots_) {
+  if (spec_.system_roots) {
     for (MaskedPath& mask : DiscoverEtcSecrets()) {
       bool granted = std::any_of(flag_paths.begin(), flag_paths.end(),
                                  [&](const std::string& p) { return IsWithin(p, mask.path); });
@@ -218,10 +238,10 @@ Result<Policy> PolicyBuilder::Build() const {
   }
   // forbid_read, plus corral's own state and (with a real home) credentials.
   std::vector<std::string> patterns = {"~/.local/state/corral", "~/.config/corral"};
-  if (home_mode_ == HomeMode::kReal) {
+  if (spec_.home == HomeMode::kReal) {
     patterns.insert(patterns.end(), HomeCredentialPatterns().begin(), HomeCredentialPatterns().end());
   }
-  for (const std::string& pattern : forbid_read_) {
+  for (const std::string& pattern : spec_.forbid_read) {
     CORRAL_ASSIGN_OR_RETURN(std::string normalized, NormalizeForbidPattern(pattern, host_.home));
     policy.forbid_patterns_.push_back(normalized);
     patterns.push_back(pattern);
@@ -240,7 +260,7 @@ Result<Policy> PolicyBuilder::Build() const {
 
   policy.protected_ = DiscoverProtected(policy.WritableRoots());
 
-  for (const std::string& name : env_allow_) {
+  for (const std::string& name : spec_.allow_env) {
     if (!IsValidEnvName(name)) {
       return Error(ErrorKind::kUsage, "--allow-env " + name + ": not a valid environment variable name");
     }
@@ -252,23 +272,23 @@ Result<Policy> PolicyBuilder::Build() const {
   }
   std::sort(policy.env_allow_.begin(), policy.env_allow_.end());
 
-  if (timeout_) {
-    if (timeout_->count() <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
-    policy.timeout_ = timeout_;
+  if (spec_.timeout) {
+    if (spec_.timeout->count() <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
+    policy.timeout_ = spec_.timeout;
   }
-  if (pin_sha256_) {
-    if (!IsSha256Hex(*pin_sha256_)) {
-      return Error(ErrorKind::kUsage, "--pin-sha256 " + *pin_sha256_ +
+  if (spec_.pin_sha256) {
+    if (!IsSha256Hex(*spec_.pin_sha256)) {
+      return Error(ErrorKind::kUsage, "--pin-sha256 " + *spec_.pin_sha256 +
                                           ": expected 64 lower-case hex digits, as `corral hash PATH` prints");
     }
-    policy.pin_sha256_ = pin_sha256_;
+    policy.pin_sha256_ = spec_.pin_sha256;
   }
 
   // The canonical form: what was asked for, in a fixed order.
   nlohmann::json canonical;
   canonical["version"] = 1;
-  canonical["mode"] = ModeName(mode_);
-  canonical["home"] = HomeModeName(home_mode_);
+  canonical["mode"] = ModeName(spec_.mode);
+  canonical["home"] = HomeModeName(spec_.home);
   canonical["forbid_read"] = policy.forbid_patterns_;
   canonical["workspace"] = policy.workspace_ ? nlohmann::json(policy.workspace_->path) : nlohmann::json(nullptr);
   nlohmann::json grants = nlohmann::json::array();
@@ -281,7 +301,7 @@ Result<Policy> PolicyBuilder::Build() const {
   canonical["env"] = policy.env_allow_;
   canonical["timeout"] = policy.timeout_ ? nlohmann::json(policy.timeout_->count()) : nlohmann::json(nullptr);
   canonical["pin_sha256"] = policy.pin_sha256_ ? nlohmann::json(*policy.pin_sha256_) : nlohmann::json(nullptr);
-  canonical["enforcement"] = best_effort_ ? "best-effort" : "required";
+  canonical["enforcement"] = spec_.best_effort ? "best-effort" : "required";
   canonical["protected_names"] = ProtectedNames();
   policy.canonical_json_ = canonical.dump();
   policy.fingerprint_ = Sha256Hex(policy.canonical_json_);

@@ -25,23 +25,12 @@
 #include "policy/path.h"
 #include "policy/protected.h"
 #include "policy/roots.h"
+#include "policy/spec.h"
 
 namespace corral {
 
-enum class NetworkMode {
-  kNone,  // an empty network namespace with only lo, and no INET sockets
-  kAll,   // the host's network namespace
-};
-std::string_view NetworkModeName(NetworkMode mode);
-
 enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome };
 
-// What $HOME shows inside the sandbox.
-enum class HomeMode {
-  kIsolated,  // an empty tmpfs (the default)
-  kReal,      // the real home, read-only, with credentials (~/.ssh, ~/.aws, ...) hidden
-};
-std::string_view HomeModeName(HomeMode mode);
 std::string_view GrantOriginName(GrantOrigin origin);
 
 struct PathGrant {
@@ -58,6 +47,8 @@ enum class Enforcement {
 
 class Policy {
  public:
+  // The spec this policy was built from.
+  const PolicySpec& spec() const { return spec_; }
   Mode mode() const { return mode_; }
   // danger-full-access: the command runs with no sandbox at all.
   bool unconfined() const { return mode_ == Mode::kDangerFullAccess; }
@@ -99,6 +90,7 @@ class Policy {
   friend class PolicyBuilder;
   Policy() = default;
 
+  PolicySpec spec_;
   HostContext host_;
   Mode mode_ = Mode::kWorkspaceWrite;
   HomeMode home_mode_ = HomeMode::kIsolated;
@@ -121,9 +113,10 @@ class Policy {
 // The built-in environment allowlist.
 const std::vector<std::string>& DefaultEnvAllowlist();
 
+// Builds a Policy from a PolicySpec; the methods set one field each.
 class PolicyBuilder {
  public:
-  explicit PolicyBuilder(HostContext host);
+  explicit PolicyBuilder(HostContext host, PolicySpec spec = {});
 
   // Path grants. Repeatable; errors surface from Build().
   PolicyBuilder& AllowRead(std::string path);
@@ -149,29 +142,15 @@ class PolicyBuilder {
   PolicyBuilder& ForbidRead(std::string pattern);
   PolicyBuilder& Home(HomeMode mode);
 
+  const PolicySpec& spec() const { return spec_; }
   Result<Policy> Build() const;
 
  private:
-  struct Requested {
-    std::string path;
-    Access access;
-    std::string flag;
-  };
-
   HostContext host_;
-  std::vector<Requested> requested_;
-  std::vector<std::string> env_allow_;
-  std::optional<std::chrono::seconds> timeout_;
-  std::optional<std::string> workspace_;
-  bool no_workspace_ = false;
-  NetworkMode network_ = NetworkMode::kNone;
-  std::optional<std::string> pin_sha256_;
-  bool best_effort_ = false;
-  bool system_roots_ = true;
-  Mode mode_ = Mode::kWorkspaceWrite;
-  bool danger_acknowledged_ = false;
-  std::vector<std::string> forbid_read_;
-  HomeMode home_mode_ = HomeMode::kIsolated;
+  PolicySpec spec_;
 };
+
+// Builds the Policy for `spec`, as seen from `host`.
+Result<Policy> BuildPolicy(const HostContext& host, const PolicySpec& spec);
 
 }  // namespace corral

@@ -7,15 +7,27 @@
 #pragma once
 
 #include <chrono>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "base/result.h"
 #include "policy/mode.h"
-#include "policy/policy.h"
 
 namespace corral {
+
+enum class NetworkMode {
+  kNone,  // an empty network namespace with only lo, and no INET sockets
+  kAll,   // the host's network namespace
+};
+std::string_view NetworkModeName(NetworkMode mode);
+
+// What $HOME shows inside the sandbox.
+enum class HomeMode {
+  kIsolated,  // an empty tmpfs (the default)
+  kReal,      // the real home, read-only, with credentials (~/.ssh, ~/.aws, ...) hidden
+};
+std::string_view HomeModeName(HomeMode mode);
 
 struct PolicySpec {
   // --mode / sandbox.mode. Default workspace-write.
@@ -48,9 +60,10 @@ struct PolicySpec {
   bool best_effort = false;
   // --home / sandbox.home. Default isolated.
   HomeMode home = HomeMode::kIsolated;
-};
+  // Not a user setting: leaves out the system trees (tests, custom roots).
+  bool system_roots = true;
 
-// Builds the Policy for `spec`, as seen from `host`.
-Result<Policy> BuildPolicy(const HostContext& host, const PolicySpec& spec);
+  bool operator==(const PolicySpec&) const = default;
+};
 
 }  // namespace corral

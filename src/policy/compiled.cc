@@ -1,0 +1,109 @@
+#include "policy/compiled.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "base/unique_fd.h"
+#include "policy/spec_json.h"
+
+namespace corral {
+namespace {
+
+constexpr const char* kFormat = "corral-compiled-policy/1";
+
+Error Refused(const std::string& why) {
+  return Error(ErrorKind::kPolicy, "compiled policy: " + why + "; the command was not run");
+}
+
+}  // namespace
+
+std::string SerializeCompiledPolicy(const Policy& policy) {
+  nlohmann::json out;
+  out["format"] = kFormat;
+  out["fingerprint"] = policy.fingerprint();
+  const HostContext& host = policy.host();
+  out["host"] = {{"cwd", host.cwd}, {"home", host.home}, {"uid", host.uid}, {"gid", host.gid}};
+  out["spec"] = SpecToJson(policy.spec());
+  nlohmann::json pins = nlohmann::json::array();
+  for (const PathGrant& grant : policy.grants()) {
+    pins.push_back({{"path", grant.path.path},
+                    {"dev", static_cast<uint64_t>(grant.path.id.dev)},
+                    {"ino", static_cast<uint64_t>(grant.path.id.ino)}});
+  }
+  out["pins"] = std::move(pins);
+  return out.dump(2) + "\n";
+}
+
+Result<Policy> LoadCompiledPolicy(const std::string& text) {
+  nlohmann::json in = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (in.is_discarded() || !in.is_object()) return Refused("not valid JSON");
+  if (in.value("format", "") != kFormat) return Refused("unknown format (expected " + std::string(kFormat) + ")");
+  const nlohmann::json& host_json = in["host"];
+  if (!host_json.is_object() || !host_json["cwd"].is_string() || !host_json["home"].is_string() ||
+      !host_json["uid"].is_number_unsigned() || !host_json["gid"].is_number_unsigned()) {
+    return Refused("missing or malformed host context");
+  }
+  HostContext host;
+  host.cwd = host_json["cwd"].get<std::string>();
+  host.home = host_json["home"].get<std::string>();
+  host.uid = host_json["uid"].get<uid_t>();
+  host.gid = host_json["gid"].get<gid_t>();
+  if (host.uid != ::getuid() || host.gid != ::getgid()) {
+    return Refused("it was compiled for uid " + std::to_string(host.uid) + " gid " + std::to_string(host.gid) +
+                   ", not for this user");
+  }
+  CORRAL_ASSIGN_OR_RETURN(PolicySpec spec, SpecFromJson(in["spec"]));
+  CORRAL_ASSIGN_OR_RETURN(Policy policy, BuildPolicy(host, spec));
+  if (policy.fingerprint() != in.value("fingerprint", "")) {
+    return Refused("the policy it describes no longer builds to the same fingerprint");
+  }
+  const nlohmann::json& pins = in["pins"];
+  if (!pins.is_array() || pins.size() != policy.grants().size()) return Refused("the grants changed");
+  for (const auto& pin : pins) {
+    if (!pin.is_object() || !pin["path"].is_string() || !pin["dev"].is_number_unsigned() ||
+        !pin["ino"].is_number_unsigned()) {
+      return Refused("malformed pin");
+    }
+    const PathGrant* grant = policy.GrantFor(pin["path"].get<std::string>());
+    FileIdentity id{static_cast<dev_t>(pin["dev"].get<uint64_t>()), static_cast<ino_t>(pin["ino"].get<uint64_t>())};
+    if (grant == nullptr || grant->path.path != pin["path"].get<std::string>() || grant->path.id != id) {
+      return Refused(pin["path"].get<std::string>() + " is no longer the file it was when the policy was compiled");
+    }
+  }
+  return policy;
+}
+
+Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string& dir) {
+  std::string target = dir;
+  if (target.empty()) {
+    const char* runtime = ::getenv("XDG_RUNTIME_DIR");
+    target = runtime != nullptr && runtime[0] == '/' ? std::string(runtime) + "/corral/policies"
+                                                     : "/tmp/corral-" + std::to_string(::getuid()) + "/policies";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(target, ec);
+  struct stat st;
+  if (ec || ::lstat(target.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) {
+    return Error(ErrorKind::kIo, "cannot use " + target + " for compiled policies (it must be a directory you own)");
+  }
+  ::chmod(target.c_str(), 0700);
+  std::string path = target + "/" + policy.fingerprint() + ".json";
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + tmp, "open", errno);
+  std::string text = SerializeCompiledPolicy(policy);
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return Error::FromErrno(ErrorKind::kIo, "cannot write " + path, "write", errno);
+  }
+  return path;
+}
+
+}  // namespace corral
