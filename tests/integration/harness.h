@@ -1,0 +1,203 @@
+// The real-kernel test harness: runs the built `corral` binary and the escape
+// probes, and gives the tests what they need to judge a run from OUTSIDE the
+// sandbox (temporary trees, listeners, decoy processes, /proc scans).
+//
+// corral is found through $CORRAL_BIN (else the build tree's binary), the
+// probes through $CORRAL_PROBES (else the build tree's escape directory).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace corral_it {
+
+using namespace std::chrono_literals;
+
+// The probes' verdicts (tests/escape/probes/probe.h).
+inline constexpr int kProbeBlocked = 10;
+inline constexpr int kProbeEscaped = 20;
+
+// Canonical absolute paths (symlinks resolved) of corral and the probes.
+const std::string& CorralBin();
+const std::string& ProbesDir();
+std::string ProbePath(const std::string& name);
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "corral-it");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& relative) const { return path_ + "/" + relative; }
+  // Writes `relative` (creating parent directories).
+  void Write(const std::string& relative, const std::string& content, mode_t mode = 0644) const;
+  void Mkdir(const std::string& relative) const;
+  // Every path below the directory, relative, directories with a trailing '/'.
+  std::set<std::string> Listing() const;
+
+ private:
+  std::string path_;
+};
+
+// A file's bytes, or nullopt when it cannot be read.
+std::optional<std::string> ReadFile(const std::string& path);
+void WriteFile(const std::string& path, const std::string& content, mode_t mode = 0644);
+bool Exists(const std::string& path);  // lstat: a dangling symlink exists
+std::string RandomToken(const std::string& prefix);
+
+struct SpawnOptions {
+  std::string cwd;                          // default: the caller's
+  std::map<std::string, std::string> env;   // added to (or overriding) the caller's environment
+  std::vector<std::string> unset_env;
+  int stdin_fd = -1;                        // default: /dev/null
+  std::chrono::milliseconds timeout = 60s;  // then SIGKILL, and timed_out
+};
+
+struct Outcome {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  bool timed_out = false;
+  std::string out, err;
+  std::chrono::milliseconds elapsed{0};
+  // For assertion messages.
+  std::string Describe() const;
+};
+
+// A child process with stdout and stderr captured (in memory files, so
+// nothing blocks on a full pipe).
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const SpawnOptions& options);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Waits for the exit (SIGKILL at the timeout). Idempotent.
+  const Outcome& Wait();
+  std::string OutputSoFar() const;
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1, err_fd_ = -1;
+  bool waited_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::milliseconds timeout_;
+  Outcome outcome_;
+};
+
+Outcome Execute(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// Options that add `env` to the caller's environment.
+SpawnOptions WithEnv(std::map<std::string, std::string> env);
+
+// Polls `done` every 10 ms until it holds or `limit` passes.
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit);
+
+// Pids of live processes (not zombies) whose command line contains `needle`.
+std::vector<pid_t> ProcessesMatching(const std::string& needle);
+// One field of /proc/PID/status ("CapEff", "NoNewPrivs", ...), trimmed.
+std::optional<std::string> StatusField(pid_t pid, const std::string& field);
+
+// Listeners in the test process (the host side).
+class Listener {
+ public:
+  static Listener Tcp();                               // 127.0.0.1, an ephemeral port
+  static Listener Udp();                               // 127.0.0.1, an ephemeral port
+  static Listener UnixPath(const std::string& path);   // a pathname socket
+  static Listener UnixAbstract(const std::string& name);
+  Listener(Listener&& other) noexcept;
+  ~Listener();
+
+  int port() const { return port_; }
+  // True when a connection is waiting (stream) or a datagram arrived.
+  bool GotSomething() const;
+
+ private:
+  // A loopback socket of `type` on an ephemeral port; listening when a stream.
+  static Listener Inet(int type);
+  Listener(int fd, int port, bool stream) : fd_(fd), port_(port), stream_(stream) {}
+  int fd_ = -1;
+  int port_ = 0;
+  bool stream_ = true;
+};
+
+// A host process the sandbox must not reach. It records every signal it
+// receives (SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT) in a pipe.
+class Decoy {
+ public:
+  // A forked child that waits for signals.
+  static Decoy Catcher();
+  // `sleep` with exactly `env` as its environment.
+  static Decoy Sleeper(const std::vector<std::string>& env);
+  Decoy(Decoy&& other) noexcept;
+  ~Decoy();
+
+  pid_t pid() const { return pid_; }
+  bool Alive();
+  // Signal numbers the catcher has seen.
+  std::vector<int> SignalsReceived() const;
+
+ private:
+  Decoy(pid_t pid, int signals_fd) : pid_(pid), signals_fd_(signals_fd) {}
+  pid_t pid_ = -1;
+  int signals_fd_ = -1;
+  bool reaped_ = false;
+};
+
+// The audit trail, one JSON object per line.
+std::vector<nlohmann::json> ReadAudit(const std::string& path);
+
+// A fixture with a workspace and a directory outside it, and helpers to run
+// corral with the workspace as its working directory. Every run writes its
+// audit trail to a fresh file outside the workspace (audit_path()).
+class SandboxTest : public ::testing::Test {
+ protected:
+  SandboxTest();
+
+  // `corral ARGS...` from the workspace.
+  Outcome Corral(const std::vector<std::string>& args, SpawnOptions options = {});
+  // `corral run --audit FILE GRANTS... -- COMMAND...`.
+  Outcome RunIn(const std::vector<std::string>& grants, const std::vector<std::string>& command,
+                SpawnOptions options = {});
+  // Runs probe NAME with ARGS under the default policy plus `grants` and an
+  // exec grant on the probes directory.
+  Outcome Probe(const std::string& name, const std::vector<std::string>& args,
+                const std::vector<std::string>& grants = {}, SpawnOptions options = {});
+  // The argv RunIn would use, for a Process the test drives itself.
+  std::vector<std::string> RunArgv(const std::vector<std::string>& grants, const std::vector<std::string>& command);
+  std::vector<std::string> ProbeArgv(const std::string& name, const std::vector<std::string>& args,
+                                     const std::vector<std::string>& grants = {});
+  SpawnOptions Defaults(SpawnOptions options) const;
+
+  const std::string& audit_path() const { return audit_path_; }
+  std::vector<nlohmann::json> Audit() const { return ReadAudit(audit_path_); }
+
+  TempDir workspace_{"corral-ws"};
+  TempDir outside_{"corral-outside"};
+  TempDir state_{"corral-state"};  // $XDG_STATE_HOME: the quarantine lands here
+
+ private:
+  std::string NextAuditPath();
+  std::string audit_path_;
+  int runs_ = 0;
+};
+
+// Asserts a probe ran and reported that every attempt was blocked.
+#define EXPECT_PROBE_BLOCKED(outcome) \
+  EXPECT_EQ((outcome).exit_code, ::corral_it::kProbeBlocked) << (outcome).Describe()
+
+}  // namespace corral_it

@@ -1,0 +1,123 @@
+// Reading secrets: every denial is judged by the secret's bytes being absent
+// from everything the run printed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class ReadEscape : public SandboxTest {
+ protected:
+  ReadEscape() { outside_.Write("secret.txt", secret_ + "\n"); }
+
+  void ExpectSecretAbsent(const Outcome& outcome, const std::string& secret) {
+    EXPECT_EQ(outcome.out.find(secret), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(outcome.err.find(secret), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(ReadFile(audit_path()).value_or("").find(secret), std::string::npos);
+  }
+
+  const std::string secret_ = RandomToken("SECRET");
+  const std::string secret_path_ = outside_ / "secret.txt";
+};
+
+TEST_F(ReadEscape, GrantedWorkspaceFileIsReadable) {
+  // Control: the probe does read what the policy grants.
+  std::string token = RandomToken("VISIBLE");
+  workspace_.Write("visible.txt", token);
+  Outcome outcome = Probe("read_file", {workspace_ / "visible.txt"});
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();
+  EXPECT_NE(outcome.out.find(token), std::string::npos) << outcome.Describe();
+}
+
+TEST_F(ReadEscape, SecretOutsideTheWorkspaceIsNotReadable) {
+  Outcome outcome = Probe("read_file", {secret_path_});
+  EXPECT_PROBE_BLOCKED(outcome);
+  ExpectSecretAbsent(outcome, secret_);
+}
+
+TEST_F(ReadEscape, SymlinkInTheWorkspaceToASecretIsNotFollowedOut) {
+  ASSERT_EQ(::symlink(secret_path_.c_str(), (workspace_ / "link").c_str()), 0);
+  Outcome outcome = Probe("read_file", {"link", workspace_ / "link"});
+  EXPECT_PROBE_BLOCKED(outcome);
+  ExpectSecretAbsent(outcome, secret_);
+}
+
+TEST_F(ReadEscape, HardlinkToAnOutsideFileCannotBeCreated) {
+  Outcome outcome = Probe("hardlink", {secret_path_, workspace_ / "link"});
+  EXPECT_PROBE_BLOCKED(outcome);
+  EXPECT_FALSE(Exists(workspace_ / "link"));
+  struct stat st;
+  ASSERT_EQ(::stat(secret_path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 1u);
+  EXPECT_EQ(ReadFile(secret_path_), secret_ + "\n");
+}
+
+TEST_F(ReadEscape, HardlinkPlacedInTheWorkspaceByTheHostIsTheSameFile) {
+  // Not a protection: documents that a hard link inside a granted tree is the
+  // file itself, so the host must not place links to secrets in a workspace.
+  ASSERT_EQ(::link(secret_path_.c_str(), (workspace_ / "link").c_str()), 0);
+  Outcome outcome = Probe("read_file", {workspace_ / "link"});
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();
+  EXPECT_NE(outcome.out.find(secret_), std::string::npos);
+}
+
+TEST_F(ReadEscape, ProcRootOfAHostProcessIsNotReachable) {
+  Decoy decoy = Decoy::Sleeper({"PATH=/usr/bin:/bin"});
+  Outcome outcome = Probe("proc_root", {std::to_string(decoy.pid()), secret_path_});
+  EXPECT_PROBE_BLOCKED(outcome);
+  ExpectSecretAbsent(outcome, secret_);
+  EXPECT_TRUE(decoy.Alive());
+}
+
+TEST_F(ReadEscape, ProcEnvironOfAHostProcessIsNotReadable) {
+  std::string token = RandomToken("DECOYENV");
+  Decoy decoy = Decoy::Sleeper({"DECOY_SECRET=" + token});
+  Outcome outcome = Probe("proc_environ", {std::to_string(decoy.pid())});
+  EXPECT_PROBE_BLOCKED(outcome);
+  ExpectSecretAbsent(outcome, token);
+}
+
+TEST_F(ReadEscape, SandboxInitDoesNotExposeCorralsEnvironment) {
+  // The sandbox's PID 1 is a fork of corral and still holds corral's whole
+  // environment: the command must not read it through /proc/1.
+  std::string token = RandomToken("INITENV");
+  Outcome outcome = Probe("proc_environ", {"1"}, {}, WithEnv({{"SECRET_TOKEN", token}}));
+  EXPECT_PROBE_BLOCKED(outcome);
+  ExpectSecretAbsent(outcome, token);
+}
+
+TEST_F(ReadEscape, InheritedDirectoryDescriptorsAreClosed) {
+  int dir_fd = ::open(outside_.path().c_str(), O_RDONLY | O_DIRECTORY);  // no O_CLOEXEC on purpose
+  int path_fd = ::open(outside_.path().c_str(), O_PATH | O_DIRECTORY);
+  ASSERT_GE(dir_fd, 0);
+  ASSERT_GE(path_fd, 0);
+  std::vector<std::string> args = {"secret.txt", std::to_string(dir_fd), std::to_string(path_fd)};
+  // Control: outside corral the probe does reach the secret through them.
+  Outcome bare = Execute({ProbePath("inherited_fd"), args[0], args[1], args[2]});
+  EXPECT_NE(bare.out.find(secret_), std::string::npos) << bare.Describe();
+
+  Outcome outcome = Probe("inherited_fd", args);
+  ::close(dir_fd);
+  ::close(path_fd);
+  EXPECT_PROBE_BLOCKED(outcome);
+  ExpectSecretAbsent(outcome, secret_);
+}
+
+TEST_F(ReadEscape, EnvironmentSecretsAreScrubbed) {
+  std::string token = RandomToken("ENVSECRET");
+  SpawnOptions options = WithEnv({{"SECRET_TOKEN", token}, {"AWS_SECRET_ACCESS_KEY", token}});
+  Outcome outcome = RunIn({}, {"env"}, options);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("PATH="), std::string::npos) << outcome.Describe();
+  ExpectSecretAbsent(outcome, token);
+  // Control: --allow-env passes exactly the named variable.
+  Outcome allowed = RunIn({"--allow-env", "SECRET_TOKEN"}, {"env"}, options);
+  EXPECT_NE(allowed.out.find("SECRET_TOKEN=" + token), std::string::npos) << allowed.Describe();
+  EXPECT_EQ(allowed.out.find("AWS_SECRET_ACCESS_KEY"), std::string::npos) << allowed.Describe();
+}
+
+}  // namespace
+}  // namespace corral_it
