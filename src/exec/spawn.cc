@@ -27,11 +27,7 @@
 #include "kernel/seccomp.h"
 #include "exec/env.h"
 
-#include <sys/mman.h>
-#include <time.h>
 namespace corral {
-long* g_prof = nullptr;
-static inline void Mark(int i) { if (g_prof) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); g_prof[i] = t.tv_sec*1000000000L + t.tv_nsec; } }
 namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -165,7 +161,6 @@ int ExecSearch(const ChildContext& ctx) {
 [[noreturn]] void RunChild(ChildContext& ctx) {
   const Plan& plan = *ctx.plan;
   const Mechanisms& m = plan.mechanisms();
-  Mark(2);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
   struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
   if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // the parent is already gone
@@ -182,7 +177,6 @@ int ExecSearch(const ChildContext& ctx) {
     if (int err = WriteIdMapsChild(plan.id_maps()); err != 0) ChildFail(ctx, ChildStage::kUserns, err);
     if (::sethostname("corral", 6) != 0) ChildFail(ctx, ChildStage::kHostname, errno);
   }
-  Mark(3);
   int ruleset = -1;
   if (m.landlock_abi > 0) {
     ruleset = LandlockCreateRulesetChild(plan.landlock());
@@ -193,7 +187,6 @@ int ExecSearch(const ChildContext& ctx) {
                 ? ApplyMountsChild(ctx.ops, ctx.op_count, ruleset, plan.mounts().root_landlock, &report)
                 : AddHostRulesChild(ctx.ops, ctx.op_count, ruleset, &report);
   if (err != 0) ChildFail(ctx, report.stage, report.error, report.index);
-  Mark(4);
 
   if (int e = NewSessionChild(); e != 0) ChildFail(ctx, ChildStage::kSetsid, e);
   if (int e = DisableCoreDumpsChild(); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
@@ -211,7 +204,6 @@ int ExecSearch(const ChildContext& ctx) {
   if (m.seccomp) {
     if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
   }
-  Mark(5);
   if (ctx.probe_only) ::_exit(0);
 
   // Init is a fork of corral: its memory and /proc/1/environ hold corral's
@@ -228,7 +220,7 @@ int ExecSearch(const ChildContext& ctx) {
 
   long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
   if (pid < 0) ChildFail(ctx, ChildStage::kFork, errno);
-  if (pid == 0) { Mark(6); RunCommand(ctx); }
+  if (pid == 0) RunCommand(ctx);
   RunInit(ctx, static_cast<pid_t>(pid));
 }
 
@@ -479,7 +471,6 @@ Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only
   ctx.status_fd = status_write.get();
   ctx.lifeline_fd = lifeline_read.get();
 
-  Mark(1);
   uint64_t flags = SIGCHLD | kabi::kClonePidfd;
   if (plan.mechanisms().namespaces) flags |= SandboxCloneFlags(policy.network() == NetworkMode::kNone);
   int pidfd = -1;
@@ -507,7 +498,6 @@ Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only
     n = ::read(report_read.get(), &child_report, sizeof child_report);
   } while (n < 0 && errno == EINTR);
   if (n == 0) {
-    Mark(7);
     process.status_ = std::move(status_read);
     if (probe_only) {
       process.Reap();
