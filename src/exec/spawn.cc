@@ -14,8 +14,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "kernel/child_report.h"
@@ -224,20 +222,6 @@ int ExecSearch(const ChildContext& ctx) {
   RunInit(ctx, static_cast<pid_t>(pid));
 }
 
-const std::vector<sock_filter>* CachedFilter(bool allow_inet, Error* error) {
-  static std::mutex mutex;
-  static std::map<bool, std::vector<sock_filter>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(allow_inet);
-  if (it != cache.end()) return &it->second;
-  Result<std::vector<sock_filter>> built = BuildSeccompFilter(SeccompOptions{allow_inet});
-  if (!built.ok()) {
-    *error = built.error();
-    return nullptr;
-  }
-  return &cache.emplace(allow_inet, std::move(built).value()).first->second;
-}
-
 Error TranslateReport(const Plan& plan, const ChildReport& report) {
   std::string where = plan.mounts().Describe(report.index);
   std::string stage = ChildStageName(report.stage);
@@ -432,11 +416,9 @@ Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only
   ctx.ops = ops.data();
   ctx.op_count = ops.size();
   if (plan.mechanisms().seccomp) {
-    Error error(ErrorKind::kSeccomp, "");
-    const std::vector<sock_filter>* filter = CachedFilter(policy.network() == NetworkMode::kAll, &error);
-    if (filter == nullptr) return error;
-    ctx.filter.len = static_cast<unsigned short>(filter->size());
-    ctx.filter.filter = const_cast<sock_filter*>(filter->data());
+    std::span<const sock_filter> filter = EmbeddedSeccompFilter(SeccompOptions{policy.network() == NetworkMode::kAll});
+    ctx.filter.len = static_cast<unsigned short>(filter.size());
+    ctx.filter.filter = const_cast<sock_filter*>(filter.data());
   }
   std::vector<char*> argv;
   for (std::string& arg : command.argv) argv.push_back(arg.data());

@@ -17,6 +17,7 @@
 
 #include <linux/filter.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,15 @@ struct SeccompOptions {
   bool allow_inet = false;  // AF_INET and AF_INET6 sockets
 };
 
+// The filters compiled by libseccomp when corral was built (tools/seccomp_gen.cc);
+// what a spawn installs. Equal to BuildSeccompFilter's output, which the unit
+// tests check.
+std::span<const sock_filter> EmbeddedSeccompFilter(const SeccompOptions& options);
+
 // Syscalls denied with EPERM whatever their arguments, by name.
 const std::vector<std::string>& DeniedSyscallNames();
 
-// The compiled filter, ready for SECCOMP_SET_MODE_FILTER.
+// Compiles the filter with libseccomp, ready for SECCOMP_SET_MODE_FILTER.
 Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options);
 
 // Child side: installs `program`. Requires no_new_privs. Returns 0 or an errno.

@@ -1,0 +1,96 @@
+// Side-by-side spawn benchmark: corral against a bare exec and bubblewrap.
+//
+// Runs the three commands interleaved (A B C A B C ...) so drift in the
+// machine's load hits all of them alike, and prints each median wall time
+// and the ratios. Every command's stdio goes to /dev/null.
+//
+//   bench_spawn <corral> <workspace> [runs]
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::vector<std::string> argv;
+  std::vector<double> samples_ms;
+};
+
+double RunOnce(const std::vector<std::string>& args, const std::string& cwd) {
+  std::vector<char*> argv;
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int fd = 0; fd < 3; ++fd) {
+    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  }
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+    std::perror(argv[0]);
+    std::exit(2);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto end = std::chrono::steady_clock::now();
+  posix_spawn_file_actions_destroy(&actions);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "bench: %s failed (status %d)\n", argv[0], status);
+    std::exit(2);
+  }
+  return std::chrono::duration<double, std::milli>(end - start).count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s CORRAL WORKSPACE [RUNS]\n", argv[0]);
+    return 2;
+  }
+  std::string corral = argv[1];
+  std::string workspace = argv[2];
+  int runs = argc > 3 ? std::atoi(argv[3]) : 300;
+  std::vector<Case> cases = {
+      {"corral run -- /bin/true", {corral, "run", "--", "/bin/true"}, {}},
+      {"/bin/true (bare exec)", {"/bin/true"}, {}},
+      {"bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent -- /bin/true",
+       {"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+        "--die-with-parent", "--", "/bin/true"},
+       {}},
+  };
+  for (int warm = 0; warm < 10; ++warm) {
+    for (Case& c : cases) RunOnce(c.argv, workspace);
+  }
+  for (int i = 0; i < runs; ++i) {
+    for (Case& c : cases) c.samples_ms.push_back(RunOnce(c.argv, workspace));
+  }
+  double corral_ms = Median(cases[0].samples_ms);
+  double bare_ms = Median(cases[1].samples_ms);
+  double bwrap_ms = Median(cases[2].samples_ms);
+  std::printf("%d interleaved runs each, median wall time\n\n", runs);
+  std::printf("| command | median |\n|---|---|\n");
+  for (const Case& c : cases) std::printf("| `%s` | %.2f ms |\n", c.name.c_str(), Median(c.samples_ms));
+  std::printf("\ncorral / bwrap = %.2fx   (goal: <= 0.60x)\n", corral_ms / bwrap_ms);
+  std::printf("corral / bare  = %.2fx\n", corral_ms / bare_ms);
+  return 0;
+}
