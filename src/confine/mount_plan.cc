@@ -113,12 +113,16 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   proc.target = "/proc";
   proc.landlock = LandlockFsAccess(rights, Access::kRead, true);
   add(proc);
-  for (const char* path : kProcReadOnly) {
-    MountOp op;
-    op.kind = MountKind::kReadOnly;
-    op.optional = true;
-    op.target = path;
-    add(op);
+  // Landlock grants /proc read-only; only without it are the writable corners
+  // of /proc (sysctls, sysrq) pinned read-only with extra mounts.
+  if (rights.abi == 0) {
+    for (const char* path : kProcReadOnly) {
+      MountOp op;
+      op.kind = MountKind::kReadOnly;
+      op.optional = true;
+      op.target = path;
+      add(op);
+    }
   }
 
   if (!CoveredByGrant(policy, "/tmp")) tmpfs("/tmp", "mode=1777", everything, false);

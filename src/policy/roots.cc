@@ -1,6 +1,7 @@
 #include "policy/roots.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,6 +115,9 @@ std::vector<MaskedPath> DiscoverEtcSecrets() {
     struct stat st;
     std::string path(secret);
     if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+    // The sandbox runs with the caller's uid and no capabilities: a secret the
+    // caller cannot read needs no mask. (For root every one of them does.)
+    if (::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) != 0) continue;
     masks.push_back({path, S_ISDIR(st.st_mode)});
   }
   // Private host keys sit beside public ones and the client config.
@@ -121,7 +125,8 @@ std::vector<MaskedPath> DiscoverEtcSecrets() {
     while (const struct dirent* entry = ::readdir(dir)) {
       std::string_view name = entry->d_name;
       if (name.starts_with("ssh_host_") && name.ends_with("_key")) {
-        masks.push_back({"/etc/ssh/" + std::string(name), false});
+        std::string path = "/etc/ssh/" + std::string(name);
+        if (::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) == 0) masks.push_back({path, false});
       }
     }
     ::closedir(dir);

@@ -60,7 +60,8 @@ struct MaskedPath {
   bool is_dir = false;
 };
 
-// The secrets inside /etc that exist on this host and must be masked.
+// The secrets inside /etc that exist on this host, that the caller can read,
+// and so must be masked.
 std::vector<MaskedPath> DiscoverEtcSecrets();
 
 }  // namespace corral
