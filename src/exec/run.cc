@@ -1,11 +1,13 @@
 #include "exec/run.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "confine/plan.h"
+#include "exec/denials.h"
 #include "exec/env.h"
 #include "exec/exit_codes.h"
 #include "exec/program.h"
@@ -80,6 +82,18 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   Command command;
   command.argv = argv;
   std::optional<Result<Plan>> plan;
+  // Read-only runs relay stderr, to recognise a denied write (see denials.h).
+  UniqueFd relay_read, relay_write;
+  DenialScanner scanner;
+  if (!policy.unconfined() && policy.mode() == Mode::kReadOnly) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      return Failed(audit, policy, Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno));
+    }
+    relay_read.Reset(fds[0]);
+    relay_write.Reset(fds[1]);
+    command.stderr_fd = relay_write.get();
+  }
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   sigset_t previous;
   if (policy.unconfined()) {
@@ -119,6 +133,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     }
   }
 
+  relay_write.Reset();  // the sandbox holds the only write end now
   RunResult result;
   if (!process.ok()) {
     result = Failed(audit, policy, std::move(process).error());
@@ -126,6 +141,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     SuperviseOptions supervise;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
+    if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
     Result<Outcome> outcome = Supervise(*process, supervise);
     if (!outcome.ok()) {
       result = Failed(audit, policy, std::move(outcome).error());
@@ -142,6 +158,10 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
       AuditEvent exited("exited");
       exited.Set("source", "command").Set("code", result.exit_status);
       if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
+      if (result.exit_status != 0 && scanner.matched()) {
+        result.denial = *scanner.matched();
+        exited.Set("denied", ModeName(policy.mode()));
+      }
       audit.Record(exited);
     }
   }

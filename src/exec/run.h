@@ -8,6 +8,8 @@
 //
 // The result says whether the exit status came from the command or from
 // corral, so callers never mistake a sandbox refusal for a command failure.
+// Under read-only mode the command's stderr is relayed through corral and
+// scanned for the kernel's denial texts (RunResult::denial).
 #pragma once
 
 #include <optional>
@@ -38,6 +40,9 @@ struct RunResult {
   std::optional<Error> error;          // set when corral ended the run
   Outcome outcome;                     // valid when the command ran
   std::vector<SweepFinding> quarantined;
+  // Under read-only mode, the kernel denial text the command's stderr showed
+  // when it failed: the run should carry the model-facing denial marker.
+  std::optional<std::string> denial;
 };
 
 RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,

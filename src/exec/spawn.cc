@@ -44,6 +44,7 @@ struct ChildContext {
   const char* fallback_cwd = nullptr;
   const char* path_env = nullptr;
   int program_fd = -1;
+  int stderr_fd = -1;
   int report_fd = -1;
   int status_fd = -1;
   int lifeline_fd = -1;
@@ -121,6 +122,7 @@ int ExecSearch(const ChildContext& ctx) {
 [[noreturn]] void RunCommand(const ChildContext& ctx) {
   if (::sigprocmask(SIG_SETMASK, &ctx.original_mask, nullptr) != 0) ChildFail(ctx, ChildStage::kSignals, errno);
   ::umask(ctx.umask);
+  if (ctx.stderr_fd >= 0 && ::dup2(ctx.stderr_fd, STDERR_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
   // Every inherited descriptor but stdio closes at exec; the report pipe
   // closes too, which tells the parent the exec happened.
   if (::syscall(SYS_close_range, 3u, ~0u, kabi::kCloseRangeCloexec) != 0) {
@@ -131,6 +133,7 @@ int ExecSearch(const ChildContext& ctx) {
 
 [[noreturn]] void RunInit(const ChildContext& ctx, pid_t command) {
   ::close(ctx.report_fd);
+  if (ctx.stderr_fd >= 0) ::close(ctx.stderr_fd);  // the relay ends when the command's side closes
   sigset_t waitset;
   ::sigemptyset(&waitset);
   for (int sig : kForwarded) ::sigaddset(&waitset, sig);
@@ -166,9 +169,9 @@ int ExecSearch(const ChildContext& ctx) {
   sigset_t waitset = ForwardedSignals();
   ::sigaddset(&waitset, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &waitset, nullptr);
-  int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd};
+  int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd};
   std::sort(std::begin(keep), std::end(keep));
-  CloseAllExcept(keep, 3);
+  CloseAllExcept(keep, 4);
   ::umask(0);
 
   if (m.namespaces) {
@@ -435,6 +438,7 @@ Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only
   ctx.cwd = command.cwd.c_str();
   ctx.fallback_cwd = policy.workspace() ? policy.workspace()->path.c_str() : "/";
   ctx.program_fd = command.program.get();
+  ctx.stderr_fd = command.stderr_fd;
   mode_t mask = ::umask(022);
   ::umask(mask);
   ctx.umask = mask;

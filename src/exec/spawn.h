@@ -35,6 +35,7 @@ struct Command {
   std::vector<std::string> env;   // "NAME=value", already scrubbed
   std::string cwd;                // inside the sandbox
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
+  int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
 };
 
 // The signals corral forwards to the sandbox.

@@ -13,13 +13,25 @@
 #include <optional>
 
 #include "base/result.h"
+#include "exec/denials.h"
 #include "exec/spawn.h"
 
+#include <unistd.h>
+
 namespace corral {
+
+// Relays a pipe (the command's stderr) to `output` while the sandbox runs,
+// feeding every chunk to `scanner`.
+struct StreamRelay {
+  int input = -1;   // the read end; made non-blocking
+  int output = STDERR_FILENO;
+  DenialScanner* scanner = nullptr;
+};
 
 struct SuperviseOptions {
   std::optional<std::chrono::milliseconds> timeout;
   bool forward_signals = true;  // needs BlockForwardedSignals() before Spawn
+  std::optional<StreamRelay> relay;
 };
 
 struct Outcome {
