@@ -276,7 +276,8 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit)
   }
 }
 
-std::vector<pid_t> ProcessesMatching(const std::string& needle) {
+namespace {
+std::vector<pid_t> ProcessesWhere(const std::function<bool(const std::string&)>& match) {
   std::vector<pid_t> found;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) Fail("opendir /proc");
@@ -285,13 +286,28 @@ std::vector<pid_t> ProcessesMatching(const std::string& needle) {
     long pid = std::strtol(entry->d_name, &end, 10);
     if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
     std::optional<std::string> cmdline = ReadFile("/proc/" + std::string(entry->d_name) + "/cmdline");
-    if (!cmdline || cmdline->find(needle) == std::string::npos) continue;
+    if (!cmdline || !match(*cmdline)) continue;
     std::optional<std::string> state = StatusField(static_cast<pid_t>(pid), "State");
     if (state && state->starts_with("Z")) continue;
     found.push_back(static_cast<pid_t>(pid));
   }
   ::closedir(proc);
   return found;
+}
+}  // namespace
+
+std::vector<pid_t> ProcessesMatching(const std::string& needle) {
+  return ProcessesWhere([&](const std::string& cmdline) { return cmdline.find(needle) != std::string::npos; });
+}
+
+std::vector<pid_t> ProcessesStartingWith(const std::string& prefix) {
+  return ProcessesWhere([&](const std::string& cmdline) { return cmdline.starts_with(prefix); });
+}
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& arg : argv) line += arg + std::string(1, '\0');
+  return line;
 }
 
 std::optional<std::string> StatusField(pid_t pid, const std::string& field) {
@@ -379,9 +395,12 @@ Decoy Decoy::Catcher() {
     sigset_t none;
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    RecordSignal(0);  // ready: the handlers are in place
     for (;;) ::pause();
   }
   ::close(fds[1]);
+  unsigned char ready = 1;
+  if (::read(fds[0], &ready, 1) != 1 || ready != 0) Fail("decoy start");
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
   return Decoy(pid, fds[0]);
 }

@@ -107,8 +107,12 @@ SpawnOptions WithEnv(std::map<std::string, std::string> env);
 // Polls `done` every 10 ms until it holds or `limit` passes.
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit);
 
-// Pids of live processes (not zombies) whose command line contains `needle`.
+// Pids of live processes (not zombies, not this one) whose command line (NUL
+// separated, as in /proc/PID/cmdline) contains `needle`, or starts with `prefix`.
 std::vector<pid_t> ProcessesMatching(const std::string& needle);
+std::vector<pid_t> ProcessesStartingWith(const std::string& prefix);
+// The NUL-separated command line of `argv`.
+std::string CommandLine(const std::vector<std::string>& argv);
 // One field of /proc/PID/status ("CapEff", "NoNewPrivs", ...), trimmed.
 std::optional<std::string> StatusField(pid_t pid, const std::string& field);
 
@@ -197,7 +201,10 @@ class SandboxTest : public ::testing::Test {
 };
 
 // Asserts a probe ran and reported that every attempt was blocked.
-#define EXPECT_PROBE_BLOCKED(outcome) \
-  EXPECT_EQ((outcome).exit_code, ::corral_it::kProbeBlocked) << (outcome).Describe()
+#define EXPECT_PROBE_BLOCKED(outcome_expr)                                    \
+  do {                                                                         \
+    const ::corral_it::Outcome& probe_outcome_ = (outcome_expr);               \
+    EXPECT_EQ(probe_outcome_.exit_code, ::corral_it::kProbeBlocked) << probe_outcome_.Describe(); \
+  } while (0)
 
 }  // namespace corral_it

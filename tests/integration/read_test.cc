@@ -55,8 +55,8 @@ TEST_F(ReadEscape, HardlinkToAnOutsideFileCannotBeCreated) {
   EXPECT_EQ(ReadFile(secret_path_), secret_ + "\n");
 }
 
-TEST_F(ReadEscape, HardlinkPlacedInTheWorkspaceByTheHostIsTheSameFile) {
-  // Not a protection: documents that a hard link inside a granted tree is the
+TEST_F(ReadEscape, NonClaimHardlinkPlacedInTheWorkspaceByTheHostIsReadable) {
+  // A NON-CLAIM, pinned by a test: a hard link inside a granted tree is the
   // file itself, so the host must not place links to secrets in a workspace.
   ASSERT_EQ(::link(secret_path_.c_str(), (workspace_ / "link").c_str()), 0);
   Outcome outcome = Probe("read_file", {workspace_ / "link"});

@@ -1,0 +1,95 @@
+// Exit codes, the deadline and signals. "Nothing survives" is judged by
+// scanning the host's /proc for the run's unique sleep durations.
+#include <signal.h>
+
+#include <random>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class Lifecycle : public SandboxTest {
+ protected:
+  // A unique `sleep` duration: its text identifies the run's processes.
+  static std::string SleepToken() {
+    static std::mt19937 engine{std::random_device{}()};
+    return "3000." + std::to_string(100000 + engine() % 900000);
+  }
+
+  // Starts `script` under corral and waits until it has touched `ready`.
+  std::unique_ptr<Process> StartReady(const std::string& script) {
+    auto process = std::make_unique<Process>(RunArgv({}, {"sh", "-c", script}), Defaults({}));
+    EXPECT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << process->OutputSoFar();
+    return process;
+  }
+
+  void ExpectNoSurvivors(const std::vector<std::string>& tokens, std::chrono::milliseconds grace) {
+    for (const std::string& token : tokens) {
+      EXPECT_TRUE(WaitFor([&] { return ProcessesMatching(token).empty(); }, grace)) << token << " survived";
+    }
+  }
+
+  nlohmann::json LastAuditRecord() {
+    std::vector<nlohmann::json> audit = Audit();
+    return audit.empty() ? nlohmann::json() : audit.back();
+  }
+};
+
+TEST_F(Lifecycle, ExitCodeIsRelayed) {
+  Outcome outcome = RunIn({}, {"sh", "-c", "exit 42"});
+  EXPECT_EQ(outcome.exit_code, 42) << outcome.Describe();
+  EXPECT_EQ(LastAuditRecord()["code"], 42);
+  EXPECT_EQ(LastAuditRecord()["source"], "command");
+}
+
+TEST_F(Lifecycle, DeathBySignalGives128PlusTheSignal) {
+  Outcome outcome = RunIn({}, {"sh", "-c", "kill -USR1 $$"});
+  EXPECT_EQ(outcome.exit_code, 128 + SIGUSR1) << outcome.Describe();
+  EXPECT_EQ(LastAuditRecord()["signal"], SIGUSR1);
+}
+
+TEST_F(Lifecycle, TimeoutKillsTheWholeTree) {
+  std::string child = SleepToken(), grandchild = SleepToken();
+  Outcome outcome =
+      RunIn({"--timeout", "1"}, {"sh", "-c", "(setsid sleep " + grandchild + " &); exec sleep " + child});
+  EXPECT_EQ(outcome.exit_code, 124) << outcome.Describe();
+  EXPECT_LT(outcome.elapsed, 5s);
+  EXPECT_EQ(LastAuditRecord()["event"], "failed");
+  EXPECT_EQ(LastAuditRecord()["reason"], "timeout");
+  ExpectNoSurvivors({child, grandchild}, 0ms);
+}
+
+TEST_F(Lifecycle, BackgroundProcessesDieWhenTheCommandExits) {
+  std::string orphan = SleepToken();
+  Outcome outcome = RunIn({}, {"sh", "-c", "(setsid sleep " + orphan + " &); exit 3"});
+  EXPECT_EQ(outcome.exit_code, 3) << outcome.Describe();
+  ExpectNoSurvivors({orphan}, 0ms);
+}
+
+TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig);
+    ::unlink((workspace_ / "ready").c_str());
+    std::string name = sig == SIGINT ? "INT" : "TERM";
+    std::unique_ptr<Process> run = StartReady("trap 'echo " + name + " > got; exit " + std::to_string(128 + sig) + "' " +
+                                              name + "; touch ready; while :; do sleep 0.05; done");
+    ASSERT_EQ(::kill(run->pid(), sig), 0);
+    const Outcome& outcome = run->Wait();
+    EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
+    EXPECT_EQ(ReadFile(workspace_ / "got"), name + "\n");
+  }
+}
+
+TEST_F(Lifecycle, KillingCorralKillsTheSandbox) {
+  std::string child = SleepToken(), grandchild = SleepToken();
+  std::unique_ptr<Process> run =
+      StartReady("(setsid sleep " + grandchild + " &); touch ready; exec sleep " + child);
+  ASSERT_FALSE(ProcessesMatching(child).empty());
+  ASSERT_EQ(::kill(run->pid(), SIGKILL), 0);
+  EXPECT_EQ(run->Wait().signal, SIGKILL);
+  ExpectNoSurvivors({child, grandchild}, 5s);
+}
+
+}  // namespace
+}  // namespace corral_it

@@ -1,0 +1,78 @@
+// Other processes and privileges, judged from outside: the decoy is alive and
+// saw no signal; the confined process's /proc/PID/status, read by the test.
+#include <signal.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+using ProcessEscape = SandboxTest;
+
+TEST_F(ProcessEscape, SignallingAHostProcessFails) {
+  // Control: outside corral the probe does reach a decoy.
+  Decoy reachable = Decoy::Catcher();
+  Execute({ProbePath("kill_decoy"), std::to_string(reachable.pid())});
+  EXPECT_TRUE(WaitFor([&] { return !reachable.SignalsReceived().empty(); }, 5s));
+
+  Decoy decoy = Decoy::Catcher();
+  EXPECT_PROBE_BLOCKED(Probe("kill_decoy", {std::to_string(decoy.pid())}));
+  EXPECT_TRUE(decoy.Alive());
+  EXPECT_EQ(decoy.SignalsReceived(), std::vector<int>{});
+}
+
+TEST_F(ProcessEscape, PtracingAHostProcessFails) {
+  // Control: outside corral the probe attaches to a decoy and kills it.
+  Decoy reachable = Decoy::Catcher();
+  Execute({ProbePath("ptrace_decoy"), std::to_string(reachable.pid())});
+  EXPECT_TRUE(WaitFor([&] { return !reachable.Alive(); }, 5s));
+
+  Decoy decoy = Decoy::Catcher();
+  EXPECT_PROBE_BLOCKED(Probe("ptrace_decoy", {std::to_string(decoy.pid())}));
+  EXPECT_TRUE(decoy.Alive());
+  EXPECT_EQ(decoy.SignalsReceived(), std::vector<int>{});
+}
+
+std::string NamespaceOf(const std::string& pid, const std::string& kind) {
+  char target[256] = {};
+  ssize_t n = ::readlink(("/proc/" + pid + "/ns/" + kind).c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : "unreadable";
+}
+
+size_t Levels(const std::optional<std::string>& nspid) {
+  size_t levels = 0;
+  std::istringstream in(nspid.value_or(""));
+  for (std::string pid; in >> pid;) ++levels;
+  return levels;
+}
+
+TEST_F(ProcessEscape, ConfinedProcessHasNoPrivilegesAsSeenFromOutside) {
+  std::string token = RandomToken("sleeper");
+  Process run(ProbeArgv("sleeper", {token}), Defaults({}));
+  std::vector<pid_t> found;
+  ASSERT_TRUE(WaitFor([&] { return (found = ProcessesStartingWith(CommandLine({ProbePath("sleeper"), token}))).size() == 1; },
+                      10s))
+      << run.OutputSoFar();
+  pid_t pid = found[0];
+  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    EXPECT_EQ(StatusField(pid, set), "0000000000000000") << set;
+  }
+  EXPECT_EQ(StatusField(pid, "NoNewPrivs"), "1");
+  EXPECT_EQ(StatusField(pid, "Seccomp"), "2");
+  // One PID namespace deeper than the test: NSpid has one more level.
+  EXPECT_EQ(Levels(StatusField(pid, "NSpid")), Levels(StatusField(::getpid(), "NSpid")) + 1);
+  for (const char* kind : {"user", "mnt", "pid", "ipc", "uts", "net"}) {
+    std::string inside = NamespaceOf(std::to_string(pid), kind);
+    EXPECT_NE(inside, "unreadable") << kind;
+    EXPECT_NE(inside, NamespaceOf("self", kind)) << kind;
+  }
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 128 + SIGKILL) << outcome.Describe();
+}
+
+}  // namespace
+}  // namespace corral_it

@@ -1,0 +1,127 @@
+// Writing outside the writable grants: every denial is judged on the host
+// afterwards (the canary is absent, the protected file's bytes unchanged).
+#include <sys/stat.h>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class WriteEscape : public SandboxTest {
+ protected:
+  // A directory outside the workspace that the run may read, not write.
+  std::vector<std::string> ReadOnlyGrant() {
+    outside_.Write("ro/data", original_);
+    return {"--allow-read", outside_ / "ro"};
+  }
+
+  // A git checkout in the workspace, with `hooks` unless told otherwise.
+  void MakeGitDir(bool hooks) {
+    workspace_.Write(".git/config", original_);
+    workspace_.Write(".git/HEAD", "ref: refs/heads/main\n");
+    if (hooks) workspace_.Write(".git/hooks/pre-commit.sample", "#!/bin/sh\n", 0755);
+  }
+
+  const std::string original_ = RandomToken("ORIGINAL") + "\n";
+};
+
+ino_t Inode(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST_F(WriteEscape, WorkspaceIsWritable) {
+  // Control: the probe does write where the policy allows it.
+  Outcome outcome = Probe("write_file", {workspace_ / "canary"});
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary"));
+}
+
+TEST_F(WriteEscape, OutsideTheWorkspaceNothingIsCreated) {
+  EXPECT_PROBE_BLOCKED(Probe("write_file", {outside_ / "canary"}));
+  EXPECT_FALSE(Exists(outside_ / "canary"));
+  // Recreating the outside path first only writes into the sandbox's private
+  // /tmp, which vanishes with the run.
+  Outcome outcome = Probe("write_file", {"-p", outside_ / "sub/canary"});
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();
+  EXPECT_FALSE(Exists(outside_ / "sub"));
+}
+
+TEST_F(WriteEscape, ReadOnlyGrantIsNotWritable) {
+  Outcome outcome = Probe("write_file", {outside_ / "ro/data", outside_ / "ro/canary"}, ReadOnlyGrant());
+  EXPECT_PROBE_BLOCKED(outcome);
+  EXPECT_EQ(ReadFile(outside_ / "ro/data"), original_);
+  EXPECT_FALSE(Exists(outside_ / "ro/canary"));
+}
+
+TEST_F(WriteEscape, HardlinkCannotCarryAReadOnlyFileIntoTheWorkspace) {
+  Outcome outcome = Probe("hardlink", {outside_ / "ro/data", workspace_ / "link"}, ReadOnlyGrant());
+  EXPECT_PROBE_BLOCKED(outcome);
+  EXPECT_FALSE(Exists(workspace_ / "link"));
+  EXPECT_EQ(ReadFile(outside_ / "ro/data"), original_);
+}
+
+TEST_F(WriteEscape, SystemTreesAreReadOnly) {
+  std::string name = RandomToken("corral-canary");
+  std::vector<std::string> targets = {"/usr/" + name, "/usr/bin/" + name, "/etc/" + name, "/" + name};
+  Outcome outcome = Probe("write_file", targets);
+  EXPECT_PROBE_BLOCKED(outcome);
+  for (const std::string& target : targets) EXPECT_FALSE(Exists(target)) << target;
+}
+
+TEST_F(WriteEscape, GitHooksAndConfigAreReadOnly) {
+  MakeGitDir(/*hooks=*/true);
+  Outcome outcome = Probe("write_file", {".git/hooks/pre-commit", ".git/config", ".git/hooks/pre-commit.sample"});
+  EXPECT_PROBE_BLOCKED(outcome);
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit"));
+  EXPECT_EQ(ReadFile(workspace_ / ".git/config"), original_);
+  EXPECT_EQ(ReadFile(workspace_ / ".git/hooks/pre-commit.sample"), "#!/bin/sh\n");
+}
+
+TEST_F(WriteEscape, MissingProtectedPathsAreQuarantinedWithoutPlaceholders) {
+  MakeGitDir(/*hooks=*/false);
+  workspace_.Write("src/main.c", "int main(void) { return 0; }\n");
+  std::set<std::string> before = workspace_.Listing();
+  Outcome outcome = Probe("write_file", {"-p", ".git/hooks/pre-commit", ".envrc", ".vscode/tasks.json", ".bashrc"});
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();  // created inside the sandbox
+  // Nothing the run created at a protected path is left, and corral left
+  // nothing of its own (no placeholder, no mount point) in the tree.
+  EXPECT_EQ(workspace_.Listing(), before) << outcome.Describe();
+  std::set<std::string> reported;
+  for (const nlohmann::json& record : Audit()) {
+    if (record["event"] == "protected") reported.insert(record["path"].get<std::string>());
+  }
+  for (const char* name : {".git/hooks", ".envrc", ".vscode", ".bashrc"}) {
+    EXPECT_EQ(reported.count(workspace_ / name), 1u) << name;
+  }
+}
+
+TEST_F(WriteEscape, RenamingAFileOutOfTheWorkspaceFails) {
+  workspace_.Write("file", original_);
+  std::vector<std::string> grants = ReadOnlyGrant();
+  Outcome into_grant = Probe("rename_out", {workspace_ / "file", outside_ / "ro/file"}, grants);
+  EXPECT_PROBE_BLOCKED(into_grant);
+  Outcome into_hidden = Probe("rename_out", {workspace_ / "file", outside_ / "file"});
+  EXPECT_PROBE_BLOCKED(into_hidden);
+  EXPECT_EQ(ReadFile(workspace_ / "file"), original_);
+  EXPECT_FALSE(Exists(outside_ / "ro/file"));
+  EXPECT_FALSE(Exists(outside_ / "file"));
+}
+
+TEST_F(WriteEscape, RenamingGitAwayFails) {
+  MakeGitDir(/*hooks=*/true);
+  ino_t git = Inode(workspace_ / ".git");
+  ino_t hooks = Inode(workspace_ / ".git/hooks");
+  EXPECT_PROBE_BLOCKED(Probe("rename_out", {".git", ".git-moved"}));
+  EXPECT_PROBE_BLOCKED(Probe("rename_out", {".git/hooks", ".git/hooks-moved"}));
+  EXPECT_PROBE_BLOCKED(Probe("rename_out", {".git/config", "config-moved"}));
+  EXPECT_EQ(Inode(workspace_ / ".git"), git);
+  EXPECT_EQ(Inode(workspace_ / ".git/hooks"), hooks);
+  EXPECT_EQ(ReadFile(workspace_ / ".git/config"), original_);
+  EXPECT_FALSE(Exists(workspace_ / ".git-moved"));
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks-moved"));
+  EXPECT_FALSE(Exists(workspace_ / "config-moved"));
+}
+
+}  // namespace
+}  // namespace corral_it
