@@ -65,6 +65,7 @@ TEST_F(KernelEscape, CodeExecutedFromAMemfdStaysConfined) {
   EXPECT_PROBE_BLOCKED(outcome);
   EXPECT_FALSE(Exists(outside_ / "canary"));
   EXPECT_FALSE(Exists("/usr/corral-memfd-canary"));
+  ::unlink("/usr/corral-memfd-canary");
 }
 
 TEST_F(KernelEscape, X32SyscallKillsTheProcess) { ExpectKilledBySigsys(Probe("x32", {})); }

@@ -1,6 +1,7 @@
 // Writing outside the writable grants: every denial is judged on the host
 // afterwards (the canary is absent, the protected file's bytes unchanged).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -66,7 +67,10 @@ TEST_F(WriteEscape, SystemTreesAreReadOnly) {
   std::vector<std::string> targets = {"/usr/" + name, "/usr/bin/" + name, "/etc/" + name, "/" + name};
   Outcome outcome = Probe("write_file", targets);
   EXPECT_PROBE_BLOCKED(outcome);
-  for (const std::string& target : targets) EXPECT_FALSE(Exists(target)) << target;
+  for (const std::string& target : targets) {
+    EXPECT_FALSE(Exists(target)) << target;
+    ::unlink(target.c_str());  // evidence of a failure must not linger on the host
+  }
 }
 
 TEST_F(WriteEscape, GitHooksAndConfigAreReadOnly) {
