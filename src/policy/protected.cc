@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -41,6 +42,36 @@ std::string Realpath(const std::string& path) {
   return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
 }
 
+// `core.hooksPath` from a git config file, or "" (a small INI reader: git's
+// own syntax, without includes).
+std::string HooksPathFrom(const std::string& config) {
+  std::ifstream in(config);
+  std::string line, value;
+  bool in_core = false;
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  auto trim = [](std::string text) {
+    size_t first = text.find_first_not_of(" \t");
+    size_t last = text.find_last_not_of(" \t\r");
+    return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+  };
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line[0] == '[') {
+      in_core = lower(line).starts_with("[core]") || lower(line).starts_with("[core ");
+      continue;
+    }
+    size_t eq = line.find('=');
+    if (!in_core || eq == std::string::npos || lower(trim(line.substr(0, eq))) != "hookspath") continue;
+    value = trim(line.substr(eq + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+  }
+  return value;
+}
+
 std::string ReadFirstLine(const std::string& path) {
   std::ifstream in(path);
   std::string line;
@@ -59,7 +90,7 @@ class Discovery {
     if (::lstat(dotgit.c_str(), &st) != 0) {
       for (const std::string& name : kGitdirNames) AddMissing(Join(dotgit, name));
     } else if (S_ISDIR(st.st_mode)) {
-      Gitdir(dotgit, 0);
+      Gitdir(dotgit, root, 0);
     } else if (S_ISREG(st.st_mode)) {
       Add(dotgit);  // the pointer itself stays read-only
       std::string line = ReadFirstLine(dotgit);
@@ -68,12 +99,12 @@ class Discovery {
         target.erase(0, target.find_first_not_of(' '));
         if (!target.empty() && target.front() != '/') target = Join(root, target);
         std::string resolved = Realpath(target);
-        if (!resolved.empty()) Gitdir(resolved, 0);
+        if (!resolved.empty()) Gitdir(resolved, root, 0);
       }
     } else {
       Add(dotgit);  // a symlink: pinned as a symlink, its target followed
       std::string resolved = Realpath(dotgit);
-      if (!resolved.empty()) Gitdir(resolved, 0);
+      if (!resolved.empty()) Gitdir(resolved, root, 0);
     }
     for (const std::string& name : kRootNames) Add(Join(root, name));
   }
@@ -107,19 +138,29 @@ class Discovery {
     return best;
   }
 
-  void Gitdir(const std::string& gitdir, int depth) {
-    if (depth > 4 || RootOf(gitdir).empty()) return;
+  // `worktree` is where a relative core.hooksPath is resolved from.
+  void Gitdir(const std::string& gitdir, const std::string& worktree, int depth) {
+    if (depth > 4) return;
+    // A hooks directory named by core.hooksPath (husky and friends) runs too.
+    for (const char* config : {"config", "config.worktree"}) {
+      std::string hooks = HooksPathFrom(Join(gitdir, config));
+      if (hooks.empty() || hooks.front() == '~') continue;
+      if (hooks.front() != '/') hooks = Join(worktree, hooks);
+      std::string resolved = Realpath(hooks);
+      Add(resolved.empty() ? CollapseSlashes(hooks) : resolved);
+    }
+    if (RootOf(gitdir).empty()) return;
     for (const std::string& name : kGitdirNames) Add(Join(gitdir, name));
     std::string common = ReadFirstLine(Join(gitdir, "commondir"));
     if (!common.empty()) {
       if (common.front() != '/') common = Join(gitdir, common);
       std::string resolved = Realpath(common);
-      if (!resolved.empty() && resolved != gitdir) Gitdir(resolved, depth + 1);
+      if (!resolved.empty() && resolved != gitdir) Gitdir(resolved, worktree, depth + 1);
     }
     std::error_code ec;
     std::filesystem::directory_iterator modules(Join(gitdir, "modules"), ec);
     for (; !ec && modules != std::filesystem::directory_iterator(); modules.increment(ec)) {
-      if (modules->is_directory(ec) && !modules->is_symlink(ec)) Gitdir(modules->path().string(), depth + 1);
+      if (modules->is_directory(ec) && !modules->is_symlink(ec)) Gitdir(modules->path().string(), worktree, depth + 1);
     }
   }
 

@@ -14,7 +14,10 @@
 //   writable, and is restored by the sweep if the run replaced it.
 //
 // A `.git` file (worktrees, submodules) is followed through its `gitdir:` and
-// `commondir` pointers, and `.git/modules/*` is walked for nested gitdirs.
+// `commondir` pointers, `.git/modules/*` is walked for nested gitdirs, and a
+// `core.hooksPath` set in a repository's config (husky's `.husky/_`, ...) is
+// protected like `.git/hooks`. Not covered: repositories nested elsewhere in
+// the tree (`vendor/x/.git`), and hooks paths set in global or system config.
 #pragma once
 
 #include <string>
