@@ -1,0 +1,300 @@
+// The seccomp filter, checked against a table without installing it: the
+// real program from BuildSeccompFilter runs in the user-space BPF evaluator
+// for each call. One test installs it in a forked child and makes real calls.
+#include "kernel/seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel/bpf_evaluator.h"
+
+namespace corral {
+namespace {
+
+#if defined(__x86_64__)
+
+constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
+constexpr uint32_t kEperm = SECCOMP_RET_ERRNO | EPERM;
+constexpr uint32_t kEnosys = SECCOMP_RET_ERRNO | ENOSYS;
+constexpr uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
+constexpr uint64_t kX32Bit = 0x40000000;
+constexpr uint64_t kCloneNewTime = 0x80;
+constexpr uint64_t kHigh = 0xdeadbeef00000000ull;  // bits a 32-bit argument ignores
+
+const std::vector<sock_filter>& Filter(bool allow_inet) {
+  static const std::array<std::vector<sock_filter>, 2> filters = [] {
+    std::array<std::vector<sock_filter>, 2> built;
+    for (bool inet : {false, true}) {
+      Result<std::vector<sock_filter>> filter = BuildSeccompFilter(SeccompOptions{inet});
+      if (!filter.ok()) ADD_FAILURE() << filter.error().ToString();
+      else built[inet] = std::move(filter).value();
+    }
+    return built;
+  }();
+  return filters[allow_inet];
+}
+
+int Nr(const std::string& name) {
+  int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name.c_str());
+  EXPECT_GE(nr, 0) << name << " is not an x86_64 syscall";
+  return nr;
+}
+
+seccomp_data Data(uint32_t arch, int nr, std::array<uint64_t, 6> args = {}) {
+  seccomp_data data = {};
+  data.nr = nr;
+  data.arch = arch;
+  data.instruction_pointer = 0x7f0000001000;
+  for (size_t i = 0; i < args.size(); ++i) data.args[i] = args[i];
+  return data;
+}
+
+struct Row {
+  std::string label;
+  seccomp_data data;
+  uint32_t without_inet;  // expected action with allow_inet = false
+  uint32_t with_inet;     // and with allow_inet = true
+};
+
+Row Native(std::string label, const std::string& name, std::array<uint64_t, 6> args, uint32_t want) {
+  return {std::move(label), Data(AUDIT_ARCH_X86_64, Nr(name), args), want, want};
+}
+
+std::string Hex(uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", value);
+  return text;
+}
+
+void ExpectTable(const std::vector<Row>& rows) {
+  for (bool inet : {false, true}) {
+    for (const Row& row : rows) {
+      Result<uint32_t> action = EvaluateBpf(Filter(inet), row.data);
+      ASSERT_TRUE(action.ok()) << row.label << ": " << action.error().ToString();
+      uint32_t want = inet ? row.with_inet : row.without_inet;
+      EXPECT_EQ(Hex(*action), Hex(want)) << row.label << " (allow_inet=" << inet << ")";
+    }
+  }
+}
+
+TEST(SeccompFilter, EveryDeniedNameIsEperm) {
+  std::vector<Row> rows;
+  for (const std::string& name : DeniedSyscallNames()) {
+    rows.push_back(Native(name, name, {}, kEperm));
+    rows.push_back(Native(name + " with arguments", name, {1, 2, 3, 4, 5, 6}, kEperm));
+  }
+  ExpectTable(rows);
+}
+
+TEST(SeccompFilter, Clone3IsEnosys) {
+  ExpectTable({Native("clone3", "clone3", {}, kEnosys), Native("clone3 with args", "clone3", {0x1000, 88}, kEnosys)});
+}
+
+TEST(SeccompFilter, OrdinaryCallsAreAllowed) {
+  const uint64_t fork_flags = SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+  const uint64_t thread_flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+                                CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+  ExpectTable({
+      Native("read", "read", {0, 0x1000, 10}, kAllow),
+      Native("write", "write", {1, 0x1000, 10}, kAllow),
+      Native("openat", "openat", {static_cast<uint64_t>(AT_FDCWD), 0x1000, 0}, kAllow),
+      Native("execve", "execve", {0x1000, 0x2000, 0x3000}, kAllow),
+      Native("mmap", "mmap", {0, 4096, 3, 0x22, ~0ull, 0}, kAllow),
+      Native("socket(AF_UNIX)", "socket", {AF_UNIX, SOCK_STREAM, 0}, kAllow),
+      Native("socketpair(AF_UNIX)", "socketpair", {AF_UNIX, SOCK_STREAM, 0, 0x1000}, kAllow),
+      Native("clone as fork", "clone", {fork_flags, 0, 0, 0x1000, 0}, kAllow),
+      Native("clone plain SIGCHLD", "clone", {SIGCHLD}, kAllow),
+      Native("clone as pthread_create", "clone", {thread_flags, 0x1000, 0x2000, 0x3000, 0x4000}, kAllow),
+      Native("unshare(CLONE_FILES)", "unshare", {CLONE_FILES}, kAllow),
+      Native("unshare(CLONE_FS)", "unshare", {CLONE_FS}, kAllow),
+      Native("ioctl TIOCGWINSZ", "ioctl", {1, TIOCGWINSZ, 0x1000}, kAllow),
+      Native("ioctl FIONREAD", "ioctl", {0, FIONREAD, 0x1000}, kAllow),
+      Native("getpid", "getpid", {}, kAllow),
+  });
+}
+
+TEST(SeccompFilter, NamespaceFlagsAreEperm) {
+  const uint64_t flags[] = {CLONE_NEWNS,  CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+                            CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET};
+  std::vector<Row> rows;
+  for (uint64_t flag : flags) {
+    std::string hex = Hex(static_cast<uint32_t>(flag));
+    rows.push_back(Native("clone " + hex, "clone", {flag}, kEperm));
+    rows.push_back(Native("clone SIGCHLD|" + hex, "clone", {flag | SIGCHLD}, kEperm));
+    rows.push_back(Native("clone high|" + hex, "clone", {flag | kHigh}, kEperm));
+    rows.push_back(Native("unshare " + hex, "unshare", {flag}, kEperm));
+    rows.push_back(Native("unshare FILES|" + hex, "unshare", {flag | CLONE_FILES}, kEperm));
+  }
+  rows.push_back(Native("unshare CLONE_NEWTIME", "unshare", {kCloneNewTime}, kEperm));
+  rows.push_back(Native("unshare all namespaces", "unshare", {0x7e020080}, kEperm));
+  ExpectTable(rows);
+}
+
+TEST(SeccompFilter, PersonalityOnlyDefaultAndQuery) {
+  ExpectTable({
+      Native("personality(0)", "personality", {0}, kAllow),
+      Native("personality(0xffffffff)", "personality", {0xffffffff}, kAllow),
+      Native("personality(ADDR_NO_RANDOMIZE)", "personality", {0x0040000}, kEperm),
+      Native("personality(PER_LINUX32)", "personality", {8}, kEperm),
+      Native("personality(0xfffffffe)", "personality", {0xfffffffe}, kEperm),
+      Native("personality(1)", "personality", {1}, kEperm),
+      Native("personality(0x80000000)", "personality", {0x80000000}, kEperm),
+      Native("personality(0x7fffffff)", "personality", {0x7fffffff}, kEperm),
+      Native("personality(1 << 32)", "personality", {1ull << 32}, kEperm),
+      Native("personality(high|0xffffffff)", "personality", {kHigh | 0xffffffff}, kEperm),
+      Native("personality(~0)", "personality", {~0ull}, kEperm),
+  });
+}
+
+TEST(SeccompFilter, TerminalInjectionIoctlsAreEperm) {
+  ExpectTable({
+      Native("TIOCSTI", "ioctl", {0, TIOCSTI, 0x1000}, kEperm),
+      Native("TIOCLINUX", "ioctl", {0, TIOCLINUX, 0x1000}, kEperm),
+      Native("TIOCSTI with high bits", "ioctl", {0, 0xdeadbeef00005412ull, 0x1000}, kEperm),
+      Native("TIOCLINUX with high bits", "ioctl", {0, kHigh | TIOCLINUX, 0x1000}, kEperm),
+      Native("TIOCGWINSZ with high bits", "ioctl", {0, kHigh | TIOCGWINSZ, 0x1000}, kAllow),
+  });
+}
+
+TEST(SeccompFilter, SocketFamilies) {
+  std::vector<Row> rows;
+  for (const char* call : {"socket", "socketpair"}) {
+    std::string c = call;
+    auto row = [&](std::string label, uint64_t family, uint32_t without, uint32_t with) {
+      rows.push_back({c + " " + label, Data(AUDIT_ARCH_X86_64, Nr(c), {family, SOCK_STREAM, 0, 0x1000}), without, with});
+    };
+    row("AF_UNIX", AF_UNIX, kAllow, kAllow);
+    row("AF_INET", AF_INET, kEperm, kAllow);
+    row("AF_INET6", AF_INET6, kEperm, kAllow);
+    row("AF_UNSPEC", AF_UNSPEC, kEperm, kEperm);
+    row("AF_NETLINK", AF_NETLINK, kEperm, kEperm);
+    row("AF_PACKET", AF_PACKET, kEperm, kEperm);
+    for (uint64_t family = 3; family <= 9; ++family) row(std::to_string(family), family, kEperm, kEperm);
+    for (uint64_t family : {11ull, 16ull, 17ull, 38ull, 44ull, 45ull, 255ull, 0xffffffffull, ~0ull}) {
+      row(std::to_string(family), family, kEperm, kEperm);
+    }
+    row("AF_UNIX with high bits", kHigh | AF_UNIX, kEperm, kEperm);
+    row("AF_INET with high bits", kHigh | AF_INET, kEperm, kEperm);
+    row("AF_NETLINK with high bits", (1ull << 32) | AF_NETLINK, kEperm, kEperm);
+  }
+  ExpectTable(rows);
+}
+
+TEST(SeccompFilter, ForeignArchitecturesAndX32AreKilled) {
+  ExpectTable({
+      {"i386 getpid (int 0x80)", Data(AUDIT_ARCH_I386, 20), kKill, kKill},
+      {"i386 read", Data(AUDIT_ARCH_I386, 3), kKill, kKill},
+      {"i386 keyctl", Data(AUDIT_ARCH_I386, 288), kKill, kKill},
+      {"aarch64 read", Data(AUDIT_ARCH_AARCH64, 63), kKill, kKill},
+      {"x32 read", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | 0)), kKill, kKill},
+      {"x32 getpid", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | 39)), kKill, kKill},
+      {"x32 keyctl", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | 250)), kKill, kKill},
+      {"x32 execve", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | 520)), kKill, kKill},
+      {"x32 socket AF_INET", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | 41), {AF_INET}), kKill, kKill},
+      {"x32 highest", Data(AUDIT_ARCH_X86_64, 0x7fffffff), kKill, kKill},
+      // -1 is what a tracer sets to skip a call (the kernel answers ENOSYS);
+      // libseccomp lets it through its x32 check on purpose.
+      {"x86_64 nr -1", Data(AUDIT_ARCH_X86_64, -1), kAllow, kAllow},
+  });
+}
+
+// What a spawn installs is the program a fresh libseccomp build produces.
+TEST(SeccompFilter, EmbeddedEqualsFreshBuild) {
+  for (bool inet : {false, true}) {
+    std::span<const sock_filter> embedded = EmbeddedSeccompFilter(SeccompOptions{inet});
+    const std::vector<sock_filter>& fresh = Filter(inet);
+    ASSERT_EQ(embedded.size(), fresh.size()) << "allow_inet=" << inet;
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      EXPECT_TRUE(embedded[i].code == fresh[i].code && embedded[i].jt == fresh[i].jt &&
+                  embedded[i].jf == fresh[i].jf && embedded[i].k == fresh[i].k)
+          << "instruction " << i << " (allow_inet=" << inet << ")";
+    }
+  }
+}
+
+// Exit codes of the forked child below.
+enum ChildExit {
+  kChildOk = 0,
+  kNoNewPrivsFailed = 10,
+  kInstallFailed,
+  kKeyctlNotEperm,
+  kClone3NotEnosys,
+  kForkFailed,
+  kThreadFailed,
+  kInetSocketNotEperm,
+};
+
+const char* ChildExitMeaning(int code) {
+  switch (code) {
+    case kChildOk: return "ok";
+    case kNoNewPrivsFailed: return "PR_SET_NO_NEW_PRIVS failed";
+    case kInstallFailed: return "installing the filter failed";
+    case kKeyctlNotEperm: return "keyctl did not fail with EPERM";
+    case kClone3NotEnosys: return "clone3 did not fail with ENOSYS";
+    case kForkFailed: return "fork (clone with plain flags) failed under the filter";
+    case kThreadFailed: return "creating a thread failed under the filter";
+    case kInetSocketNotEperm: return "socket(AF_INET) did not fail with EPERM";
+  }
+  return "unexpected exit code";
+}
+
+int InstalledFilterChild(const std::vector<sock_filter>& filter) {
+  sock_fprog program = {static_cast<unsigned short>(filter.size()), const_cast<sock_filter*>(filter.data())};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return kNoNewPrivsFailed;
+  if (InstallSeccompChild(&program) != 0) return kInstallFailed;
+  errno = 0;
+  if (::syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -1, 0, 0, 0) != -1 || errno != EPERM) return kKeyctlNotEperm;
+  errno = 0;
+  if (::syscall(SYS_clone3, nullptr, 0) != -1 || errno != ENOSYS) return kClone3NotEnosys;
+  errno = 0;
+  if (::socket(AF_INET, SOCK_STREAM, 0) != -1 || errno != EPERM) return kInetSocketNotEperm;
+  // libc falls back from clone3 to clone, whose plain flags pass.
+  pid_t pid = ::fork();
+  if (pid < 0) return kForkFailed;
+  if (pid == 0) ::_exit(0);
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return kForkFailed;
+  bool ran = false;
+  try {
+    std::thread([&ran] { ran = true; }).join();
+  } catch (...) {
+    return kThreadFailed;
+  }
+  return ran ? kChildOk : kThreadFailed;
+}
+
+TEST(SeccompFilter, InstalledFilterDeniesInTheKernel) {
+  const std::vector<sock_filter>& filter = Filter(false);
+  ASSERT_FALSE(filter.empty());
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(InstalledFilterChild(filter));
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died with signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), kChildOk) << ChildExitMeaning(WEXITSTATUS(status));
+}
+
+#endif  // __x86_64__
+
+}  // namespace
+}  // namespace corral
