@@ -228,11 +228,21 @@ Result<Policy> PolicyBuilder::Build() const {
     policy.grants_.push_back(grant);
   }
 
-  // Mask /etc secrets, unless the user explicitly granted one of them.
+  // Mask /etc secrets, unless the user explicitly granted one of them. A grant
+  // strictly inside a masked directory would lift the mask from its siblings
+  // too, so it is refused: the user must name the directory itself.
   if (spec_.system_roots) {
     for (MaskedPath& mask : DiscoverEtcSecrets()) {
-      bool granted = std::any_of(flag_paths.begin(), flag_paths.end(),
-                                 [&](const std::string& p) { return IsWithin(p, mask.path); });
+      bool granted = false;
+      for (const std::string& p : flag_paths) {
+        if (p == mask.path) {
+          granted = true;
+        } else if (IsWithin(p, mask.path)) {
+          return Error(ErrorKind::kUsage, "a grant of " + p + " lies inside " + mask.path +
+                                              ", which corral hides as a secret; grant " + mask.path +
+                                              " itself if the command needs it");
+        }
+      }
       if (!granted) policy.masks_.push_back(std::move(mask));
     }
   }
