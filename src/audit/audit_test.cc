@@ -1,0 +1,126 @@
+// The audit trail: one JSON line per record with ts, run and event, written
+// to a 0600 file; run ids differ across trails; every ErrorKind maps to a
+// failure reason from the closed set.
+#include "audit/audit.h"
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+using ::corral::testing::TestTree;
+
+std::vector<nlohmann::json> Lines(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(TestTree::Read(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << "not JSON: " << line;
+    lines.push_back(parsed);
+  }
+  return lines;
+}
+
+TEST(AuditTrail, ToFileWritesOneJsonLinePerRecord) {
+  TestTree tree;
+  std::string path = tree.Join("audit.jsonl");
+  {
+    Result<AuditTrail> trail = AuditTrail::ToFile(path);
+    ASSERT_TRUE(trail.ok()) << trail.error().ToString();
+    trail->Record(AuditEvent("spawned").Set("fingerprint", "abc").Set("grants", 3).Set("network", "none"));
+    trail->Record(AuditEvent("exited").Set("code", 7).Set("by_corral", false));
+    trail->Record(AuditEvent("note").Set("text", "line one\nline two").Set("names", std::vector<std::string>{"a"}));
+  }
+  std::string raw = TestTree::Read(path);
+  std::vector<nlohmann::json> lines = Lines(path);
+  ASSERT_EQ(lines.size(), 3u) << raw;
+  EXPECT_EQ(std::count(raw.begin(), raw.end(), '\n'), 3) << "a newline in a value stays escaped";
+  for (const nlohmann::json& line : lines) {
+    EXPECT_TRUE(line.contains("ts") && line["ts"].is_string());
+    EXPECT_TRUE(line.contains("run") && line["run"].is_string());
+    EXPECT_TRUE(line.contains("event"));
+  }
+  EXPECT_EQ(lines[0]["event"], "spawned");
+  EXPECT_EQ(lines[0]["fingerprint"], "abc");
+  EXPECT_EQ(lines[0]["grants"], 3);
+  EXPECT_EQ(lines[1]["event"], "exited");
+  EXPECT_EQ(lines[1]["code"], 7);
+  EXPECT_EQ(lines[1]["by_corral"], false);
+  EXPECT_EQ(lines[2]["text"], "line one\nline two");
+  EXPECT_EQ(lines[0]["run"], lines[1]["run"]) << "one trail, one run id";
+  // An ISO-8601 UTC timestamp.
+  std::string ts = lines[0]["ts"];
+  EXPECT_EQ(ts.size(), std::string("2025-01-01T00:00:00.000000Z").size()) << ts;
+  EXPECT_EQ(ts.back(), 'Z');
+}
+
+TEST(AuditTrail, FileIsPrivateAndAppended) {
+  TestTree tree;
+  std::string path = tree.Join("audit.jsonl");
+  {
+    Result<AuditTrail> first = AuditTrail::ToFile(path);
+    ASSERT_TRUE(first.ok());
+    first->Record(AuditEvent("one"));
+  }
+  struct stat st = {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  {
+    Result<AuditTrail> second = AuditTrail::ToFile(path);
+    ASSERT_TRUE(second.ok());
+    second->Record(AuditEvent("two"));
+  }
+  std::vector<nlohmann::json> lines = Lines(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["event"], "one");
+  EXPECT_EQ(lines[1]["event"], "two");
+}
+
+TEST(AuditTrail, RefusesASymlinkedFile) {
+  TestTree tree;
+  std::string target = tree.File("elsewhere", "");
+  tree.Symlink("audit.jsonl", target);
+  Result<AuditTrail> trail = AuditTrail::ToFile(tree.Join("audit.jsonl"));
+  ASSERT_FALSE(trail.ok());
+  EXPECT_NE(trail.error().message().find("--audit"), std::string::npos);
+}
+
+TEST(AuditTrail, RunIdsDifferAcrossTrails) {
+  std::set<std::string> ids;
+  for (int i = 0; i < 50; ++i) ids.insert(AuditTrail::Discard().run_id());
+  EXPECT_EQ(ids.size(), 50u);
+  EXPECT_NE(AuditTrail::ToStderr().run_id(), AuditTrail::Discard().run_id());
+}
+
+TEST(FailureReasonFor, MapsEveryErrorKind) {
+  const std::pair<ErrorKind, std::string_view> table[] = {
+      {ErrorKind::kUsage, "policy"},          {ErrorKind::kConfig, "policy"},
+      {ErrorKind::kPolicy, "policy"},         {ErrorKind::kPinMismatch, "pin_mismatch"},
+      {ErrorKind::kUnsupported, "unsupported"}, {ErrorKind::kNamespace, "namespace"},
+      {ErrorKind::kMount, "mount"},           {ErrorKind::kHardening, "hardening"},
+      {ErrorKind::kLandlock, "landlock"},     {ErrorKind::kSeccomp, "seccomp"},
+      {ErrorKind::kExec, "exec"},             {ErrorKind::kNotFound, "not_found"},
+      {ErrorKind::kTimeout, "timeout"},       {ErrorKind::kDenied, "denied"},
+      {ErrorKind::kIo, "internal"},           {ErrorKind::kInternal, "internal"},
+  };
+  static_assert(std::size(table) == static_cast<size_t>(ErrorKind::kInternal) + 1, "a row per ErrorKind");
+  for (const auto& [kind, reason] : table) {
+    EXPECT_EQ(FailureReasonName(FailureReasonFor(kind)), reason) << ErrorKindName(kind);
+  }
+}
+
+}  // namespace
+}  // namespace corral

@@ -1,0 +1,244 @@
+// Compile(Policy, HostSupport) with fake hosts: fail closed by default, say
+// what was dropped under --best-effort, report every feature honestly; and
+// BuildMountPlan's view of a policy.
+#include "confine/plan.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "base/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+using ::corral::testing::TestTree;
+
+HostSupport FullHost(int abi = 6) {
+  HostSupport host;
+  host.landlock_abi = abi;
+  host.user_namespaces = true;
+  host.seccomp = true;
+  host.cgroup2 = true;
+  host.kernel_release = "6.8.0-test";
+  return host;
+}
+
+class PlanTest : public ::testing::Test {
+ protected:
+  PlanTest() : workspace_(tree_.Dir("ws")), home_(tree_.Dir("home")) {}
+
+  PolicyBuilder Builder() const { return PolicyBuilder(HostContext{workspace_, home_, ::getuid(), ::getgid()}); }
+  // Builds into `policy_` (kept alive for the plan) and compiles.
+  Result<Plan> CompileWith(const PolicyBuilder& builder, const HostSupport& host) {
+    Result<Policy> built = builder.Build();
+    EXPECT_TRUE(built.ok()) << built.error().ToString();
+    if (!built.ok()) return std::move(built).error();
+    policy_.emplace(std::move(built).value());
+    return Compile(*policy_, host);
+  }
+  static std::map<std::string, FeatureStatus> Features(const Plan& plan) {
+    std::map<std::string, FeatureStatus> features;
+    for (const FeatureReport& feature : plan.report().features) {
+      EXPECT_TRUE(features.emplace(feature.feature, feature.status).second) << "twice: " << feature.feature;
+      EXPECT_FALSE(feature.detail.empty()) << feature.feature;
+    }
+    return features;
+  }
+
+  TestTree tree_;
+  std::string workspace_;
+  std::string home_;
+  std::optional<Policy> policy_;
+};
+
+TEST_F(PlanTest, NoLandlockFailsClosedNamingTheWayOut) {
+  Result<Plan> plan = CompileWith(Builder(), FullHost(0));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(plan.error().message().find("landlock"), std::string::npos) << plan.error().message();
+  EXPECT_NE(plan.error().message().find("--best-effort"), std::string::npos) << plan.error().message();
+  EXPECT_NE(plan.error().message().find("not run"), std::string::npos) << plan.error().message();
+}
+
+TEST_F(PlanTest, NoLandlockUnderBestEffortIsDegradedAndSaysSo) {
+  Result<Plan> plan = CompileWith(Builder().BestEffort(true), FullHost(0));
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_EQ(plan->level(), Level::kDegraded);
+  ASSERT_FALSE(plan->dropped().empty());
+  EXPECT_NE(plan->dropped()[0].find("landlock"), std::string::npos);
+  EXPECT_EQ(plan->mechanisms().landlock_abi, 0);
+  EXPECT_EQ(Features(*plan)["landlock filesystem"], FeatureStatus::kUnavailable);
+}
+
+TEST_F(PlanTest, NoUserNamespacesFailsClosed) {
+  HostSupport host = FullHost();
+  host.user_namespaces = false;
+  host.user_namespaces_detail = "kernel.unprivileged_userns_clone = 0";
+  Result<Plan> plan = CompileWith(Builder(), host);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(plan.error().message().find("namespaces"), std::string::npos) << plan.error().message();
+  EXPECT_NE(plan.error().message().find("unprivileged_userns_clone"), std::string::npos) << plan.error().message();
+  EXPECT_NE(plan.error().message().find("--best-effort"), std::string::npos) << plan.error().message();
+}
+
+TEST_F(PlanTest, NoUserNamespacesUnderBestEffortIsDegraded) {
+  HostSupport host = FullHost();
+  host.user_namespaces = false;
+  Result<Plan> plan = CompileWith(Builder().BestEffort(true), host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_EQ(plan->level(), Level::kDegraded);
+  EXPECT_FALSE(plan->mechanisms().namespaces);
+  ASSERT_FALSE(plan->dropped().empty());
+  EXPECT_NE(plan->dropped()[0].find("namespaces"), std::string::npos);
+  EXPECT_FALSE(plan->provided().Has(Guarantee::kProcessBoundary));
+  EXPECT_EQ(Features(*plan)["pid namespace"], FeatureStatus::kUnavailable);
+  EXPECT_EQ(Features(*plan)["protected paths"], FeatureStatus::kNarrowed);
+}
+
+TEST_F(PlanTest, NoSeccompFailsClosedOrIsDropped) {
+  HostSupport host = FullHost();
+  host.seccomp = false;
+  Result<Plan> refused = CompileWith(Builder(), host);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("seccomp"), std::string::npos);
+  Result<Plan> plan = CompileWith(Builder().BestEffort(true), host);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->level(), Level::kDegraded);
+  EXPECT_FALSE(plan->provided().Has(Guarantee::kSyscallFilter));
+  EXPECT_EQ(Features(*plan)["seccomp filter"], FeatureStatus::kUnavailable);
+}
+
+TEST_F(PlanTest, FullHostGivesEveryGuarantee) {
+  Result<Plan> plan = CompileWith(Builder(), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_EQ(plan->level(), Level::kFull);
+  EXPECT_TRUE(plan->dropped().empty());
+  EXPECT_EQ(plan->required().Names().size(), 9u);
+  EXPECT_TRUE(plan->provided().Covers(plan->required()));
+  EXPECT_TRUE(plan->required().Has(Guarantee::kNetworkBoundary));
+  EXPECT_EQ(plan->mechanisms().landlock_abi, 6);
+  EXPECT_TRUE(plan->mechanisms().namespaces);
+  EXPECT_TRUE(plan->mechanisms().seccomp);
+  EXPECT_EQ(plan->landlock().abi, 6);
+  EXPECT_NE(plan->landlock().net, 0u) << "with no network, TCP is handled";
+}
+
+TEST_F(PlanTest, NetworkAllRequiresNoNetworkBoundary) {
+  Result<Plan> plan = CompileWith(Builder().Network(NetworkMode::kAll), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_FALSE(plan->required().Has(Guarantee::kNetworkBoundary));
+  EXPECT_FALSE(plan->provided().Has(Guarantee::kNetworkBoundary));
+  EXPECT_EQ(plan->level(), Level::kFull);
+  EXPECT_EQ(plan->landlock().net, 0u);
+  std::map<std::string, FeatureStatus> features = Features(*plan);
+  EXPECT_EQ(features.count("landlock network"), 0u);
+}
+
+TEST_F(PlanTest, ReportHasAnEntryPerFeatureWithAbiDependentStatus) {
+  const char* always[] = {"user namespace",  "mount view",     "pid namespace", "ipc namespace",
+                          "uts namespace",   "network namespace", "landlock filesystem", "landlock ioctl",
+                          "landlock network", "landlock scopes", "seccomp filter", "capabilities",
+                          "environment",     "protected paths", "resource limits"};
+  struct Row {
+    int abi;
+    FeatureStatus filesystem, ioctl, network, scopes;
+  };
+  const auto E = FeatureStatus::kEnforced, N = FeatureStatus::kNarrowed;
+  for (const Row& row : {Row{1, N, N, N, N}, Row{2, N, N, N, N}, Row{3, E, N, N, N}, Row{4, E, N, E, N},
+                         Row{5, E, E, E, N}, Row{6, E, E, E, E}}) {
+    Result<Plan> plan = CompileWith(Builder(), FullHost(row.abi));
+    ASSERT_TRUE(plan.ok()) << "abi " << row.abi << ": " << plan.error().ToString();
+    std::map<std::string, FeatureStatus> features = Features(*plan);
+    for (const char* name : always) EXPECT_EQ(features.count(name), 1u) << name << " at abi " << row.abi;
+    EXPECT_EQ(features["landlock filesystem"], row.filesystem) << "abi " << row.abi;
+    EXPECT_EQ(features["landlock ioctl"], row.ioctl) << "abi " << row.abi;
+    EXPECT_EQ(features["landlock network"], row.network) << "abi " << row.abi;
+    EXPECT_EQ(features["landlock scopes"], row.scopes) << "abi " << row.abi;
+    EXPECT_EQ(features["seccomp filter"], FeatureStatus::kEnforced);
+    // The network namespace still bounds the network below ABI 4.
+    EXPECT_EQ(plan->level(), Level::kFull) << "abi " << row.abi;
+  }
+}
+
+TEST_F(PlanTest, MountPlanHoldsGrantsMasksAndTheFreshTrees) {
+  std::string data = tree_.Dir("data");
+  std::string out = tree_.Dir("data/out");
+  Result<Plan> plan = CompileWith(Builder().AllowRead(data).AllowWrite(out), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  const std::vector<MountOp>& ops = plan->mounts().ops;
+  EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end(), [](const MountOp& a, const MountOp& b) {
+    return std::string_view(a.target) < std::string_view(b.target);
+  }));
+  std::map<std::string, const MountOp*> by_target;
+  for (const MountOp& op : ops) by_target.emplace(op.target, &op);
+  auto op = [&](const std::string& target) -> const MountOp* {
+    auto it = by_target.find(target);
+    return it == by_target.end() ? nullptr : it->second;
+  };
+
+  ASSERT_NE(op("/proc"), nullptr);
+  EXPECT_EQ(op("/proc")->kind, MountKind::kProc);
+  ASSERT_NE(op("/dev"), nullptr);
+  EXPECT_EQ(op("/dev")->kind, MountKind::kTmpfs);
+  ASSERT_NE(op("/dev/null"), nullptr);
+  EXPECT_TRUE(op("/dev/null")->devices);
+  ASSERT_NE(op("/tmp"), nullptr);
+  EXPECT_EQ(op("/tmp")->kind, MountKind::kTmpfs);
+  ASSERT_NE(op(home_), nullptr);
+  EXPECT_EQ(op(home_)->kind, MountKind::kTmpfs);
+  EXPECT_STREQ(op(home_)->options, "mode=0700");
+
+  struct Grant {
+    std::string path;
+    bool read_only;
+  };
+  for (const Grant& grant : {Grant{workspace_, false}, Grant{data, true}, Grant{out, false}, Grant{"/usr", true},
+                             Grant{"/etc", true}}) {
+    const MountOp* bind = op(grant.path);
+    ASSERT_NE(bind, nullptr) << grant.path;
+    EXPECT_EQ(bind->kind, MountKind::kBind) << grant.path;
+    EXPECT_EQ(bind->read_only, grant.read_only) << grant.path;
+    EXPECT_TRUE(bind->pinned) << grant.path;
+    EXPECT_NE(bind->landlock, 0u) << grant.path;
+  }
+  for (const MaskedPath& mask : policy_->masks()) {
+    ASSERT_NE(op(mask.path), nullptr) << mask.path;
+    EXPECT_EQ(op(mask.path)->kind, MountKind::kMask) << mask.path;
+  }
+  struct stat st;
+  if (::lstat("/etc/shadow", &st) == 0 && ::access("/etc/shadow", R_OK) == 0) {
+    ASSERT_NE(op("/etc/shadow"), nullptr);
+    EXPECT_EQ(op("/etc/shadow")->kind, MountKind::kMask);
+  }
+  if (::lstat("/bin", &st) == 0 && S_ISLNK(st.st_mode)) {
+    ASSERT_NE(op("/bin"), nullptr);
+    EXPECT_EQ(op("/bin")->kind, MountKind::kSymlink);
+  }
+}
+
+TEST_F(PlanTest, MountPlanBindsProtectedPathsReadOnly) {
+  tree_.Dir("ws/.git/hooks");
+  Result<Plan> plan = CompileWith(Builder(), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  const MountOp* hooks = nullptr;
+  const MountOp* dotgit = nullptr;
+  for (const MountOp& op : plan->mounts().ops) {
+    if (workspace_ + "/.git/hooks" == op.target) hooks = &op;
+    if (workspace_ + "/.git" == op.target) dotgit = &op;
+  }
+  ASSERT_NE(hooks, nullptr);
+  EXPECT_TRUE(hooks->read_only);
+  ASSERT_NE(dotgit, nullptr) << ".git is an anchor, bound over itself";
+  EXPECT_FALSE(dotgit->read_only);
+}
+
+}  // namespace
+}  // namespace corral
