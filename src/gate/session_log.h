@@ -1,0 +1,159 @@
+// The session event log: an append-only JSONL file per session.
+//
+// A session is a conversation or agent run that outlives one process. Its
+// log lives at $XDG_STATE_HOME/corral/sessions/<id>.jsonl (default
+// ~/.local/state/corral/sessions/<id>.jsonl), one event per line:
+//   {"v":1,"type":"session/start","ts":"2026-01-02T03:04:05.000000Z","data":{"cwd":"/src/app"}}
+//   {"v":1,"type":"sandbox/mode","ts":"...","data":{"mode":"read-only","source":"user"}}
+// The first line is the one session/start, which fixes the session's working
+// directory for good. Each sandbox/mode event changes the session's mode;
+// the last one wins (EffectiveSandboxMode). Its source says who changed it:
+// the user, a delegated agent, or an approved escalation.
+//
+//   CORRAL_ASSIGN_OR_RETURN(SessionStore store, SessionStore::OpenDefault());
+//   CORRAL_ASSIGN_OR_RETURN(Session session, store.Create(id, "/src/app"));
+//   CORRAL_TRY(session.RecordMode(Mode::kReadOnly, ModeSource::kUser));
+//   ... later, in another process ...
+//   CORRAL_ASSIGN_OR_RETURN(Session again, store.Load(id));  // again.mode() == read-only
+//
+// Reading is strict. A torn last line (no trailing newline, or not JSON) is
+// what a crash mid-append leaves: it is dropped, and cut off the file before
+// the next append. Anything else wrong (a corrupt line in the middle, an
+// unknown type, an unknown version, a bad field) refuses the whole log with
+// an Error naming the file and line: a session is never resumed half-read.
+//
+// Security: the log decides how much a later command may touch, so it must
+// be the user's alone. The directory is created 0700 and each file 0600; a
+// directory or file that another user can write (group or other write bit)
+// or that another uid owns is refused, and the error says the chmod/chown
+// that fixes it. Session ids are checked (ValidateSessionId), so an id can
+// never name a path outside the directory. The log holds working directories
+// and mode changes only, never command output.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+#include "base/unique_fd.h"
+#include "policy/mode.h"
+
+namespace corral {
+
+// Who changed the sandbox mode.
+enum class ModeSource { kUser, kDelegation, kEscalation };
+std::string_view ModeSourceName(ModeSource source);  // "user", "delegation", "escalation"
+std::optional<ModeSource> ParseModeSource(std::string_view text);
+
+// data of a session/start event.
+struct SessionStartData {
+  std::string cwd;  // absolute; the session's immutable working directory
+  bool operator==(const SessionStartData&) const = default;
+};
+
+// data of a sandbox/mode event.
+struct SandboxModeData {
+  Mode mode = Mode::kReadOnly;
+  ModeSource source = ModeSource::kUser;
+  bool operator==(const SandboxModeData&) const = default;
+};
+
+struct SessionEvent {
+  std::string ts;  // UTC, RFC 3339 with microseconds
+  std::variant<SessionStartData, SandboxModeData> data;
+
+  std::string_view type() const;  // "session/start" or "sandbox/mode"
+  // The JSON line, without the trailing newline.
+  std::string ToJsonLine() const;
+  bool operator==(const SessionEvent&) const = default;
+};
+
+// The mode of the last sandbox/mode event, if any (folded from the end).
+std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent> events);
+
+// What a log's text holds.
+struct ParsedSessionLog {
+  std::vector<SessionEvent> events;
+  // Bytes of complete, accepted lines; a torn last line starts here.
+  size_t complete_bytes = 0;
+  bool dropped_torn_line = false;
+};
+
+// Parses a log's text. `file` names it in errors ("<file>:<line>: ...").
+// Errors are ErrorKind::kConfig with code "session_log_corrupt",
+// "session_log_unknown_type" or "session_log_unknown_version".
+Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view file);
+
+// [A-Za-z0-9._-]{1,64} without a leading dot. ErrorKind::kUsage, code
+// "session_id_invalid".
+Status ValidateSessionId(std::string_view id);
+// A fresh random id (24 hex digits).
+Result<std::string> NewSessionId();
+
+// $XDG_STATE_HOME/corral/sessions when XDG_STATE_HOME is absolute, else
+// $HOME/.local/state/corral/sessions. The arguments are the variables'
+// values (nullopt when unset); DefaultSessionDir reads the environment.
+Result<std::string> SessionDirFor(std::optional<std::string_view> xdg_state_home,
+                                  std::optional<std::string_view> home);
+Result<std::string> DefaultSessionDir();
+
+// One open session log. Move-only; appends go through its descriptor.
+class Session {
+ public:
+  Session(Session&&) noexcept = default;
+  Session& operator=(Session&&) noexcept = default;
+
+  const std::string& id() const { return id_; }
+  const std::string& path() const { return path_; }
+  // The working directory from session/start.
+  const std::string& cwd() const;
+  const std::vector<SessionEvent>& events() const { return events_; }
+  // The last sandbox/mode event's mode, if the session has one.
+  std::optional<Mode> mode() const;
+
+  // Appends a sandbox/mode event (one write(2) on an O_APPEND descriptor).
+  Status RecordMode(Mode mode, ModeSource source);
+
+ private:
+  friend class SessionStore;
+  Session(std::string id, std::string path, UniqueFd fd, std::vector<SessionEvent> events);
+  Status Append(SessionEvent event);
+
+  std::string id_;
+  std::string path_;
+  UniqueFd fd_;
+  std::vector<SessionEvent> events_;
+};
+
+// A directory of session logs, checked to be the user's alone.
+class SessionStore {
+ public:
+  // Opens `dir`, creating it (and missing parents) 0700 if needed.
+  // Refuses a directory that is a symlink, that another user can write, or
+  // that another uid owns (ErrorKind::kConfig, code "session_log_unsafe").
+  static Result<SessionStore> Open(const std::string& dir);
+  // Open(DefaultSessionDir()).
+  static Result<SessionStore> OpenDefault();
+
+  const std::string& dir() const { return dir_; }
+
+  // A new session `id` starting in `cwd` (absolute, valid UTF-8). Fails if
+  // the id is taken.
+  Result<Session> Create(std::string_view id, std::string_view cwd) const;
+  // An existing session, its events read and checked. A torn last line is
+  // cut off the file so later appends start on a fresh line.
+  Result<Session> Load(std::string_view id) const;
+
+ private:
+  SessionStore(std::string dir, UniqueFd dir_fd) : dir_(std::move(dir)), dir_fd_(std::move(dir_fd)) {}
+  Status CheckDir() const;
+
+  std::string dir_;
+  UniqueFd dir_fd_;
+};
+
+}  // namespace corral

@@ -1,0 +1,447 @@
+#include "gate/session_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gate/test_temp_dir.h"
+
+namespace corral {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kStart[] = R"({"v":1,"type":"session/start","ts":"2026-01-01T00:00:00.000000Z","data":{"cwd":"/src/app"}})";
+constexpr char kReadOnly[] = R"({"v":1,"type":"sandbox/mode","ts":"2026-01-01T00:00:01.000000Z","data":{"mode":"read-only","source":"user"}})";
+constexpr char kWrite[] = R"({"v":1,"type":"sandbox/mode","ts":"2026-01-01T00:00:02.000000Z","data":{"mode":"workspace-write","source":"delegation"}})";
+
+std::string Lines(std::initializer_list<std::string_view> lines) {
+  std::string text;
+  for (std::string_view line : lines) (text += line) += '\n';
+  return text;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void WriteFile(const std::string& path, const std::string& text, mode_t mode = 0600) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  ASSERT_GE(fd, 0) << path;
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+}
+
+mode_t ModeOf(const std::string& path) {
+  struct stat info {};
+  EXPECT_EQ(::stat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 07777;
+}
+
+class SessionLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(scratch_.ok());
+    dir_ = scratch_.Join("state/corral/sessions");
+    Result<SessionStore> store = SessionStore::Open(dir_);
+    ASSERT_TRUE(store.ok()) << store.error().ToString();
+    store_.emplace(std::move(store).value());
+  }
+  std::string LogPath(const std::string& id) const { return dir_ + "/" + id + ".jsonl"; }
+
+  testing::ScratchDir scratch_;
+  std::string dir_;
+  std::optional<SessionStore> store_;
+};
+
+// ---- the pure reader ----
+
+TEST(SessionLogReader, ParsesStartAndModeEvents) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, kWrite}), "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  ASSERT_EQ(parsed->events.size(), 3u);
+  EXPECT_EQ(parsed->events[0].type(), "session/start");
+  EXPECT_EQ(std::get<SessionStartData>(parsed->events[0].data).cwd, "/src/app");
+  EXPECT_EQ(parsed->events[2].type(), "sandbox/mode");
+  EXPECT_EQ(std::get<SandboxModeData>(parsed->events[2].data),
+            (SandboxModeData{Mode::kWorkspaceWrite, ModeSource::kDelegation}));
+  EXPECT_FALSE(parsed->dropped_torn_line);
+}
+
+TEST(SessionLogReader, WritesTheDocumentedLineShape) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly}), "s.jsonl");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->events[0].ToJsonLine(), kStart);
+  EXPECT_EQ(parsed->events[1].ToJsonLine(), kReadOnly);
+}
+
+TEST(SessionLogReader, TornLastLineWithoutNewlineIsDropped) {
+  std::string complete = Lines({kStart, kReadOnly});
+  std::string text = complete + std::string(kWrite).substr(0, 30);
+  Result<ParsedSessionLog> parsed = ParseSessionLog(text, "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->events.size(), 2u);
+  EXPECT_TRUE(parsed->dropped_torn_line);
+  EXPECT_EQ(parsed->complete_bytes, complete.size());
+}
+
+TEST(SessionLogReader, CompleteJsonWithoutNewlineIsStillTorn) {
+  std::string complete = Lines({kStart});
+  Result<ParsedSessionLog> parsed = ParseSessionLog(complete + kWrite, "s.jsonl");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->events.size(), 1u);
+  EXPECT_TRUE(parsed->dropped_torn_line);
+}
+
+TEST(SessionLogReader, UnparsableLastLineIsDropped) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, "{\"v\":1,\"type\":\"sandb"}), "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->events.size(), 2u);
+  EXPECT_TRUE(parsed->dropped_torn_line);
+}
+
+TEST(SessionLogReader, CorruptInteriorLineIsRefusedWithFileAndLine) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, "{not json", kReadOnly}), "/x/s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(parsed.error().code(), "session_log_corrupt");
+  EXPECT_THAT(parsed.error().message(), StartsWith("/x/s.jsonl:2: "));
+}
+
+TEST(SessionLogReader, EmptyInteriorLineIsCorrupt) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, "", kReadOnly}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: "));
+}
+
+TEST(SessionLogReader, UnknownTypeIsRefusedEvenOnTheLastLine) {
+  std::string unknown = R"({"v":1,"type":"sandbox/teleport","ts":"t","data":{}})";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, unknown}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(parsed.error().code(), "session_log_unknown_type");
+  EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:3: "));
+  EXPECT_THAT(parsed.error().message(), HasSubstr("sandbox/teleport"));
+}
+
+TEST(SessionLogReader, UnknownVersionIsRefused) {
+  const char* versions[] = {"2", "0", "\"1\"", "1.0", "-1", "null", "18446744073709551617"};
+  for (const char* version : versions) {
+    std::string line = std::string(R"({"v":)") + version + R"(,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user"}})";
+    Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, line}), "s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << version;
+    EXPECT_EQ(parsed.error().code(), "session_log_unknown_version") << version;
+    EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: ")) << version;
+  }
+}
+
+TEST(SessionLogReader, BadFieldsAreRefused) {
+  struct Case {
+    const char* why;
+    std::string line;
+  };
+  const Case cases[] = {
+      {"bad mode", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"root","source":"user"}})"},
+      {"bad source", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"model"}})"},
+      {"missing source", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only"}})"},
+      {"extra data key", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user","x":1}})"},
+      {"extra top key", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user"},"x":1})"},
+      {"missing version", R"({"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user"}})"},
+      {"data not object", R"({"v":1,"type":"sandbox/mode","ts":"t","data":"read-only"})"},
+      {"ts not string", R"({"v":1,"type":"sandbox/mode","ts":5,"data":{"mode":"read-only","source":"user"}})"},
+      {"ts with escape", "{\"v\":1,\"type\":\"sandbox/mode\",\"ts\":\"\\u001b[31m\",\"data\":{\"mode\":\"read-only\",\"source\":\"user\"}}"},
+      {"type not string", R"({"v":1,"type":7,"ts":"t","data":{}})"},
+      {"not an object", R"(["v",1])"},
+      {"second session/start", R"({"v":1,"type":"session/start","ts":"t","data":{"cwd":"/elsewhere"}})"},
+  };
+  for (const Case& test : cases) {
+    Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, test.line}), "s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << test.why;
+    EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig) << test.why;
+    EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: ")) << test.why;
+  }
+}
+
+TEST(SessionLogReader, StartMustComeFirstAndHaveAnAbsoluteCwd) {
+  Result<ParsedSessionLog> mode_first = ParseSessionLog(Lines({kReadOnly, kStart}), "s.jsonl");
+  ASSERT_FALSE(mode_first.ok());
+  EXPECT_THAT(mode_first.error().message(), StartsWith("s.jsonl:1: "));
+  std::string relative = R"({"v":1,"type":"session/start","ts":"t","data":{"cwd":"src/app"}})";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({relative}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.error().message(), HasSubstr("absolute"));
+}
+
+TEST(SessionLogReader, ErrorMessagesNeverCarryRawControlBytes) {
+  std::string evil = "{\"v\":1,\"type\":\"\\u001b]0;pwned\\u0007\",\"ts\":\"t\",\"data\":{}}";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, evil}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message().find('\x1b'), std::string::npos);
+  EXPECT_EQ(parsed.error().message().find('\x07'), std::string::npos);
+}
+
+TEST(SessionLogReader, EffectiveSandboxModeFoldsFromTheEnd) {
+  EXPECT_FALSE(EffectiveSandboxMode({}).has_value());
+  std::vector<SessionEvent> events = {
+      {"a", SessionStartData{"/w"}},
+      {"b", SandboxModeData{Mode::kDangerFullAccess, ModeSource::kUser}},
+      {"c", SandboxModeData{Mode::kReadOnly, ModeSource::kEscalation}},
+  };
+  EXPECT_EQ(EffectiveSandboxMode(events), (SandboxModeData{Mode::kReadOnly, ModeSource::kEscalation}));
+  events.resize(2);
+  EXPECT_EQ(EffectiveSandboxMode(events)->mode, Mode::kDangerFullAccess);
+  events.resize(1);
+  EXPECT_FALSE(EffectiveSandboxMode(events).has_value());
+}
+
+TEST(SessionLogReader, ModeSourceNamesRoundTrip) {
+  for (ModeSource source : {ModeSource::kUser, ModeSource::kDelegation, ModeSource::kEscalation}) {
+    EXPECT_EQ(ParseModeSource(ModeSourceName(source)), source);
+  }
+  EXPECT_FALSE(ParseModeSource("User").has_value());
+}
+
+// ---- ids and the directory ----
+
+TEST(SessionId, AcceptsTheDocumentedAlphabet) {
+  for (const char* id : {"a", "abc123", "A-b_c.1", "x.jsonl", "0123456789012345678901234567890123456789012345678901234567890123"}) {
+    EXPECT_TRUE(ValidateSessionId(id).ok()) << id;
+  }
+}
+
+TEST(SessionId, RefusesTraversalAndOddIds) {
+  const std::string bad[] = {"", "..", "../etc/passwd", "a/b", ".hidden", "a b", "a\nb", std::string("a\0b", 3),
+                             "caf\xc3\xa9", std::string(65, 'a'), "/abs"};
+  for (const std::string& id : bad) {
+    Status status = ValidateSessionId(id);
+    ASSERT_FALSE(status.ok()) << id;
+    EXPECT_EQ(status.error().kind(), ErrorKind::kUsage);
+    EXPECT_EQ(status.error().code(), "session_id_invalid");
+  }
+}
+
+TEST(SessionId, NewIdsAreValidAndDistinct) {
+  Result<std::string> a = NewSessionId();
+  Result<std::string> b = NewSessionId();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(ValidateSessionId(*a).ok());
+  EXPECT_EQ(a->size(), 24u);
+  EXPECT_NE(*a, *b);
+}
+
+TEST(SessionDir, XdgStateHomeThenHome) {
+  EXPECT_EQ(SessionDirFor("/xdg", "/home/u").value(), "/xdg/corral/sessions");
+  EXPECT_EQ(SessionDirFor("/xdg/", "/home/u").value(), "/xdg/corral/sessions");
+  EXPECT_EQ(SessionDirFor(std::nullopt, "/home/u").value(), "/home/u/.local/state/corral/sessions");
+  EXPECT_EQ(SessionDirFor("", "/home/u").value(), "/home/u/.local/state/corral/sessions");
+  // A relative XDG_STATE_HOME is invalid by the XDG spec and ignored.
+  EXPECT_EQ(SessionDirFor("relative", "/home/u").value(), "/home/u/.local/state/corral/sessions");
+  Result<std::string> none = SessionDirFor(std::nullopt, "relative");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code(), "session_dir_unknown");
+}
+
+// ---- the store on disk ----
+
+TEST_F(SessionLogTest, CreateWritesOneStartLineWithTheCwd) {
+  Result<Session> session = store_->Create("s1", "/src/app");
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+  EXPECT_EQ(session->cwd(), "/src/app");
+  EXPECT_FALSE(session->mode().has_value());
+  std::string text = ReadFile(LogPath("s1"));
+  EXPECT_THAT(text, StartsWith(R"({"v":1,"type":"session/start","ts":")"));
+  EXPECT_THAT(text, HasSubstr(R"(Z","data":{"cwd":"/src/app"}})" "\n"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
+}
+
+TEST_F(SessionLogTest, FileIs0600InA0700DirectoryWhateverTheUmask) {
+  mode_t old = ::umask(0);
+  Result<SessionStore> store = SessionStore::Open(scratch_.Join("loose/sessions"));
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  Result<Session> session = store->Create("s1", "/w");
+  ::umask(old);
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+  EXPECT_EQ(ModeOf(scratch_.Join("loose/sessions")), 0700u);
+  EXPECT_EQ(ModeOf(scratch_.Join("loose")), 0700u);
+  EXPECT_EQ(ModeOf(session->path()), 0600u);
+}
+
+TEST_F(SessionLogTest, ModeEventsSurviveReloadAndTheLastWriteWins) {
+  {
+    Result<Session> session = store_->Create("s1", "/src/app");
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE(session->RecordMode(Mode::kWorkspaceWrite, ModeSource::kUser).ok());
+    ASSERT_TRUE(session->RecordMode(Mode::kDangerFullAccess, ModeSource::kDelegation).ok());
+    ASSERT_TRUE(session->RecordMode(Mode::kReadOnly, ModeSource::kEscalation).ok());
+    EXPECT_EQ(session->mode(), Mode::kReadOnly);
+  }
+  Result<Session> again = store_->Load("s1");
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_EQ(again->cwd(), "/src/app");
+  EXPECT_EQ(again->events().size(), 4u);
+  EXPECT_EQ(again->mode(), Mode::kReadOnly);
+  EXPECT_EQ(EffectiveSandboxMode(again->events())->source, ModeSource::kEscalation);
+  // A change made after reload wins over everything before it.
+  ASSERT_TRUE(again->RecordMode(Mode::kWorkspaceWrite, ModeSource::kUser).ok());
+  EXPECT_EQ(store_->Load("s1")->mode(), Mode::kWorkspaceWrite);
+}
+
+TEST_F(SessionLogTest, TornTailIsDroppedAndCutBeforeTheNextAppend) {
+  WriteFile(LogPath("s1"), Lines({kStart, kReadOnly}) + std::string(kWrite).substr(0, 40));
+  {
+    Result<Session> session = store_->Load("s1");
+    ASSERT_TRUE(session.ok()) << session.error().ToString();
+    EXPECT_EQ(session->events().size(), 2u);
+    EXPECT_EQ(session->mode(), Mode::kReadOnly);
+    EXPECT_EQ(ReadFile(LogPath("s1")), Lines({kStart, kReadOnly}));
+    ASSERT_TRUE(session->RecordMode(Mode::kWorkspaceWrite, ModeSource::kUser).ok());
+  }
+  Result<Session> again = store_->Load("s1");
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_EQ(again->events().size(), 3u);
+  EXPECT_EQ(again->mode(), Mode::kWorkspaceWrite);
+}
+
+TEST_F(SessionLogTest, CorruptInteriorLineRefusesTheLoad) {
+  WriteFile(LogPath("s1"), Lines({kStart, "garbage", kReadOnly}));
+  Result<Session> session = store_->Load("s1");
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.error().code(), "session_log_corrupt");
+  EXPECT_THAT(session.error().message(), StartsWith(LogPath("s1") + ":2: "));
+  // Refusing never rewrites the file.
+  EXPECT_EQ(ReadFile(LogPath("s1")), Lines({kStart, "garbage", kReadOnly}));
+}
+
+TEST_F(SessionLogTest, EmptyLogIsRefused) {
+  WriteFile(LogPath("s1"), "");
+  Result<Session> session = store_->Load("s1");
+  ASSERT_FALSE(session.ok());
+  EXPECT_THAT(session.error().message(), HasSubstr("no session/start"));
+}
+
+TEST_F(SessionLogTest, CreateRefusesATakenIdAndLoadAMissingOne) {
+  ASSERT_TRUE(store_->Create("s1", "/w").ok());
+  Result<Session> twice = store_->Create("s1", "/elsewhere");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().code(), "session_exists");
+  EXPECT_EQ(store_->Load("s1")->cwd(), "/w");
+  Result<Session> missing = store_->Load("nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code(), "session_not_found");
+}
+
+TEST_F(SessionLogTest, CreateRefusesARelativeOrNonUtf8Cwd) {
+  for (std::string cwd : {std::string("relative/dir"), std::string(""), std::string("/bad\xff"),
+                          std::string("/nul\0x", 6)}) {
+    Result<Session> session = store_->Create("s1", cwd);
+    ASSERT_FALSE(session.ok()) << cwd;
+    EXPECT_EQ(session.error().code(), "session_cwd_invalid");
+  }
+  EXPECT_NE(::access(LogPath("s1").c_str(), F_OK), 0);
+}
+
+TEST_F(SessionLogTest, TraversalIdNeverTouchesAPathOutsideTheDirectory) {
+  Result<Session> session = store_->Create("../escaped", "/w");
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.error().code(), "session_id_invalid");
+  EXPECT_NE(::access((dir_ + "/../escaped.jsonl").c_str(), F_OK), 0);
+  EXPECT_FALSE(store_->Load("../../etc/passwd").ok());
+}
+
+TEST_F(SessionLogTest, RefusesALogOthersCanWrite) {
+  ASSERT_TRUE(store_->Create("s1", "/w").ok());
+  for (mode_t mode : {0666, 0620, 0602}) {
+    ASSERT_EQ(::chmod(LogPath("s1").c_str(), mode), 0);
+    Result<Session> session = store_->Load("s1");
+    ASSERT_FALSE(session.ok()) << std::oct << mode;
+    EXPECT_EQ(session.error().code(), "session_log_unsafe");
+    EXPECT_THAT(session.error().message(), HasSubstr("chmod 600 " + LogPath("s1")));
+  }
+  // Readable by others is not a write risk: allowed.
+  ASSERT_EQ(::chmod(LogPath("s1").c_str(), 0644), 0);
+  EXPECT_TRUE(store_->Load("s1").ok());
+}
+
+TEST_F(SessionLogTest, RefusesADirectoryOthersCanWrite) {
+  ASSERT_TRUE(store_->Create("s1", "/w").ok());
+  ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);
+  for (auto attempt : {0, 1}) {
+    Result<Session> session = attempt == 0 ? store_->Load("s1") : store_->Create("s2", "/w");
+    ASSERT_FALSE(session.ok());
+    EXPECT_EQ(session.error().code(), "session_log_unsafe");
+    EXPECT_THAT(session.error().message(), HasSubstr("chmod 700 " + dir_));
+  }
+  Result<SessionStore> reopened = SessionStore::Open(dir_);
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_THAT(reopened.error().message(), HasSubstr("mode 0777"));
+}
+
+TEST_F(SessionLogTest, RefusesALogOrDirectoryAnotherUidOwns) {
+  ASSERT_TRUE(store_->Create("s1", "/w").ok());
+  // Some other uid: 65534 (nobody) unless that is who runs the test.
+  uid_t other = ::geteuid() == 65534 ? 65533 : 65534;
+  std::string owned_by = "owned by uid " + std::to_string(other);
+  if (::chown(LogPath("s1").c_str(), other, other) != 0) {
+    GTEST_SKIP() << "chown to another uid needs root; scripts/test.sh runs the unit tests as root";
+  }
+  Result<Session> session = store_->Load("s1");
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.error().code(), "session_log_unsafe");
+  EXPECT_THAT(session.error().message(), HasSubstr(owned_by));
+  EXPECT_THAT(session.error().message(), HasSubstr("chown " + std::to_string(::geteuid()) + " " + LogPath("s1")));
+
+  ASSERT_EQ(::chown(LogPath("s1").c_str(), ::geteuid(), ::getegid()), 0);
+  ASSERT_EQ(::chown(dir_.c_str(), other, other), 0);
+  Result<SessionStore> reopened = SessionStore::Open(dir_);
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_THAT(reopened.error().message(), HasSubstr(owned_by));
+  EXPECT_FALSE(store_->Load("s1").ok());
+}
+
+TEST_F(SessionLogTest, RefusesSymlinks) {
+  std::string target = scratch_.Join("elsewhere.jsonl");
+  WriteFile(target, Lines({kStart}));
+  ASSERT_EQ(::symlink(target.c_str(), LogPath("s1").c_str()), 0);
+  Result<Session> session = store_->Load("s1");
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.error().code(), "session_log_unsafe");
+
+  std::string linked_dir = scratch_.Join("linked");
+  ASSERT_EQ(::symlink(dir_.c_str(), linked_dir.c_str()), 0);
+  Result<SessionStore> store = SessionStore::Open(linked_dir);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().code(), "session_log_unsafe");
+}
+
+TEST_F(SessionLogTest, ConcurrentAppendsLandAsWholeLines) {
+  ASSERT_TRUE(store_->Create("s1", "/w").ok());
+  Result<Session> first = store_->Load("s1");
+  Result<Session> second = store_->Load("s1");
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto writer = [](Session* session, Mode mode) {
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(session->RecordMode(mode, ModeSource::kUser).ok());
+  };
+  std::thread a(writer, &first.value(), Mode::kReadOnly);
+  std::thread b(writer, &second.value(), Mode::kWorkspaceWrite);
+  a.join();
+  b.join();
+  Result<Session> after = store_->Load("s1");
+  ASSERT_TRUE(after.ok()) << after.error().ToString();
+  EXPECT_EQ(after->events().size(), 401u);
+}
+
+}  // namespace
+}  // namespace corral
