@@ -1,0 +1,148 @@
+// The approval gate: whether an agent's action may go ahead at all.
+//
+// Approval and the sandbox are independent gates. Approval decides whether a
+// call runs; the sandbox mode decides what it can touch once it does. Actions
+// are tool calls (read, ls, grep, find: read-only; write, edit: edits; bash:
+// a command) or shell commands given as argv. Decide applies a policy:
+//   allow-all                every action runs;
+//   deny-all                 nothing runs, read-only tools included;
+//   ask-dangerous            dangerous commands (dangerous_command.h) and
+//                            unknown tools are asked about, the rest runs;
+//   ask-dangerous-tool-edit  as ask-dangerous, and edits (write, edit) are
+//                            asked about too.
+// An ApprovalGate turns "ask" into a question for an Approver (the CLI's is
+// TtyApprover). Answers are y (this call), n (refuse) and a (every call of
+// this class for the rest of the run).
+//
+//   TtyApprover tty;
+//   ApprovalGate gate(ApprovalPolicy::kAskDangerous, &tty);
+//   ApprovalRecord record = gate.Check(Action::Command({"git", "push"}));
+//   audit.Record(record.ToAuditEvent());
+//   if (!record.allowed) return ...;
+//
+// Security: the gate fails closed. With no approver, or an approver that
+// fails (no terminal, a hang-up), an "ask" is a denial, never an allow. An
+// "a" answer lives in the gate object only: it is never written anywhere,
+// and a new gate (a new run) asks again. Policy "deny" is final: no approver
+// answer can turn it into an allow. allow-all removes the question entirely;
+// the sandbox is then the only control.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "audit/audit.h"
+#include "base/result.h"
+
+namespace corral {
+
+enum class ApprovalPolicy { kAllowAll, kDenyAll, kAskDangerous, kAskDangerousToolEdit };
+// "allow-all", "deny-all", "ask-dangerous", "ask-dangerous-tool-edit".
+std::string_view ApprovalPolicyName(ApprovalPolicy policy);
+std::optional<ApprovalPolicy> ParseApprovalPolicy(std::string_view text);
+
+enum class ToolClass { kReadOnly, kEdit, kCommand, kUnknown };
+std::string_view ToolClassName(ToolClass tool_class);  // "read-only", "edit", "command", "unknown"
+// read ls grep find -> read-only; write edit -> edit; bash -> command.
+ToolClass ClassifyTool(std::string_view tool);
+
+// One thing an agent wants to do.
+struct Action {
+  enum class Kind { kTool, kCommand };
+  Kind kind = Kind::kCommand;
+  std::string tool;               // kTool: the tool's name
+  std::vector<std::string> argv;  // kCommand, and the bash tool: the command it runs
+
+  static Action Tool(std::string name, std::vector<std::string> argv = {});
+  static Action Command(std::vector<std::string> argv);
+
+  // For people and the audit trail: "write", "bash: rm -rf build",
+  // "command: git push". Cut at 512 bytes.
+  std::string Summary() const;
+};
+
+enum class Decision { kAllow, kDeny, kAsk };
+std::string_view DecisionName(Decision decision);  // "allow", "deny", "ask"
+
+struct Verdict {
+  Decision decision = Decision::kDeny;
+  std::string rationale;
+  // What an "a" answer covers: "tool:write", "command:git-push", ...
+  std::string class_key;
+};
+
+Verdict Decide(ApprovalPolicy policy, const Action& action);
+
+enum class ApprovalAnswer {
+  kAllowOnce,    // y: this call only
+  kDeny,         // n
+  kAllowForRun,  // a: every call of this class, for this gate's life
+};
+std::string_view ApprovalAnswerName(ApprovalAnswer answer);  // "allow-once", "deny", "allow-for-run"
+
+struct ApprovalRequest {
+  std::string summary;    // Action::Summary()
+  std::string rationale;  // why the policy asks
+  std::string class_key;  // what "a" would cover
+};
+
+// Asks someone. An Error means nobody could answer: the gate denies.
+class Approver {
+ public:
+  virtual ~Approver() = default;
+  virtual Result<ApprovalAnswer> Request(const ApprovalRequest& request) = 0;
+};
+
+// How the gate reached its outcome.
+enum class ApprovalBasis {
+  kPolicy,           // the policy allowed or denied without asking
+  kAnsweredOnce,     // the approver said y
+  kAnsweredForRun,   // the approver said a
+  kRemembered,       // an earlier a for this class, in this gate
+  kAnsweredDeny,     // the approver said n
+  kNoApprover,       // the policy asked but there is no approver
+  kApproverFailed,   // the approver returned an error
+};
+std::string_view ApprovalBasisName(ApprovalBasis basis);
+
+// One gate decision, for the audit trail.
+struct ApprovalRecord {
+  std::string action;  // Action::Summary()
+  std::string class_key;
+  ApprovalPolicy policy = ApprovalPolicy::kDenyAll;
+  Decision policy_decision = Decision::kDeny;
+  bool allowed = false;
+  ApprovalBasis basis = ApprovalBasis::kPolicy;
+  std::string rationale;
+
+  // An "approval" record: action, class, policy, decision, outcome
+  // (allowed/denied), basis and rationale.
+  AuditEvent ToAuditEvent() const;
+};
+
+class ApprovalGate {
+ public:
+  // `approver` may be null (every "ask" is then denied); it is not owned and
+  // must outlive the gate.
+  ApprovalGate(ApprovalPolicy policy, Approver* approver);
+  ApprovalGate(const ApprovalGate&) = delete;
+  ApprovalGate& operator=(const ApprovalGate&) = delete;
+
+  ApprovalPolicy policy() const { return policy_; }
+
+  // Decides one action, asking the approver if the policy says so. Calls are
+  // serialised, so two questions never share the terminal.
+  ApprovalRecord Check(const Action& action);
+
+ private:
+  const ApprovalPolicy policy_;
+  Approver* const approver_;
+  std::mutex mutex_;
+  std::set<std::string> allowed_for_run_;
+};
+
+}  // namespace corral
