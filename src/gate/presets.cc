@@ -1,0 +1,55 @@
+#include "gate/presets.h"
+
+namespace corral {
+
+const std::array<Preset, 4>& AllPresets() {
+  static const std::array<Preset, 4> kPresets = {{
+      {"safe", Mode::kReadOnly, ApprovalPolicy::kAskDangerous},
+      {"review", Mode::kReadOnly, ApprovalPolicy::kAskDangerousToolEdit},
+      {"custom", Mode::kWorkspaceWrite, ApprovalPolicy::kAskDangerous},
+      {"danger", Mode::kDangerFullAccess, ApprovalPolicy::kAllowAll},
+  }};
+  return kPresets;
+}
+
+Result<Preset> ResolvePreset(std::string_view name) {
+  for (const Preset& preset : AllPresets()) {
+    if (preset.name == name) return preset;
+  }
+  std::string shown(name.substr(0, 64));
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return Error(ErrorKind::kUsage, "unknown preset \"" + shown + "\" (expected safe, review, custom or danger)")
+      .WithCode("unknown_preset");
+}
+
+std::string PermissionState::Describe() const {
+  std::string text = name;
+  if (derived) {
+    text += " (derived from " + base_preset + ";";
+    for (const std::string& what : overridden) text += " " + what;
+    text += " overridden)";
+  }
+  text += ": " + std::string(ModeName(mode)) + " + " + std::string(ApprovalPolicyName(approval));
+  if (needs_danger_acknowledgement) text += " (needs --i-understand-danger-full-access)";
+  return text;
+}
+
+void PermissionState::ApplyTo(PolicySpec& spec) const { spec.mode = mode; }
+
+PermissionState DerivedState(const Preset& preset, std::optional<Mode> mode_override,
+                             std::optional<ApprovalPolicy> approval_override) {
+  PermissionState state;
+  state.base_preset = std::string(preset.name);
+  state.mode = mode_override.value_or(preset.mode);
+  state.approval = approval_override.value_or(preset.approval);
+  if (state.mode != preset.mode) state.overridden.push_back("mode");
+  if (state.approval != preset.approval) state.overridden.push_back("approval");
+  state.derived = !state.overridden.empty();
+  state.name = state.derived ? "custom" : state.base_preset;
+  state.needs_danger_acknowledgement = state.mode == Mode::kDangerFullAccess;
+  return state;
+}
+
+}  // namespace corral
