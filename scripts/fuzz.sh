@@ -20,8 +20,8 @@ mkdir -p "$out/corpus/session_log"
 src="$here/src"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DCORRAL_INVARIANTS=1 -I"$src" \
-  "$src/gate/session_log_fuzz.cc" "$src/gate/session_log.cc" \
-  "$src/base/result.cc" "$src/base/unique_fd.cc" "$src/base/hex.cc" "$src/base/random.cc" \
+  "$src/gate/session_log_fuzz.cc" "$src/gate/session_events.cc" \
+  "$src/base/result.cc" \
   "$src/base/invariant.cc" "$src/policy/mode.cc" \
   -o "$out/session_log_fuzz"
 

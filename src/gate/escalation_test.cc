@@ -7,7 +7,7 @@
 
 #include "gate/resolution.h"
 #include "gate/session_log.h"
-#include "gate/test_temp_dir.h"
+#include "gate/test_support.h"
 
 namespace corral {
 namespace {

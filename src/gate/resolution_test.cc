@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gate/test_temp_dir.h"
+#include "gate/test_support.h"
 
 namespace corral {
 namespace {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,25 +17,14 @@
 namespace corral {
 namespace {
 
-constexpr int kVersion = 1;
-constexpr std::string_view kTypeStart = "session/start";
-constexpr std::string_view kTypeMode = "sandbox/mode";
-// Longer lines are never written by corral: a cwd is at most PATH_MAX.
-constexpr size_t kMaxLineBytes = 64 * 1024;
 constexpr size_t kMaxLogBytes = 16 * 1024 * 1024;
 constexpr size_t kMaxIdLength = 64;
 constexpr size_t kMaxCwdBytes = 4096;
+constexpr std::string_view kCorrupt = "session_log_corrupt";
 
 using Json = nlohmann::json;
 
-// A JSON value for an error message: ASCII only, so no escape sequence or
-// invalid byte from the file reaches a terminal; cut to a readable length.
-std::string QuoteJson(const Json& value) {
-  std::string text = value.dump(-1, ' ', /*ensure_ascii=*/true, Json::error_handler_t::replace);
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
-}
-std::string Quote(std::string_view text) { return QuoteJson(Json(std::string(text))); }
+std::string Quote(std::string_view text) { return QuoteForError(text); }
 
 // True when `text` is valid UTF-8 without NUL: it survives a JSON round trip
 // unchanged (invalid bytes would be dropped by the ignore handler).
@@ -45,112 +33,6 @@ bool IsCleanUtf8(std::string_view text) {
   std::string dumped = Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::ignore);
   Json back = Json::parse(dumped, nullptr, /*allow_exceptions=*/false);
   return back.is_string() && back.get_ref<const std::string&>() == text;
-}
-
-std::string UtcNow() {
-  struct timespec now {};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  struct tm utc {};
-  ::gmtime_r(&now.tv_sec, &utc);
-  char date[32];
-  ::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
-  char micros[32];
-  std::snprintf(micros, sizeof micros, ".%06ldZ", now.tv_nsec / 1000);
-  return std::string(date) + micros;
-}
-
-class LineError {
- public:
-  LineError(std::string_view file, size_t line) : prefix_(std::string(file) + ":" + std::to_string(line) + ": ") {}
-  Error operator()(std::string_view code, std::string what) const {
-    return Error(ErrorKind::kConfig, prefix_ + what).WithCode(std::string(code));
-  }
-
- private:
-  std::string prefix_;
-};
-
-constexpr std::string_view kCorrupt = "session_log_corrupt";
-
-// Checks that `object` has exactly the keys `allowed`.
-Status OnlyKeys(const Json& object, std::initializer_list<std::string_view> allowed, std::string_view where,
-                const LineError& fail) {
-  for (const auto& item : object.items()) {
-    bool known = false;
-    for (std::string_view key : allowed) known = known || item.key() == key;
-    if (!known) return fail(kCorrupt, "unknown key " + Quote(item.key()) + " in " + std::string(where));
-  }
-  return Ok();
-}
-
-Result<std::string> StringField(const Json& object, std::string_view key, std::string_view where,
-                                const LineError& fail) {
-  auto found = object.find(key);
-  if (found == object.end()) return fail(kCorrupt, "missing \"" + std::string(key) + "\" in " + std::string(where));
-  if (!found->is_string()) {
-    return fail(kCorrupt, "\"" + std::string(key) + "\" in " + std::string(where) + " must be a string, not " +
-                              found->type_name());
-  }
-  return found->get<std::string>();
-}
-
-Result<SessionStartData> DecodeStart(const Json& data, const LineError& fail) {
-  CORRAL_TRY(OnlyKeys(data, {"cwd"}, "session/start data", fail));
-  CORRAL_ASSIGN_OR_RETURN(std::string cwd, StringField(data, "cwd", "session/start data", fail));
-  if (cwd.empty() || cwd[0] != '/' || cwd.find('\0') != std::string::npos) {
-    return fail(kCorrupt, "session/start cwd " + Quote(cwd) + " is not an absolute path");
-  }
-  return SessionStartData{std::move(cwd)};
-}
-
-Result<SandboxModeData> DecodeMode(const Json& data, const LineError& fail) {
-  CORRAL_TRY(OnlyKeys(data, {"mode", "source"}, "sandbox/mode data", fail));
-  CORRAL_ASSIGN_OR_RETURN(std::string mode_text, StringField(data, "mode", "sandbox/mode data", fail));
-  CORRAL_ASSIGN_OR_RETURN(std::string source_text, StringField(data, "source", "sandbox/mode data", fail));
-  std::optional<Mode> mode = ParseMode(mode_text);
-  if (!mode) {
-    return fail(kCorrupt, "unknown sandbox mode " + Quote(mode_text) +
-                              " (expected read-only, workspace-write or danger-full-access)");
-  }
-  std::optional<ModeSource> source = ParseModeSource(source_text);
-  if (!source) {
-    return fail(kCorrupt, "unknown mode source " + Quote(source_text) + " (expected user, delegation or escalation)");
-  }
-  return SandboxModeData{*mode, *source};
-}
-
-Result<SessionEvent> DecodeEvent(const Json& line, const LineError& fail) {
-  if (!line.is_object()) return fail(kCorrupt, std::string("an event must be a JSON object, not ") + line.type_name());
-  // The version first: a later version may have other keys.
-  auto version = line.find("v");
-  if (version == line.end()) return fail(kCorrupt, "missing \"v\" (the event format version)");
-  if (!version->is_number_integer() || version->get<int64_t>() != kVersion) {
-    return fail("session_log_unknown_version",
-                "unknown event version " + QuoteJson(*version) + "; this corral reads version 1 only");
-  }
-  auto type = line.find("type");
-  if (type == line.end() || !type->is_string()) return fail(kCorrupt, "missing or non-string \"type\"");
-  const std::string& type_name = type->get_ref<const std::string&>();
-  if (type_name != kTypeStart && type_name != kTypeMode) {
-    return fail("session_log_unknown_type",
-                "unknown event type " + Quote(type_name) + " (expected session/start or sandbox/mode)");
-  }
-  CORRAL_TRY(OnlyKeys(line, {"v", "type", "ts", "data"}, "the event", fail));
-  CORRAL_ASSIGN_OR_RETURN(std::string ts, StringField(line, "ts", "the event", fail));
-  bool printable = !ts.empty() && ts.size() <= 64;
-  for (char c : ts) printable = printable && c >= 0x20 && c <= 0x7e;
-  if (!printable) return fail(kCorrupt, "\"ts\" " + Quote(ts) + " is not a timestamp");
-  auto data = line.find("data");
-  if (data == line.end() || !data->is_object()) return fail(kCorrupt, "missing or non-object \"data\"");
-
-  SessionEvent event;
-  event.ts = std::move(ts);
-  if (type_name == kTypeStart) {
-    CORRAL_ASSIGN_OR_RETURN(event.data, DecodeStart(*data, fail));
-  } else {
-    CORRAL_ASSIGN_OR_RETURN(event.data, DecodeMode(*data, fail));
-  }
-  return event;
 }
 
 Error Unsafe(std::string message) {
@@ -231,100 +113,7 @@ class FileLock {
  private:
   int fd_;
 };
-
 }  // namespace
-
-std::string_view ModeSourceName(ModeSource source) {
-  switch (source) {
-    case ModeSource::kUser: return "user";
-    case ModeSource::kDelegation: return "delegation";
-    case ModeSource::kEscalation: return "escalation";
-  }
-  return "user";
-}
-
-std::optional<ModeSource> ParseModeSource(std::string_view text) {
-  if (text == "user") return ModeSource::kUser;
-  if (text == "delegation") return ModeSource::kDelegation;
-  if (text == "escalation") return ModeSource::kEscalation;
-  return std::nullopt;
-}
-
-std::string_view SessionEvent::type() const {
-  return std::holds_alternative<SessionStartData>(data) ? kTypeStart : kTypeMode;
-}
-
-std::string SessionEvent::ToJsonLine() const {
-  nlohmann::ordered_json line;
-  line["v"] = kVersion;
-  line["type"] = std::string(type());
-  line["ts"] = ts;
-  nlohmann::ordered_json body = nlohmann::ordered_json::object();
-  if (const auto* start = std::get_if<SessionStartData>(&data)) {
-    body["cwd"] = start->cwd;
-  } else {
-    const auto& mode = std::get<SandboxModeData>(data);
-    body["mode"] = std::string(ModeName(mode.mode));
-    body["source"] = std::string(ModeSourceName(mode.source));
-  }
-  line["data"] = std::move(body);
-  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
-
-std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent> events) {
-  for (auto it = events.rbegin(); it != events.rend(); ++it) {
-    if (const auto* mode = std::get_if<SandboxModeData>(&it->data)) {
-      CORRAL_INVARIANT(ParseMode(ModeName(mode->mode)) == mode->mode, "session event holds an invalid sandbox mode");
-      return *mode;
-    }
-  }
-  return std::nullopt;
-}
-
-Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view file) {
-  ParsedSessionLog parsed;
-  size_t line_number = 0;
-  for (size_t start = 0; start < text.size();) {
-    ++line_number;
-    size_t newline = text.find('\n', start);
-    bool complete = newline != std::string_view::npos;
-    size_t end = complete ? newline : text.size();
-    size_t next = complete ? newline + 1 : text.size();
-    bool last = next >= text.size();
-    std::string_view line = text.substr(start, end - start);
-    LineError fail(file, line_number);
-
-    if (!complete) {  // a torn append: the line never got its newline
-      parsed.dropped_torn_line = true;
-      break;
-    }
-    if (line.size() > kMaxLineBytes) {
-      if (last) {
-        parsed.dropped_torn_line = true;
-        break;
-      }
-      return fail(kCorrupt, "line longer than " + std::to_string(kMaxLineBytes) + " bytes; the log is corrupt");
-    }
-    Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) {
-      if (last) {
-        parsed.dropped_torn_line = true;
-        break;
-      }
-      return fail(kCorrupt, "not JSON, and not the last line: the log is corrupt in the middle");
-    }
-    CORRAL_ASSIGN_OR_RETURN(SessionEvent event, DecodeEvent(json, fail));
-    bool is_start = std::holds_alternative<SessionStartData>(event.data);
-    if (parsed.events.empty() && !is_start) return fail(kCorrupt, "the first event must be session/start");
-    if (!parsed.events.empty() && is_start) {
-      return fail(kCorrupt, "a second session/start: a session's working directory never changes");
-    }
-    parsed.events.push_back(std::move(event));
-    parsed.complete_bytes = next;
-    start = next;
-  }
-  return parsed;
-}
 
 Status ValidateSessionId(std::string_view id) {
   bool valid = !id.empty() && id.size() <= kMaxIdLength && id[0] != '.';
@@ -389,10 +178,7 @@ std::optional<Mode> Session::mode() const {
 }
 
 Status Session::RecordMode(Mode mode, ModeSource source) {
-  SessionEvent event;
-  event.ts = UtcNow();
-  event.data = SandboxModeData{mode, source};
-  return Append(std::move(event));
+  return Append(SessionEvent::Stamped(SandboxModeData{mode, source}));
 }
 
 Status Session::Append(SessionEvent event) {
@@ -462,9 +248,7 @@ Result<Session> SessionStore::Create(std::string_view id, std::string_view cwd) 
     return Error::FromErrno(ErrorKind::kConfig, "creating session log " + path, "openat", errno);
   }
   UniqueFd file(fd);
-  SessionEvent start;
-  start.ts = UtcNow();
-  start.data = SessionStartData{std::string(cwd)};
+  SessionEvent start = SessionEvent::Stamped(SessionStartData{std::string(cwd)});
   Session session(std::string(id), path, std::move(file), {});
   if (Status appended = session.Append(std::move(start)); !appended.ok()) {
     ::unlinkat(dir_fd_.get(), name.c_str(), 0);

@@ -1,14 +1,8 @@
-// The session event log: an append-only JSONL file per session.
+// The session event log on disk: one append-only JSONL file per session.
 //
 // A session is a conversation or agent run that outlives one process. Its
-// log lives at $XDG_STATE_HOME/corral/sessions/<id>.jsonl (default
-// ~/.local/state/corral/sessions/<id>.jsonl), one event per line:
-//   {"v":1,"type":"session/start","ts":"2026-01-02T03:04:05.000000Z","data":{"cwd":"/src/app"}}
-//   {"v":1,"type":"sandbox/mode","ts":"...","data":{"mode":"read-only","source":"user"}}
-// The first line is the one session/start, which fixes the session's working
-// directory for good. Each sandbox/mode event changes the session's mode;
-// the last one wins (EffectiveSandboxMode). Its source says who changed it:
-// the user, a delegated agent, or an approved escalation.
+// events (session_events.h) live at $XDG_STATE_HOME/corral/sessions/<id>.jsonl
+// (default ~/.local/state/corral/sessions/<id>.jsonl).
 //
 //   CORRAL_ASSIGN_OR_RETURN(SessionStore store, SessionStore::OpenDefault());
 //   CORRAL_ASSIGN_OR_RETURN(Session session, store.Create(id, "/src/app"));
@@ -16,77 +10,31 @@
 //   ... later, in another process ...
 //   CORRAL_ASSIGN_OR_RETURN(Session again, store.Load(id));  // again.mode() == read-only
 //
-// Reading is strict. A torn last line (no trailing newline, or not JSON) is
-// what a crash mid-append leaves: it is dropped, and cut off the file before
-// the next append. Anything else wrong (a corrupt line in the middle, an
-// unknown type, an unknown version, a bad field) refuses the whole log with
-// an Error naming the file and line: a session is never resumed half-read.
+// Load reads the whole log strictly (ParseSessionLog). A torn last line is
+// dropped and cut off the file, so the next append starts on a fresh line;
+// anything else wrong refuses the session, naming file and line. Each append
+// is one write(2) of one whole line on an O_APPEND descriptor, under flock.
 //
 // Security: the log decides how much a later command may touch, so it must
 // be the user's alone. The directory is created 0700 and each file 0600; a
 // directory or file that another user can write (group or other write bit)
-// or that another uid owns is refused, and the error says the chmod/chown
-// that fixes it. Session ids are checked (ValidateSessionId), so an id can
-// never name a path outside the directory. The log holds working directories
-// and mode changes only, never command output.
+// or that another uid owns is refused, as is a symlink, and the error says
+// the chmod/chown that fixes it. Session ids are checked (ValidateSessionId),
+// so an id can never name a path outside the directory. The log holds
+// working directories and mode changes only, never command output.
 #pragma once
 
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "base/result.h"
 #include "base/unique_fd.h"
+#include "gate/session_events.h"
 #include "policy/mode.h"
 
 namespace corral {
-
-// Who changed the sandbox mode.
-enum class ModeSource { kUser, kDelegation, kEscalation };
-std::string_view ModeSourceName(ModeSource source);  // "user", "delegation", "escalation"
-std::optional<ModeSource> ParseModeSource(std::string_view text);
-
-// data of a session/start event.
-struct SessionStartData {
-  std::string cwd;  // absolute; the session's immutable working directory
-  bool operator==(const SessionStartData&) const = default;
-};
-
-// data of a sandbox/mode event.
-struct SandboxModeData {
-  Mode mode = Mode::kReadOnly;
-  ModeSource source = ModeSource::kUser;
-  bool operator==(const SandboxModeData&) const = default;
-};
-
-struct SessionEvent {
-  std::string ts;  // UTC, RFC 3339 with microseconds
-  std::variant<SessionStartData, SandboxModeData> data;
-
-  std::string_view type() const;  // "session/start" or "sandbox/mode"
-  // The JSON line, without the trailing newline.
-  std::string ToJsonLine() const;
-  bool operator==(const SessionEvent&) const = default;
-};
-
-// The mode of the last sandbox/mode event, if any (folded from the end).
-std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent> events);
-
-// What a log's text holds.
-struct ParsedSessionLog {
-  std::vector<SessionEvent> events;
-  // Bytes of complete, accepted lines; a torn last line starts here.
-  size_t complete_bytes = 0;
-  bool dropped_torn_line = false;
-};
-
-// Parses a log's text. `file` names it in errors ("<file>:<line>: ...").
-// Errors are ErrorKind::kConfig with code "session_log_corrupt",
-// "session_log_unknown_type" or "session_log_unknown_version".
-Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view file);
 
 // [A-Za-z0-9._-]{1,64} without a leading dot. ErrorKind::kUsage, code
 // "session_id_invalid".

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "gate/session_log.h"
+#include "gate/session_events.h"
 
 namespace corral::testing {
 

@@ -1,0 +1,90 @@
+// Session events: the JSONL lines of a session log, and their strict reader.
+//
+// One event per line:
+//   {"v":1,"type":"session/start","ts":"2026-01-02T03:04:05.000000Z","data":{"cwd":"/src/app"}}
+//   {"v":1,"type":"sandbox/mode","ts":"...","data":{"mode":"read-only","source":"user"}}
+// The first line is the one session/start, which fixes the session's working
+// directory for good. Each sandbox/mode event changes the session's mode;
+// the last one wins (EffectiveSandboxMode). Its source says who changed it:
+// the user, a delegated agent, or an approved escalation.
+//
+//   CORRAL_ASSIGN_OR_RETURN(ParsedSessionLog log, ParseSessionLog(text, path));
+//   std::optional<SandboxModeData> mode = EffectiveSandboxMode(log.events);
+//
+// Reading is strict. A torn last line (no trailing newline, or not JSON) is
+// what a crash mid-append leaves: it is dropped and reported. Anything else
+// wrong (a corrupt line in the middle, an unknown type, an unknown version,
+// an unknown key, a bad value, a missing or repeated session/start) refuses
+// the whole text with an Error "<file>:<line>: ...": a session is never
+// resumed half-read.
+//
+// Security: the events decide how much a later command may touch; the files
+// holding them are guarded by session_log.h. Error messages quote file
+// content as escaped ASCII only, so a crafted log cannot put escape
+// sequences on the user's terminal.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+#include "policy/mode.h"
+
+namespace corral {
+
+// Who changed the sandbox mode.
+enum class ModeSource { kUser, kDelegation, kEscalation };
+std::string_view ModeSourceName(ModeSource source);  // "user", "delegation", "escalation"
+std::optional<ModeSource> ParseModeSource(std::string_view text);
+
+// data of a session/start event.
+struct SessionStartData {
+  std::string cwd;  // absolute; the session's immutable working directory
+  bool operator==(const SessionStartData&) const = default;
+};
+
+// data of a sandbox/mode event.
+struct SandboxModeData {
+  Mode mode = Mode::kReadOnly;
+  ModeSource source = ModeSource::kUser;
+  bool operator==(const SandboxModeData&) const = default;
+};
+
+struct SessionEvent {
+  std::string ts;  // UTC, RFC 3339 with microseconds
+  std::variant<SessionStartData, SandboxModeData> data;
+
+  // An event stamped with the current time.
+  static SessionEvent Stamped(std::variant<SessionStartData, SandboxModeData> data);
+
+  std::string_view type() const;  // "session/start" or "sandbox/mode"
+  // The JSON line, without the trailing newline.
+  std::string ToJsonLine() const;
+  bool operator==(const SessionEvent&) const = default;
+};
+
+// The last sandbox/mode event's data, if any (folded from the end).
+std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent> events);
+
+// What a log's text holds.
+struct ParsedSessionLog {
+  std::vector<SessionEvent> events;
+  // Bytes of complete, accepted lines; a torn last line starts here.
+  size_t complete_bytes = 0;
+  bool dropped_torn_line = false;
+};
+
+// Parses a log's text. `file` names it in errors ("<file>:<line>: ...").
+// Errors are ErrorKind::kConfig with code "session_log_corrupt",
+// "session_log_unknown_type" or "session_log_unknown_version".
+Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view file);
+
+// `text` as a JSON string of escaped ASCII, cut to 80 characters: safe to
+// put in an error message whatever bytes it held.
+std::string QuoteForError(std::string_view text);
+
+}  // namespace corral

@@ -1,0 +1,164 @@
+#include "gate/session_events.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gate/test_support.h"
+
+namespace corral {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::kReadOnly;
+using testing::kStart;
+using testing::kWrite;
+using testing::Lines;
+
+TEST(SessionLogReader, ParsesStartAndModeEvents) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, kWrite}), "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  ASSERT_EQ(parsed->events.size(), 3u);
+  EXPECT_EQ(parsed->events[0].type(), "session/start");
+  EXPECT_EQ(std::get<SessionStartData>(parsed->events[0].data).cwd, "/src/app");
+  EXPECT_EQ(parsed->events[2].type(), "sandbox/mode");
+  EXPECT_EQ(std::get<SandboxModeData>(parsed->events[2].data),
+            (SandboxModeData{Mode::kWorkspaceWrite, ModeSource::kDelegation}));
+  EXPECT_FALSE(parsed->dropped_torn_line);
+}
+
+TEST(SessionLogReader, WritesTheDocumentedLineShape) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly}), "s.jsonl");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->events[0].ToJsonLine(), kStart);
+  EXPECT_EQ(parsed->events[1].ToJsonLine(), kReadOnly);
+}
+
+TEST(SessionLogReader, TornLastLineWithoutNewlineIsDropped) {
+  std::string complete = Lines({kStart, kReadOnly});
+  std::string text = complete + std::string(kWrite).substr(0, 30);
+  Result<ParsedSessionLog> parsed = ParseSessionLog(text, "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->events.size(), 2u);
+  EXPECT_TRUE(parsed->dropped_torn_line);
+  EXPECT_EQ(parsed->complete_bytes, complete.size());
+}
+
+TEST(SessionLogReader, CompleteJsonWithoutNewlineIsStillTorn) {
+  std::string complete = Lines({kStart});
+  Result<ParsedSessionLog> parsed = ParseSessionLog(complete + kWrite, "s.jsonl");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->events.size(), 1u);
+  EXPECT_TRUE(parsed->dropped_torn_line);
+}
+
+TEST(SessionLogReader, UnparsableLastLineIsDropped) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, "{\"v\":1,\"type\":\"sandb"}), "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->events.size(), 2u);
+  EXPECT_TRUE(parsed->dropped_torn_line);
+}
+
+TEST(SessionLogReader, CorruptInteriorLineIsRefusedWithFileAndLine) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, "{not json", kReadOnly}), "/x/s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(parsed.error().code(), "session_log_corrupt");
+  EXPECT_THAT(parsed.error().message(), StartsWith("/x/s.jsonl:2: "));
+}
+
+TEST(SessionLogReader, EmptyInteriorLineIsCorrupt) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, "", kReadOnly}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: "));
+}
+
+TEST(SessionLogReader, UnknownTypeIsRefusedEvenOnTheLastLine) {
+  std::string unknown = R"({"v":1,"type":"sandbox/teleport","ts":"t","data":{}})";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, unknown}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(parsed.error().code(), "session_log_unknown_type");
+  EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:3: "));
+  EXPECT_THAT(parsed.error().message(), HasSubstr("sandbox/teleport"));
+}
+
+TEST(SessionLogReader, UnknownVersionIsRefused) {
+  const char* versions[] = {"2", "0", "\"1\"", "1.0", "-1", "null", "18446744073709551617"};
+  for (const char* version : versions) {
+    std::string line = std::string(R"({"v":)") + version + R"(,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user"}})";
+    Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, line}), "s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << version;
+    EXPECT_EQ(parsed.error().code(), "session_log_unknown_version") << version;
+    EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: ")) << version;
+  }
+}
+
+TEST(SessionLogReader, BadFieldsAreRefused) {
+  struct Case {
+    const char* why;
+    std::string line;
+  };
+  const Case cases[] = {
+      {"bad mode", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"root","source":"user"}})"},
+      {"bad source", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"model"}})"},
+      {"missing source", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only"}})"},
+      {"extra data key", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user","x":1}})"},
+      {"extra top key", R"({"v":1,"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user"},"x":1})"},
+      {"missing version", R"({"type":"sandbox/mode","ts":"t","data":{"mode":"read-only","source":"user"}})"},
+      {"data not object", R"({"v":1,"type":"sandbox/mode","ts":"t","data":"read-only"})"},
+      {"ts not string", R"({"v":1,"type":"sandbox/mode","ts":5,"data":{"mode":"read-only","source":"user"}})"},
+      {"ts with escape", "{\"v\":1,\"type\":\"sandbox/mode\",\"ts\":\"\\u001b[31m\",\"data\":{\"mode\":\"read-only\",\"source\":\"user\"}}"},
+      {"type not string", R"({"v":1,"type":7,"ts":"t","data":{}})"},
+      {"not an object", R"(["v",1])"},
+      {"second session/start", R"({"v":1,"type":"session/start","ts":"t","data":{"cwd":"/elsewhere"}})"},
+  };
+  for (const Case& test : cases) {
+    Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, test.line}), "s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << test.why;
+    EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig) << test.why;
+    EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: ")) << test.why;
+  }
+}
+
+TEST(SessionLogReader, StartMustComeFirstAndHaveAnAbsoluteCwd) {
+  Result<ParsedSessionLog> mode_first = ParseSessionLog(Lines({kReadOnly, kStart}), "s.jsonl");
+  ASSERT_FALSE(mode_first.ok());
+  EXPECT_THAT(mode_first.error().message(), StartsWith("s.jsonl:1: "));
+  std::string relative = R"({"v":1,"type":"session/start","ts":"t","data":{"cwd":"src/app"}})";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({relative}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.error().message(), HasSubstr("absolute"));
+}
+
+TEST(SessionLogReader, ErrorMessagesNeverCarryRawControlBytes) {
+  std::string evil = "{\"v\":1,\"type\":\"\\u001b]0;pwned\\u0007\",\"ts\":\"t\",\"data\":{}}";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, evil}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message().find('\x1b'), std::string::npos);
+  EXPECT_EQ(parsed.error().message().find('\x07'), std::string::npos);
+}
+
+TEST(SessionLogReader, EffectiveSandboxModeFoldsFromTheEnd) {
+  EXPECT_FALSE(EffectiveSandboxMode({}).has_value());
+  std::vector<SessionEvent> events = {
+      {"a", SessionStartData{"/w"}},
+      {"b", SandboxModeData{Mode::kDangerFullAccess, ModeSource::kUser}},
+      {"c", SandboxModeData{Mode::kReadOnly, ModeSource::kEscalation}},
+  };
+  EXPECT_EQ(EffectiveSandboxMode(events), (SandboxModeData{Mode::kReadOnly, ModeSource::kEscalation}));
+  events.resize(2);
+  EXPECT_EQ(EffectiveSandboxMode(events)->mode, Mode::kDangerFullAccess);
+  events.resize(1);
+  EXPECT_FALSE(EffectiveSandboxMode(events).has_value());
+}
+
+TEST(SessionLogReader, ModeSourceNamesRoundTrip) {
+  for (ModeSource source : {ModeSource::kUser, ModeSource::kDelegation, ModeSource::kEscalation}) {
+    EXPECT_EQ(ParseModeSource(ModeSourceName(source)), source);
+  }
+  EXPECT_FALSE(ParseModeSource("User").has_value());
+}
+
+}  // namespace
+}  // namespace corral
