@@ -1,0 +1,108 @@
+#include "config/config.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "config/config_file.h"
+#include "config/config_merge.h"
+#include "config/config_read.h"
+#include "policy/path_text.h"
+
+namespace corral {
+namespace {
+
+Result<std::optional<ConfigLayer>> LoadLayer(const std::optional<std::string>& path, ConfigScope scope,
+                                             const LoadOptions& options) {
+  if (!path) return std::optional<ConfigLayer>();
+  OwnerRule owner = scope == ConfigScope::kUser ? OwnerRule::kCallerOrRoot : OwnerRule::kAnyOwner;
+  CORRAL_ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigFile(*path, owner, options.uid));
+  if (!text) return std::optional<ConfigLayer>();
+  CORRAL_ASSIGN_OR_RETURN(ConfigLayer layer, ParseConfigText(*text, ParseContext{*path, scope, options.home}));
+  return std::optional<ConfigLayer>(std::move(layer));
+}
+
+}  // namespace
+
+std::string_view BackendChoiceName(BackendChoice backend) {
+  switch (backend) {
+    case BackendChoice::kAuto: return "auto";
+    case BackendChoice::kNative: return "native";
+    case BackendChoice::kBubblewrap: return "bubblewrap";
+    case BackendChoice::kSeatbelt: return "seatbelt";
+    case BackendChoice::kUnavailable: return "unavailable";
+  }
+  return "auto";
+}
+
+std::optional<BackendChoice> ParseBackendChoice(std::string_view text) {
+  for (BackendChoice backend : {BackendChoice::kAuto, BackendChoice::kNative, BackendChoice::kBubblewrap,
+                                BackendChoice::kSeatbelt, BackendChoice::kUnavailable}) {
+    if (BackendChoiceName(backend) == text) return backend;
+  }
+  return std::nullopt;
+}
+
+size_t ApprovalLooseness(ApprovalPolicy policy) {
+  for (size_t i = 0; i < kApprovalStrictestFirst.size(); ++i) {
+    if (kApprovalStrictestFirst[i] == policy) return i;
+  }
+  return kApprovalStrictestFirst.size();
+}
+
+void Config::ApplyTo(PolicySpec& spec) const {
+  if (mode) spec.mode = *mode;
+  if (acknowledge_danger) spec.acknowledge_danger = *acknowledge_danger;
+  if (workspace_root) {
+    spec.workspace = *workspace_root;
+    spec.no_workspace = false;
+  }
+  spec.allow_read.insert(spec.allow_read.end(), allow_read.begin(), allow_read.end());
+  spec.allow_write.insert(spec.allow_write.end(), allow_write.begin(), allow_write.end());
+  spec.allow_exec.insert(spec.allow_exec.end(), allow_exec.begin(), allow_exec.end());
+  spec.allow_env.insert(spec.allow_env.end(), allow_env.begin(), allow_env.end());
+  spec.forbid_read.insert(spec.forbid_read.end(), forbid_read.begin(), forbid_read.end());
+  if (network) spec.network = *network;
+  if (timeout) spec.timeout = *timeout;
+  if (best_effort) spec.best_effort = *best_effort;
+  if (home) spec.home = *home;
+}
+
+std::string UserConfigPath(std::string_view home, const char* xdg_config_home) {
+  if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
+    return std::string(xdg_config_home) + "/corral/config.toml";
+  }
+  return std::string(home) + "/.config/corral/config.toml";
+}
+
+std::string ProjectConfigPath(std::string_view workspace_root) {
+  return std::string(workspace_root) + "/corral.toml";
+}
+
+LoadOptions DefaultLoadOptions(const std::string& home, const std::string& workspace_root) {
+  LoadOptions options;
+  options.user_path = UserConfigPath(home, std::getenv("XDG_CONFIG_HOME"));
+  options.project_path = ProjectConfigPath(workspace_root);
+  options.home = home;
+  options.workspace_root = workspace_root;
+  options.uid = ::geteuid();
+  return options;
+}
+
+Result<Config> LoadConfig(const LoadOptions& options) {
+  MergeContext context;
+  context.user_file = options.user_path.value_or("~/.config/corral/config.toml");
+  if (!options.workspace_root.empty()) {
+    Result<std::string> root = CanonicalAbsolutePath(options.workspace_root);
+    if (!root.ok()) {
+      return Error(ErrorKind::kUsage, "workspace root " + options.workspace_root + ": " + root.error().message());
+    }
+    context.workspace_root = std::move(root).value();
+  }
+  CORRAL_ASSIGN_OR_RETURN(std::optional<ConfigLayer> user, LoadLayer(options.user_path, ConfigScope::kUser, options));
+  CORRAL_ASSIGN_OR_RETURN(std::optional<ConfigLayer> project,
+                          LoadLayer(options.project_path, ConfigScope::kProject, options));
+  return MergeConfigLayers(user, project, context);
+}
+
+}  // namespace corral

@@ -1,0 +1,271 @@
+#include "config/config_file.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "policy/forbid.h"
+#include "policy/path_text.h"
+
+namespace corral {
+namespace {
+
+using Handler = std::function<Status(const TomlField&, const ParseContext&, ConfigLayer&)>;
+
+template <typename T>
+Sourced<T> At(const TomlField& field, T value) {
+  return Sourced<T>{std::move(value), field.where};
+}
+
+std::string DirectoryOf(const std::string& file) {
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : file.substr(0, slash);
+}
+
+}  // namespace
+
+Result<std::string> ResolveConfigPath(const TomlField& field, const std::string& given, const ParseContext& context) {
+  Result<std::string> expanded = ExpandHome(given, context.home);
+  if (!expanded.ok()) return BadValue(field, QuoteForMessage(given) + ": " + expanded.error().message());
+  std::string path = std::move(expanded).value();
+  if (!path.empty() && path[0] != '/') {
+    if (context.scope != ConfigScope::kProject) {
+      return BadValue(field, QuoteForMessage(given) + ": relative paths are not allowed in the " +
+                                 std::string(ConfigScopeName(context.scope)) +
+                                 "; write an absolute path or start it with ~/");
+    }
+    // "./build" is common and harmless; ".." stays and is refused below.
+    std::string joined = DirectoryOf(context.file);
+    size_t start = 0;
+    while (start <= path.size()) {
+      size_t end = std::min(path.find('/', start), path.size());
+      std::string_view part = std::string_view(path).substr(start, end - start);
+      if (!part.empty() && part != ".") joined += "/" + std::string(part);
+      start = end + 1;
+    }
+    path = std::move(joined);
+  }
+  Result<std::string> canonical = CanonicalAbsolutePath(path);
+  if (!canonical.ok()) return BadValue(field, QuoteForMessage(given) + ": " + canonical.error().message());
+  return canonical;
+}
+
+namespace {
+
+Status ReadPathList(const TomlField& field, const ParseContext& context, std::vector<Sourced<std::string>>& out) {
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    TomlField element{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
+    CORRAL_ASSIGN_OR_RETURN(std::string path, ResolveConfigPath(element, items[i].value, context));
+    out.push_back(Sourced<std::string>{std::move(path), items[i].where});
+  }
+  return Ok();
+}
+
+bool IsEnvName(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+Status ReadEnvList(const TomlField& field, ConfigLayer& layer) {
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!IsEnvName(items[i].value)) {
+      TomlField element{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
+      return BadValue(element, QuoteForMessage(items[i].value) +
+                                   " is not an environment variable name (letters, digits and _, not starting "
+                                   "with a digit)");
+    }
+    layer.allow_env.push_back(items[i]);
+  }
+  return Ok();
+}
+
+Status ReadForbidList(const TomlField& field, const ParseContext& context, ConfigLayer& layer) {
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    TomlField element{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
+    const std::string& given = items[i].value;
+    if (std::any_of(given.begin(), given.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+      return BadValue(element, QuoteForMessage(given) + ": the pattern contains a control character");
+    }
+    Result<std::string> expanded = ExpandHome(given, context.home);
+    if (!expanded.ok()) return BadValue(element, QuoteForMessage(given) + ": " + expanded.error().message());
+    Result<std::string> pattern = NormalizeForbidPattern(*expanded, context.home);
+    if (!pattern.ok() || pattern->empty()) {
+      return BadValue(element, QuoteForMessage(given) + ": an empty pattern or one with '..' segments");
+    }
+    layer.forbid_read.push_back(Sourced<std::string>{std::move(pattern).value(), items[i].where});
+  }
+  return Ok();
+}
+
+Status ReadNetwork(const TomlField& field, ConfigLayer& layer) {
+  if (const toml::value<bool>* flag = field.node->as_boolean()) {
+    layer.network = At(field, flag->get() ? NetworkMode::kAll : NetworkMode::kNone);
+    return Ok();
+  }
+  if (!field.node->is_string()) return WrongType(field, "a boolean or \"none\" / \"all\"");
+  CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(field, {"none", "all"}));
+  layer.network = At(field, index == 1 ? NetworkMode::kAll : NetworkMode::kNone);
+  return Ok();
+}
+
+Status ReadTimeout(const TomlField& field, ConfigLayer& layer) {
+  if (!field.node->is_integer()) return WrongType(field, "a positive integer (seconds)");
+  CORRAL_ASSIGN_OR_RETURN(int64_t seconds, ReadInteger(field));
+  if (seconds <= 0) return BadValue(field, std::to_string(seconds) + " is not a positive number of seconds");
+  if (seconds > kMaxConfigTimeout.count()) {
+    return BadValue(field, std::to_string(seconds) + " seconds is more than the limit of " +
+                               std::to_string(kMaxConfigTimeout.count()) + " (one year)");
+  }
+  layer.timeout = At(field, std::chrono::seconds(seconds));
+  return Ok();
+}
+
+const std::map<std::string, Handler, std::less<>>& SandboxHandlers() {
+  static const auto* handlers = new std::map<std::string, Handler, std::less<>>{
+      {"mode",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(std::string text, ReadChoice(f, {"read-only", "workspace-write", "danger-full-access"}));
+         l.mode = At(f, *ParseMode(text));
+         return Ok();
+       }},
+      {"bash",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(f, {"enforce", "off"}));
+         l.bash = At(f, index == 1 ? BashSetting::kOff : BashSetting::kEnforce);
+         return Ok();
+       }},
+      {"workspace_root",
+       [](const TomlField& f, const ParseContext& c, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(std::string given, ReadString(f));
+         CORRAL_ASSIGN_OR_RETURN(std::string path, ResolveConfigPath(f, given, c));
+         l.workspace_root = At(f, std::move(path));
+         return Ok();
+       }},
+      {"allow_read", [](const TomlField& f, const ParseContext& c,
+                        ConfigLayer& l) { return ReadPathList(f, c, l.allow_read); }},
+      {"allow_write", [](const TomlField& f, const ParseContext& c,
+                         ConfigLayer& l) { return ReadPathList(f, c, l.allow_write); }},
+      {"allow_exec", [](const TomlField& f, const ParseContext& c,
+                        ConfigLayer& l) { return ReadPathList(f, c, l.allow_exec); }},
+      {"allow_env", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadEnvList(f, l); }},
+      {"forbid_read",
+       [](const TomlField& f, const ParseContext& c, ConfigLayer& l) { return ReadForbidList(f, c, l); }},
+      {"network", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadNetwork(f, l); }},
+      {"timeout", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadTimeout(f, l); }},
+      {"best_effort",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(f));
+         l.best_effort = At(f, value);
+         return Ok();
+       }},
+      {"home",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(f, {"isolated", "real"}));
+         l.home = At(f, index == 1 ? HomeMode::kReal : HomeMode::kIsolated);
+         return Ok();
+       }},
+      {"i_understand_danger_full_access",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(f));
+         l.acknowledge_danger = At(f, value);
+         return Ok();
+       }},
+      {"backend",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(std::string text,
+                                 ReadChoice(f, {"auto", "native", "bubblewrap", "seatbelt", "unavailable"}));
+         l.backend = At(f, *ParseBackendChoice(text));
+         return Ok();
+       }},
+  };
+  return *handlers;
+}
+
+const std::map<std::string, Handler, std::less<>>& ApprovalHandlers() {
+  static const auto* handlers = new std::map<std::string, Handler, std::less<>>{
+      {"policy",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         std::vector<std::string_view> names;
+         for (ApprovalPolicy policy : kApprovalStrictestFirst) names.push_back(ApprovalPolicyName(policy));
+         CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(f, names));
+         l.approval_policy = At(f, kApprovalStrictestFirst[index]);
+         return Ok();
+       }},
+      {"preset",
+       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
+         std::vector<std::string_view> names;
+         for (const Preset& preset : AllPresets()) names.push_back(preset.name);
+         CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(f, names));
+         l.preset = At(f, AllPresets()[index]);
+         return Ok();
+       }},
+  };
+  return *handlers;
+}
+
+Status ReadTable(const TomlField& field, const ParseContext& context,
+                 const std::map<std::string, Handler, std::less<>>& handlers, ConfigLayer& layer) {
+  const toml::table* table = field.node->as_table();
+  if (table == nullptr) return WrongType(field, "a table");
+  return ForEachField(*table, field.key, context.file, [&](const TomlField& entry) -> Status {
+    std::string_view name = std::string_view(entry.key).substr(field.key.size() + 1);
+    auto handler = handlers.find(name);
+    if (handler == handlers.end()) return UnknownKey(entry);
+    return handler->second(entry, context, layer);
+  });
+}
+
+// bash and mode in one file must agree.
+Status CheckBashAgainstMode(const ConfigLayer& layer) {
+  if (!layer.bash || !layer.mode) return Ok();
+  const bool off = layer.bash->value == BashSetting::kOff;
+  const bool danger = layer.mode->value == Mode::kDangerFullAccess;
+  if (off == danger) return Ok();
+  TomlField at{"sandbox.bash", layer.bash->where, nullptr};
+  return ConfigError(at.where, at.key,
+                     off ? "\"off\" runs shell commands unconfined (danger-full-access), which contradicts mode = \"" +
+                               std::string(ModeName(layer.mode->value)) + "\""
+                         : "\"enforce\" contradicts mode = \"danger-full-access\", which runs commands unconfined",
+                     "config_bad_value");
+}
+
+}  // namespace
+
+std::string_view ConfigScopeName(ConfigScope scope) {
+  switch (scope) {
+    case ConfigScope::kUser: return "user config";
+    case ConfigScope::kProject: return "project config";
+    case ConfigScope::kProfile: return "profile";
+  }
+  return "user config";
+}
+
+std::optional<Sourced<Mode>> ConfigLayer::EffectiveMode() const {
+  if (mode) return mode;
+  if (bash && bash->value == BashSetting::kOff) return Sourced<Mode>{Mode::kDangerFullAccess, bash->where};
+  return std::nullopt;
+}
+
+Result<ConfigLayer> ParseConfigText(std::string_view text, const ParseContext& context) {
+  CORRAL_ASSIGN_OR_RETURN(toml::table root, ParseTomlText(text, context.file));
+  ConfigLayer layer;
+  layer.file = context.file;
+  layer.scope = context.scope;
+  CORRAL_TRY(ForEachField(root, "", context.file, [&](const TomlField& field) -> Status {
+    if (field.key == "sandbox") return ReadTable(field, context, SandboxHandlers(), layer);
+    if (field.key == "approval") return ReadTable(field, context, ApprovalHandlers(), layer);
+    if (field.node->is_table()) return UnknownKey(field);
+    return ConfigError(field.where, field.key, "unknown key (settings belong in [sandbox] or [approval])",
+                       "config_unknown_key");
+  }));
+  CORRAL_TRY(CheckBashAgainstMode(layer));
+  return layer;
+}
+
+}  // namespace corral
