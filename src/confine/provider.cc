@@ -1,0 +1,37 @@
+#include "confine/provider.h"
+
+#include <nlohmann/json.hpp>
+
+namespace corral {
+
+std::string_view EnforcementName(ConfinedArgv::Enforcement enforcement) {
+  return enforcement == ConfinedArgv::Enforcement::kFull ? "full" : "partial";
+}
+
+nlohmann::json ConfinedArgvToJson(const ConfinedArgv& confined) {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const RunnerFailureRule& rule : confined.runner_failure_rules) {
+    rules.push_back({{"allowedExitCodes", rule.allowed_exit_codes},
+                     {"fatalSignatures", rule.fatal_signatures},
+                     {"informationalLines", rule.informational_lines}});
+  }
+  return {{"argv", confined.argv},
+          {"enforcement", EnforcementName(confined.enforcement)},
+          {"denialSignatures", confined.denial_signatures},
+          {"runnerFailureRules", std::move(rules)},
+          {"gaps", confined.gaps},
+          {"backend", confined.backend}};
+}
+
+Status CheckConfinable(const std::vector<std::string>& argv, const Policy& policy) {
+  if (policy.unconfined()) {
+    return Error(ErrorKind::kPolicy,
+                 "cannot confine a danger-full-access policy: it runs the command with no sandbox at all, so no "
+                 "backend may wrap it; run it unconfined on purpose, or choose read-only or workspace-write")
+        .WithCode("cannot_confine_danger");
+  }
+  if (argv.empty() || argv[0].empty()) return Error(ErrorKind::kUsage, "cannot confine an empty command");
+  return Ok();
+}
+
+}  // namespace corral

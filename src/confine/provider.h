@@ -1,0 +1,70 @@
+// The provider seam: how a harness in any language learns to confine a
+// command. A Provider rewrites argv so that it runs under a Policy:
+//
+//   [runner] [runner flags / profile] [--] [original argv...]
+//
+// and says, in the returned ConfinedArgv, how completely that argv enforces
+// the policy (full, or partial with the named gaps), which stderr texts mean
+// "the sandbox said no" (denial_signatures), and how to tell a runner that
+// failed to start from a command that failed (runner_failure_rules).
+//
+//   CORRAL_ASSIGN_OR_RETURN(ConfinedArgv confined, provider.Confine({"make", "test"}, policy));
+//   // spawn confined.argv; if it exits non-zero, consult the rules
+//
+// Fail closed: Confine returns an error whenever it cannot wrap the command
+// (no backend, a host that cannot enforce, a danger-full-access policy) and
+// never returns an argv that would run the command unconfined. A consumer
+// that needs absolute boundaries must treat kPartial as "not confined
+// enough" and read `gaps`.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "base/result.h"
+#include "confine/runner_failure.h"
+#include "policy/policy.h"
+
+namespace corral {
+
+struct ConfinedArgv {
+  // How completely the backend covers the policy. (Not to be confused with
+  // the policy's own Enforcement, required or best-effort.)
+  enum class Enforcement {
+    kFull,     // every boundary the policy promises is enforced
+    kPartial,  // a subset: `gaps` names what is missing
+  };
+
+  std::vector<std::string> argv;  // runner + profile + "--" + the original argv
+  Enforcement enforcement = Enforcement::kPartial;
+  std::vector<std::string> denial_signatures;  // stderr substrings meaning "the sandbox said no"
+  std::vector<RunnerFailureRule> runner_failure_rules;
+  std::vector<std::string> gaps;  // what partial enforcement lacks; empty when full
+  std::string backend;            // the provider's name()
+};
+
+std::string_view EnforcementName(ConfinedArgv::Enforcement enforcement);
+
+// {"argv", "enforcement": "full"|"partial", "denialSignatures",
+//  "runnerFailureRules": [{"allowedExitCodes", "fatalSignatures",
+//  "informationalLines"}], "gaps", "backend"}
+nlohmann::json ConfinedArgvToJson(const ConfinedArgv& confined);
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  // Wraps `argv` so that it runs under `policy`. Must fail closed.
+  virtual Result<ConfinedArgv> Confine(const std::vector<std::string>& argv, const Policy& policy) = 0;
+  // "native", "bubblewrap", "seatbelt" or "unavailable".
+  virtual std::string_view name() const = 0;
+};
+
+// The refusals every backend applies first: an empty command (usage), and a
+// danger-full-access policy, which cannot be confined (kPolicy, code
+// "cannot_confine_danger"): the caller must run it unconfined on purpose.
+Status CheckConfinable(const std::vector<std::string>& argv, const Policy& policy);
+
+}  // namespace corral
