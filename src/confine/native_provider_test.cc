@@ -1,0 +1,168 @@
+// The native backend: the argv runs corral on a compiled policy file that
+// round-trips, full only on a host that gives every guarantee, and its rules
+// recognise corral's own refusals.
+#include "confine/native_provider.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "confine/provider_test_support.h"
+#include "policy/compiled.h"
+
+namespace corral {
+namespace {
+
+using testing::TestTree;
+
+HostSupport FullHost() {
+  HostSupport host;
+  host.landlock_abi = 6;
+  host.user_namespaces = true;
+  host.seccomp = true;
+  return host;
+}
+
+HostSupport NoLandlockHost() {
+  HostSupport host = FullHost();
+  host.landlock_abi = 0;
+  return host;
+}
+
+// A policy for `workspace` as this user, so LoadCompiledPolicy accepts it.
+Result<Policy> OwnPolicy(const std::string& workspace, bool best_effort = false) {
+  HostContext host = testing::FixedHost(workspace);
+  host.uid = ::getuid();
+  host.gid = ::getgid();
+  PolicyBuilder builder(host);
+  builder.WithoutSystemRoots().BestEffort(best_effort);
+  return builder.Build();
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(NativeProvider, ArgvRunsCorralOnTheCompiledPolicyFile) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  HostSupport host = FullHost();
+  NativeProvider provider(NativeOptions{"/opt/corral/bin/corral", tree.Dir("policies"), &host});
+  Result<ConfinedArgv> confined = provider.Confine({"make", "-j", "test"}, *policy);
+  ASSERT_TRUE(confined.ok()) << confined.error().ToString();
+  const std::vector<std::string>& argv = confined->argv;
+  ASSERT_EQ(argv.size(), 8u);
+  EXPECT_EQ(argv[0], "/opt/corral/bin/corral");
+  EXPECT_EQ(argv[1], "run");
+  EXPECT_EQ(argv[2], "--policy-file");
+  EXPECT_EQ(argv[3], tree.Join("policies/" + policy->fingerprint() + ".json"));
+  EXPECT_EQ(argv[4], "--");
+  EXPECT_EQ(std::vector<std::string>(argv.begin() + 5, argv.end()), (std::vector<std::string>{"make", "-j", "test"}));
+  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kFull);
+  EXPECT_TRUE(confined->gaps.empty());
+  EXPECT_EQ(confined->backend, "native");
+  EXPECT_EQ(confined->denial_signatures, NativeDenialSignatures());
+  EXPECT_EQ(confined->runner_failure_rules, NativeRunnerFailureRules());
+}
+
+TEST(NativeProvider, PolicyFileRoundTripsThroughLoadCompiledPolicy) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  HostSupport host = FullHost();
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
+  ASSERT_TRUE(confined.ok()) << confined.error().ToString();
+  std::string text = ReadAll(confined->argv[3]);
+  EXPECT_EQ(text, SerializeCompiledPolicy(*policy));
+  Result<Policy> loaded = LoadCompiledPolicy(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
+  EXPECT_EQ(loaded->fingerprint(), policy->fingerprint());
+  EXPECT_EQ(loaded->CanonicalJson(), policy->CanonicalJson());
+}
+
+TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
+  TestTree tree;
+  std::string workspace = tree.Dir("ws");
+  Result<Policy> policy = OwnPolicy(workspace);
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  HostSupport host = FullHost();
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
+  ASSERT_TRUE(confined.ok()) << confined.error().ToString();
+  std::filesystem::rename(workspace, tree.Join("ws-old"));
+  tree.Dir("ws");
+  Result<Policy> loaded = LoadCompiledPolicy(ReadAll(confined->argv[3]));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().kind(), ErrorKind::kPolicy);
+}
+
+TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  HostSupport host = NoLandlockHost();
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
+  ASSERT_FALSE(confined.ok());
+  EXPECT_EQ(confined.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(confined.error().message().find("landlock"), std::string::npos) << confined.error().message();
+  EXPECT_TRUE(std::filesystem::is_empty(tree.Join("policies")));  // nothing written for a refusal
+}
+
+TEST(NativeProvider, BestEffortIsPartialAndNamesTheDroppedMechanisms) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"), /*best_effort=*/true);
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  HostSupport host = NoLandlockHost();
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
+  ASSERT_TRUE(confined.ok()) << confined.error().ToString();
+  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kPartial);
+  ASSERT_FALSE(confined->gaps.empty());
+  EXPECT_EQ(confined->gaps[0].rfind("landlock:", 0), 0u) << confined->gaps[0];
+}
+
+TEST(NativeProvider, NeedsAnAbsoluteCorralPath) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  HostSupport host = FullHost();
+  for (const char* path : {"", "corral", "bin/corral"}) {
+    NativeProvider provider(NativeOptions{path, tree.Dir("policies"), &host});
+    Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
+    ASSERT_FALSE(confined.ok()) << path;
+    EXPECT_EQ(confined.error().kind(), ErrorKind::kUsage);
+  }
+}
+
+// The texts below are what `corral run` prints (exec/spawn.cc, compiled.cc).
+std::optional<std::string> AnyRule(int code, const std::string& stderr_text) {
+  for (const RunnerFailureRule& rule : NativeRunnerFailureRules()) {
+    if (auto matched = rule.Matches(code, stderr_text)) return matched;
+  }
+  return std::nullopt;
+}
+
+TEST(NativeProvider, RunnerRulesRecogniseCorralsRefusals) {
+  EXPECT_EQ(AnyRule(77, "corral: compiled policy: /w is no longer the file it was when the policy was compiled; "
+                        "the command was not run\n"),
+            "the command was not run");
+  EXPECT_EQ(AnyRule(125, "corral: mount view: cannot mount a fresh /proc; the command was not run: mount: EPERM\n"),
+            "the command was not run");
+  EXPECT_EQ(AnyRule(125, "corral: landlock: this kernel does not offer Landlock. The command was not run. Use ...\n"),
+            "the command was not run");
+  EXPECT_EQ(AnyRule(64, "corral: --policy-file /x.json: cannot read it\n"), "corral: --policy-file");
+  // The command's own failures are not runner failures, whatever the code.
+  EXPECT_EQ(AnyRule(77, "myapp: configuration refused\n"), std::nullopt);
+  EXPECT_EQ(AnyRule(1, "the command was not run\n"), std::nullopt);
+  EXPECT_EQ(AnyRule(0, "corral: landlock: the command was not run\n"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace corral
