@@ -1,0 +1,81 @@
+// The real backend probes behind detect.h's BackendProbes seam.
+#include <chrono>
+
+#include "confine/bubblewrap_provider.h"
+#include "confine/detect.h"
+#include "confine/plan.h"
+#include "confine/probe_command.h"
+#include "exec/env.h"
+#include "exec/spawn.h"
+
+namespace corral {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The default policy without a workspace: what every run needs, and what
+// `corral check` probes.
+Result<Policy> DefaultProbePolicy() {
+  CORRAL_ASSIGN_OR_RETURN(HostContext host, CaptureHostContext());
+  PolicyBuilder builder(host);
+  builder.NoWorkspace();
+  return builder.Build();
+}
+
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.empty() ? "no message" : line;
+}
+
+class HostBackendProbes final : public BackendProbes {
+ public:
+  ProbeVerdict Native() override {
+    Result<Policy> policy = DefaultProbePolicy();
+    if (!policy.ok()) return {false, "cannot build the probe policy: " + policy.error().ToString()};
+    Result<Plan> plan = Compile(*policy, ProbeHost());
+    if (!plan.ok()) return {false, plan.error().ToString()};
+    if (plan->level() != Level::kFull) {
+      return {false, "this host gives only level " + std::string(LevelName(plan->level()))};
+    }
+    Command command;
+    command.argv = {"true"};
+    command.cwd = "/";
+    Result<SandboxProcess> process = Spawn(*plan, command, /*probe_only=*/true);
+    if (!process.ok()) return {false, "the probe sandbox failed: " + process.error().ToString()};
+    return {true, "a sandbox with the default policy was set up and torn down (full enforcement)"};
+  }
+
+  ProbeVerdict Bubblewrap(const std::string& bwrap) override {
+    Result<Policy> policy = DefaultProbePolicy();
+    if (!policy.ok()) return {false, "cannot build the probe policy: " + policy.error().ToString()};
+    BubblewrapOptions options;
+    options.bwrap_path = bwrap;
+    options.environment = std::vector<std::string>{std::string("PATH=") + kDefaultPath};
+    Result<ConfinedArgv> confined = BubblewrapProvider(std::move(options)).Confine({"true"}, *policy);
+    if (!confined.ok()) return {false, confined.error().ToString()};
+    Result<ProbeCommandResult> run = RunProbeCommand(confined->argv, {std::string("PATH=") + kDefaultPath}, 10s);
+    if (!run.ok()) return {false, run.error().ToString()};
+    if (run->timed_out) return {false, bwrap + " did not finish its probe within 10 s"};
+    if (run->exit_code != 0) {
+      return {false, bwrap + " is installed but does not work here (exit " + std::to_string(run->exit_code) +
+                         "): " + FirstLine(run->stderr_text)};
+    }
+    return {true, bwrap + " ran the probe (partial enforcement: no Landlock, no seccomp)"};
+  }
+
+  ProbeVerdict Seatbelt() override {
+    const std::string sandbox_exec = "/usr/bin/sandbox-exec";
+    Result<ProbeCommandResult> run =
+        RunProbeCommand({sandbox_exec, "-p", "(version 1) (allow default)", "--", "/usr/bin/true"},
+                        {std::string("PATH=") + kDefaultPath}, 10s);
+    if (!run.ok()) return {false, run.error().ToString()};
+    if (run->exit_code != 0) return {false, sandbox_exec + " failed its probe: " + FirstLine(run->stderr_text)};
+    return {true, sandbox_exec + " ran the probe (partial enforcement)"};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<BackendProbes> HostProbes() { return std::make_unique<HostBackendProbes>(); }
+
+}  // namespace corral

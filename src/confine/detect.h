@@ -1,0 +1,99 @@
+// Backend detection: which Provider confines commands on this host.
+//
+// On Linux the candidates are tried in this order, and the first usable one
+// wins:
+//   native      corral's own sandbox. Probe: compile the default policy
+//               without a workspace for this host (it must reach
+//               Level::kFull) and Spawn it with probe_only, exactly what
+//               `corral check` does;
+//   bubblewrap  bwrap found on PATH (or at the given path), run ONCE with
+//               the argv the bubblewrap backend builds for that same policy
+//               around `true`. It binds the system trees, never "/". An
+//               installed bwrap that fails counts as unavailable;
+//   unavailable always "usable": its Confine fails with SANDBOX_UNAVAILABLE.
+// On macOS: seatbelt (probe: sandbox-exec runs `true`), then unavailable.
+//
+// Each probe runs at most once per process (per bwrap path): the Detector
+// caches every verdict under a mutex, so concurrent callers wait for the
+// first probe and later calls never probe again. A forced backend
+// (`--backend`, or config) skips detection entirely; a forced native backend
+// on a host that cannot confine still fails, at Confine time.
+//
+//   CORRAL_ASSIGN_OR_RETURN(Detection found, DetectProvider({.corral_path = self}));
+//   found.provider->Confine(argv, policy);   // found.reason says why it won
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "confine/provider.h"
+
+namespace corral {
+
+struct DetectOptions {
+  // "auto" (or nullopt) detects; "native", "bubblewrap", "seatbelt" or
+  // "unavailable" forces that backend without probing.
+  std::optional<std::string> forced;
+  std::string corral_path;                // absolute; the native backend's runner. Empty: native is skipped
+  std::optional<std::string> bwrap_path;  // default: "bwrap" on PATH
+  std::string policy_dir;                 // where the native backend writes compiled policies
+};
+
+struct Detection {
+  std::unique_ptr<Provider> provider;
+  std::string backend;             // provider->name()
+  std::string reason;              // why it won, in one sentence
+  std::vector<std::string> tried;  // "<backend>: <verdict>" for each candidate considered
+};
+
+struct ProbeVerdict {
+  bool usable = false;
+  std::string detail;
+};
+
+// The probes, behind a seam so tests can count and fake them.
+class BackendProbes {
+ public:
+  virtual ~BackendProbes() = default;
+  virtual ProbeVerdict Native() = 0;
+  // `bwrap` is an absolute path to an executable.
+  virtual ProbeVerdict Bubblewrap(const std::string& bwrap) = 0;
+  virtual ProbeVerdict Seatbelt() = 0;
+};
+
+// The real probes described above.
+std::unique_ptr<BackendProbes> HostProbes();
+
+class Detector {
+ public:
+  explicit Detector(std::unique_ptr<BackendProbes> probes) : probes_(std::move(probes)) {}
+  Result<Detection> Detect(const DetectOptions& options);
+  // How many probes actually ran (cache misses).
+  int probes_run() const;
+
+ private:
+  ProbeVerdict Cached(const std::string& key, const std::function<ProbeVerdict()>& probe);
+
+  std::unique_ptr<BackendProbes> probes_;
+  mutable std::mutex mutex_;
+  std::map<std::string, ProbeVerdict> cache_;
+  int probes_run_ = 0;
+};
+
+// The process-wide Detector over HostProbes().
+Detector& ProcessDetector();
+
+// ProcessDetector().Detect(options). Fails only for an unknown forced name.
+Result<Detection> DetectProvider(const DetectOptions& options);
+
+// The executable `name` on $PATH (or `name` itself when it has a '/'), or
+// empty when there is none.
+std::string FindOnPath(const std::string& name);
+
+}  // namespace corral

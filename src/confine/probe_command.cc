@@ -1,0 +1,84 @@
+#include "confine/probe_command.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "base/unique_fd.h"
+
+namespace corral {
+namespace {
+
+constexpr size_t kStderrLimit = 4096;
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Result<ProbeCommandResult> RunProbeCommand(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                                           std::chrono::milliseconds deadline) {
+  if (argv.empty() || argv[0].empty() || argv[0].front() != '/') {
+    return Error(ErrorKind::kInternal, "a probe command needs an absolute program path");
+  }
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kIo, "probe", "pipe2", errno);
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  ::posix_spawn_file_actions_adddup2(&actions, write_end.get(), 2);
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+
+  std::vector<std::string> args = argv, envs = env;
+  std::vector<char*> arg_pointers = Pointers(args), env_pointers = Pointers(envs);
+  pid_t pid = -1;
+  int err = ::posix_spawn(&pid, args[0].c_str(), &actions, &attributes, arg_pointers.data(), env_pointers.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
+  write_end.Reset();
+  if (err != 0) return Error::FromErrno(ErrorKind::kExec, "probe: cannot run " + argv[0], "posix_spawn", err);
+
+  ProbeCommandResult result;
+  auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    pollfd entry{read_end.get(), POLLIN, 0};
+    int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buffer[512];
+    ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the program (and anything it left behind) closed stderr
+    if (result.stderr_text.size() < kStderrLimit) result.stderr_text.append(buffer, static_cast<size_t>(n));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+}  // namespace corral
