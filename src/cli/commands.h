@@ -33,6 +33,15 @@ struct ExplainCommand {
   int Execute(std::vector<std::string> command) const;
 };
 
+struct WrapCommand {
+  PolicyFlags flags;
+  bool json = false;
+  std::optional<std::string> backend;
+  std::optional<std::string> policy_dir;
+  void Register(CLI::App& app);
+  int Execute(std::vector<std::string> command) const;
+};
+
 struct CheckCommand {
   bool json = false;
   void Register(CLI::App& app);

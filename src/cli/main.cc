@@ -21,10 +21,14 @@ int Main(int argc, char** argv) {
   ExplainCommand explain;
   CheckCommand check;
   HashCommand hash;
+  WrapCommand wrap;
   CLI::App* run_app = app.add_subcommand("run", "run CMD in the sandbox: corral run [grants] -- CMD [ARGS...]");
   run.Register(*run_app);
   CLI::App* explain_app = app.add_subcommand("explain", "print the effective policy and what would be enforced");
   explain.Register(*explain_app);
+  CLI::App* wrap_app = app.add_subcommand("wrap", "print how to confine CMD, for a harness to spawn: corral wrap "
+                                                  "[--json] [--backend B] [grants] -- CMD [ARGS...]");
+  wrap.Register(*wrap_app);
   CLI::App* check_app = app.add_subcommand("check", "print what this host can enforce");
   check.Register(*check_app);
   CLI::App* hash_app = app.add_subcommand("hash", "print the SHA-256 of PATH, as --pin-sha256 takes it");
@@ -45,9 +49,9 @@ int Main(int argc, char** argv) {
     return corral::kExitUsage;
   }
 
-  bool takes_command = run_app->parsed() || explain_app->parsed();
+  bool takes_command = run_app->parsed() || explain_app->parsed() || wrap_app->parsed();
   if (takes_command) {
-    std::string name = run_app->parsed() ? "run" : "explain";
+    std::string name = run_app->parsed() ? "run" : explain_app->parsed() ? "explain" : "wrap";
     if (!separated) {
       PrintError("corral " + name + ": missing `--` before the command; usage: corral " + name +
                  " [grants] -- CMD [ARGS...]");
@@ -58,11 +62,12 @@ int Main(int argc, char** argv) {
       return corral::kExitUsage;
     }
   } else if (separated) {
-    PrintError("`--` is only used by `corral run` and `corral explain`");
+    PrintError("`--` is only used by `corral run`, `corral explain` and `corral wrap`");
     return corral::kExitUsage;
   }
   if (run_app->parsed()) return run.Execute(std::move(command));
   if (explain_app->parsed()) return explain.Execute(std::move(command));
+  if (wrap_app->parsed()) return wrap.Execute(std::move(command));
   if (check_app->parsed()) return check.Execute();
   return hash.Execute();
 }

@@ -1,0 +1,93 @@
+// `corral wrap [--json] [--backend B] [policy flags] -- CMD [ARGS...]`:
+// prints how to confine CMD, so a harness in any language can spawn it.
+// With --json, the ConfinedArgv (provider.h) plus a "detection" object
+// saying which backend won and why; without, the argv one shell-quoted word
+// per line (and any enforcement gaps on stderr). A refusal exits with
+// corral's usual code (77 for danger-full-access, 125 for no backend) and,
+// with --json, prints {"error": {...}}. Nothing is run, except the backend
+// probes of detection.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "confine/detect.h"
+#include "exec/exit_codes.h"
+
+namespace corral::cli {
+namespace {
+
+std::string SelfPath() {
+  char buffer[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+// A POSIX shell word that reads back as `word`.
+std::string ShellQuote(const std::string& word) {
+  bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                      "0123456789_@%+=:,./-") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The refusal on stderr (with its code, for scripts), and with --json also as
+// {"error": {"kind", "code", "message"}} on stdout.
+int Fail(const Error& error, bool json) {
+  PrintError("wrap: " + error.ToString() + (error.code().empty() ? "" : " [" + error.code() + "]"));
+  if (json) {
+    nlohmann::json out = {{"error", {{"kind", ErrorKindName(error.kind())},
+                                     {"code", error.code()},
+                                     {"message", error.ToString()}}}};
+    std::printf("%s\n", out.dump(2).c_str());
+  }
+  return ExitCodeFor(error.kind());
+}
+
+}  // namespace
+
+void WrapCommand::Register(CLI::App& app) {
+  flags.Register(app);
+  app.add_flag("--json", json, "print the confined argv and its enforcement report as JSON");
+  app.add_option("--backend", backend, "auto (default), native, bubblewrap, seatbelt or unavailable")
+      ->type_name("BACKEND")
+      ->check(CLI::IsMember({"auto", "native", "bubblewrap", "seatbelt", "unavailable"}));
+  app.add_option("--policy-dir", policy_dir,
+                 "where the native backend writes the compiled policy (default: $XDG_RUNTIME_DIR/corral/policies)")
+      ->type_name("DIR");
+}
+
+int WrapCommand::Execute(std::vector<std::string> command) const {
+  Result<HostContext> host = CaptureHostContext();
+  if (!host.ok()) return Fail(host.error(), json);
+  Result<Policy> policy = flags.Build(*host);
+  if (!policy.ok()) return Fail(policy.error(), json);
+
+  DetectOptions options;
+  options.forced = backend;
+  options.corral_path = SelfPath();
+  options.policy_dir = policy_dir.value_or("");
+  Result<Detection> detection = DetectProvider(options);
+  if (!detection.ok()) return Fail(detection.error(), json);
+  Result<ConfinedArgv> confined = detection->provider->Confine(command, *policy);
+  if (!confined.ok()) return Fail(confined.error(), json);
+
+  if (json) {
+    nlohmann::json out = ConfinedArgvToJson(*confined);
+    out["detection"] = {{"reason", detection->reason}, {"tried", detection->tried}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  for (const std::string& word : confined->argv) std::printf("%s\n", ShellQuote(word).c_str());
+  for (const std::string& gap : confined->gaps) {
+    PrintError("wrap: partial enforcement (" + confined->backend + "): " + gap);
+  }
+  return 0;
+}
+
+}  // namespace corral::cli
