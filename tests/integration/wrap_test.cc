@@ -1,0 +1,199 @@
+// `corral wrap`, spawned by a harness in another language: a small Python
+// script (tests/wrap/spawn_wrapped.py) asks `corral wrap --json` how to
+// confine a probe, spawns the printed argv itself, and reports. For the
+// native and the bubblewrap backends, every denial is judged from outside
+// and compared with what `corral run` does with the same policy.
+//
+// The script is found through $CORRAL_WRAP_SCRIPT, else beside this file's
+// source tree (tests/wrap/); python3 through $PATH.
+#include <cstdlib>
+#include <filesystem>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+std::string WrapScript() {
+  const char* given = std::getenv("CORRAL_WRAP_SCRIPT");
+  if (given != nullptr && given[0] != '\0') return given;
+  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "wrap" / "spawn_wrapped.py").string();
+}
+
+class WrapTest : public SandboxTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  WrapTest() { outside_.Write("secret.txt", secret_ + "\n"); }
+
+  // spawn_wrapped.py [MODE FILE] --backend B --policy-dir DIR FLAGS -- COMMAND,
+  // run from the workspace; returns its JSON report.
+  nlohmann::json Script(const std::vector<std::string>& mode, const std::vector<std::string>& flags,
+                        const std::vector<std::string>& command, SpawnOptions options = {}) {
+    std::vector<std::string> argv = {"/usr/bin/env", "python3", WrapScript(), "--corral", CorralBin()};
+    argv.insert(argv.end(), mode.begin(), mode.end());
+    if (!command.empty()) {
+      argv.insert(argv.end(), {"--backend", GetParam(), "--policy-dir", state_ / "policies"});
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      argv.push_back("--");
+      argv.insert(argv.end(), command.begin(), command.end());
+    }
+    Outcome outcome = ::corral_it::Execute(argv, Defaults(std::move(options)));
+    last_ = outcome.Describe();
+    EXPECT_EQ(outcome.exit_code, 0) << last_;
+    nlohmann::json report = nlohmann::json::parse(outcome.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_TRUE(report.is_object()) << last_;
+    return report.is_object() ? report : nlohmann::json::object();
+  }
+
+  // Wraps and spawns probe NAME with an exec grant on the probes, as Probe() does for `corral run`.
+  nlohmann::json WrappedProbe(const std::string& name, const std::vector<std::string>& args,
+                              const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> all = {"--allow-exec", ProbesDir()};
+    all.insert(all.end(), flags.begin(), flags.end());
+    std::vector<std::string> command = {ProbePath(name)};
+    command.insert(command.end(), args.begin(), args.end());
+    nlohmann::json report = Script({}, all, command);
+    EXPECT_EQ(report.value("spawned", false), true) << last_;
+    return report;
+  }
+
+  static int ExitCode(const nlohmann::json& report) {
+    return report.contains("exit_code") && report["exit_code"].is_number() ? report["exit_code"].get<int>() : -1;
+  }
+  static std::string Field(const nlohmann::json& report, const char* key) { return report.value(key, ""); }
+
+
+  const std::string secret_ = RandomToken("WRAPSECRET");
+  std::string last_;
+};
+
+TEST_P(WrapTest, ReportsTheBackendAndItsEnforcement) {
+  nlohmann::json report = WrappedProbe("read_file", {workspace_ / "missing"});
+  const nlohmann::json& confined = report["confined"];
+  ASSERT_TRUE(confined.is_object()) << last_;
+  EXPECT_EQ(confined["backend"], GetParam());
+  if (GetParam() == "native") {
+    EXPECT_EQ(confined["enforcement"], "full");
+    EXPECT_TRUE(confined["gaps"].empty());
+    EXPECT_EQ(confined["argv"][0], CorralBin());
+  } else {
+    EXPECT_EQ(confined["enforcement"], "partial");
+    EXPECT_FALSE(confined["gaps"].empty());
+  }
+  for (const char* key : {"argv", "denialSignatures", "runnerFailureRules", "gaps"}) {
+    EXPECT_TRUE(confined[key].is_array()) << key;
+  }
+}
+
+TEST_P(WrapTest, CanaryOutsideTheWorkspaceIsNotWritten) {
+  std::string canary = outside_ / "canary";
+  nlohmann::json wrapped = WrappedProbe("write_file", {canary});
+  EXPECT_EQ(ExitCode(wrapped), kProbeBlocked) << last_;
+  EXPECT_FALSE(Exists(canary));
+  Outcome run = Probe("write_file", {canary});
+  EXPECT_EQ(run.exit_code, ExitCode(wrapped)) << run.Describe();
+  EXPECT_FALSE(Exists(canary));
+}
+
+TEST_P(WrapTest, SecretOutsideTheWorkspaceDoesNotAppear) {
+  std::string secret = outside_ / "secret.txt";
+  nlohmann::json wrapped = WrappedProbe("read_file", {secret});
+  EXPECT_EQ(ExitCode(wrapped), kProbeBlocked) << last_;
+  EXPECT_EQ(last_.find(secret_), std::string::npos) << last_;
+  Outcome run = Probe("read_file", {secret});
+  EXPECT_EQ(run.exit_code, ExitCode(wrapped)) << run.Describe();
+  EXPECT_EQ(run.out.find(secret_), std::string::npos);
+}
+
+TEST_P(WrapTest, WriteInsideTheWorkspaceSucceeds) {
+  nlohmann::json wrapped = WrappedProbe("write_file", {workspace_ / "wrapped.txt"});
+  EXPECT_EQ(ExitCode(wrapped), kProbeEscaped) << last_;
+  EXPECT_EQ(ReadFile(workspace_ / "wrapped.txt"), "corral-probe-was-here\n");
+  Outcome run = Probe("write_file", {workspace_ / "run.txt"});
+  EXPECT_EQ(run.exit_code, ExitCode(wrapped)) << run.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "run.txt"), "corral-probe-was-here\n");
+}
+
+TEST_P(WrapTest, ReadOnlyModeDeniesAWorkspaceWrite) {
+  nlohmann::json wrapped = WrappedProbe("write_file", {workspace_ / "wrapped.txt"}, {"--mode", "read-only"});
+  EXPECT_EQ(ExitCode(wrapped), kProbeBlocked) << last_;
+  EXPECT_FALSE(Exists(workspace_ / "wrapped.txt"));
+  Outcome run = Probe("write_file", {workspace_ / "run.txt"}, {"--mode", "read-only"});
+  EXPECT_EQ(run.exit_code, ExitCode(wrapped)) << run.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "run.txt"));
+}
+
+TEST_P(WrapTest, ReadOnlyDenialIsRecognisedByItsSignature) {
+  // The harness tells "the sandbox said no" from stderr alone, and does not
+  // mistake it for a runner failure.
+  nlohmann::json wrapped = Script({}, {"--mode", "read-only"}, {"sh", "-c", "echo x > denied.txt"});
+  EXPECT_NE(ExitCode(wrapped), 0) << last_;
+  EXPECT_FALSE(Exists(workspace_ / "denied.txt"));
+  EXPECT_FALSE(wrapped["denied"].empty()) << last_;
+  EXPECT_TRUE(wrapped["runner_failure"].is_null()) << last_;
+}
+
+TEST_P(WrapTest, ForbidReadHidesAFileInsideTheWorkspace) {
+  std::string token = RandomToken("DOTENV");
+  workspace_.Write(".env", "TOKEN=" + token + "\n");
+  nlohmann::json wrapped = WrappedProbe("read_file", {workspace_ / ".env"}, {"--forbid-read", "**/.env"});
+  EXPECT_EQ(ExitCode(wrapped), kProbeBlocked) << last_;
+  EXPECT_EQ(last_.find(token), std::string::npos) << last_;
+  Outcome run = Probe("read_file", {workspace_ / ".env"}, {"--forbid-read", "**/.env"});
+  EXPECT_EQ(run.exit_code, ExitCode(wrapped)) << run.Describe();
+}
+
+TEST_P(WrapTest, DangerFullAccessIsNeverWrapped) {
+  nlohmann::json report =
+      Script({}, {"--mode", "danger-full-access", "--i-understand-danger-full-access"}, {"true"});
+  EXPECT_FALSE(report.value("spawned", true)) << last_;
+  ASSERT_TRUE(report["wrap"].is_object()) << last_;
+  EXPECT_EQ(report["wrap"]["exit_code"], 77) << last_;
+  EXPECT_NE(Field(report["wrap"], "stderr").find("cannot_confine_danger"), std::string::npos) << last_;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, WrapTest, ::testing::Values("native", "bubblewrap"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// A grant swapped between wrap and spawn: the native runner refuses it
+// (exit 77, nothing ran); bwrap re-resolves the path and follows it, as its
+// "pins" gap says.
+class WrapSwapTest : public WrapTest {
+ protected:
+  // Wraps write_file into the workspace, swaps the workspace, then spawns.
+  nlohmann::json WrapSwapSpawn() {
+    std::string saved = state_ / "confined.json";
+    std::string marker = workspace_ / "ran.txt";
+    Script({"--save", saved}, {"--allow-exec", ProbesDir()}, {ProbePath("write_file"), marker});
+    moved_ = workspace_.path() + "-swapped-away";
+    std::filesystem::rename(workspace_.path(), moved_);
+    std::filesystem::create_directory(workspace_.path());
+    nlohmann::json report = Script({"--load", saved}, {}, {});
+    EXPECT_FALSE(Exists(moved_ + "/ran.txt"));
+    return report;
+  }
+  ~WrapSwapTest() override {
+    std::error_code ignored;
+    if (!moved_.empty()) std::filesystem::remove_all(moved_, ignored);
+  }
+  std::string moved_;
+};
+
+TEST_P(WrapSwapTest, SwappedWorkspace) {
+  nlohmann::json report = WrapSwapSpawn();
+  ASSERT_TRUE(report.value("spawned", false)) << last_;
+  if (GetParam() == "native") {
+    EXPECT_EQ(ExitCode(report), 77) << last_;
+    EXPECT_EQ(report["runner_failure"], "the command was not run") << last_;
+    EXPECT_NE(Field(report, "stderr").find("compiled policy"), std::string::npos) << last_;
+    EXPECT_FALSE(Exists(workspace_ / "ran.txt"));  // nothing ran
+  } else {
+    EXPECT_EQ(ExitCode(report), kProbeEscaped) << last_;
+    EXPECT_TRUE(Exists(workspace_ / "ran.txt"));  // followed into the new directory
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, WrapSwapTest, ::testing::Values("native", "bubblewrap"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace corral_it
