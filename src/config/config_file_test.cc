@@ -210,6 +210,39 @@ TEST(ConfigFile, Approval) {
   EXPECT_EQ(Message("[approval]\nmode = \"x\"\n"), "/p/corral.toml:2:1: approval.mode: unknown key");
 }
 
+TEST(ConfigFile, EveryKeyRejectsAWrongType) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"[sandbox]\nmode = true\n", "sandbox.mode: expected a string, got boolean"},
+      {"[sandbox]\nbash = 0\n", "sandbox.bash: expected a string, got integer"},
+      {"[sandbox]\nworkspace_root = 1\n", "sandbox.workspace_root: expected a string, got integer"},
+      {"[sandbox]\nallow_read = {}\n", "sandbox.allow_read: expected an array of strings, got table"},
+      {"[sandbox]\nallow_write = true\n", "sandbox.allow_write: expected an array of strings, got boolean"},
+      {"[sandbox]\nallow_exec = \"/bin\"\n", "sandbox.allow_exec: expected an array of strings, got string"},
+      {"[sandbox]\nallow_env = \"HOME\"\n", "sandbox.allow_env: expected an array of strings, got string"},
+      {"[sandbox]\nforbid_read = 1\n", "sandbox.forbid_read: expected an array of strings, got integer"},
+      {"[sandbox]\nnetwork = 1.0\n", "sandbox.network: expected a boolean or \"none\" / \"all\", got float"},
+      {"[sandbox]\ntimeout = [1]\n", "sandbox.timeout: expected a positive integer (seconds), got array"},
+      {"[sandbox]\nbest_effort = 1\n", "sandbox.best_effort: expected a boolean (true or false), got integer"},
+      {"[sandbox]\nhome = false\n", "sandbox.home: expected a string, got boolean"},
+      {"[sandbox]\ni_understand_danger_full_access = \"yes\"\n",
+       "sandbox.i_understand_danger_full_access: expected a boolean (true or false), got string"},
+      {"[sandbox]\nbackend = 1979-05-27\n", "sandbox.backend: expected a string, got date"},
+      {"[approval]\npolicy = 1\n", "approval.policy: expected a string, got integer"},
+      {"[approval]\npreset = []\n", "approval.preset: expected a string, got array"},
+      {"approval = 1\n", "approval: expected a table, got integer"},
+  };
+  for (const Case& c : cases) {
+    Error error = Refusal(c.text);
+    std::string line = std::string(c.text).starts_with("[") ? "2" : "1";
+    EXPECT_EQ(error.message(), "/p/corral.toml:" + line + ":1: " + c.message) << c.text;
+    EXPECT_EQ(error.code(), "config_wrong_type") << c.text;
+  }
+}
+
 TEST(ConfigFile, UnknownKeysAndTables) {
   EXPECT_EQ(Message("[sandbox]\nmode = \"read-only\"\nnetwrk = true\n"),
             "/p/corral.toml:3:1: sandbox.netwrk: unknown key");
