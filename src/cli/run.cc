@@ -6,6 +6,9 @@
 #include "exec/run.h"
 #include "policy/compiled.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <iterator>
 
@@ -22,6 +25,16 @@ void RunCommand::Register(CLI::App& app) {
 Result<Policy> RunCommand::LoadPolicy() const {
   if (policy_file) {
     if (flags.Any()) return Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags");
+    // The file is the policy: refuse one another user could have written.
+    std::string dir = policy_file->find('/') == std::string::npos ? "." : policy_file->substr(0, policy_file->rfind('/'));
+    for (const std::string& path : {*policy_file, dir.empty() ? std::string("/") : dir}) {
+      struct stat st;
+      if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode) || st.st_uid != ::getuid() ||
+          (st.st_mode & 022) != 0) {
+        return Error(ErrorKind::kPolicy, "--policy-file " + *policy_file + ": " + path +
+                                             " must be yours, not a symlink, and writable by no one else");
+      }
+    }
     std::ifstream in(*policy_file);
     if (!in) return Error(ErrorKind::kUsage, "--policy-file " + *policy_file + ": cannot read it");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

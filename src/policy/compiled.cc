@@ -79,20 +79,41 @@ Result<Policy> LoadCompiledPolicy(const std::string& text) {
   return policy;
 }
 
+namespace {
+
+// Creates `dir` (one level) 0700 if missing, then insists it is a real
+// directory that only the caller owns and can write: another user must not be
+// able to swap a compiled policy between `corral wrap` and the spawn.
+Result<void> PrivateDirectory(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Error::FromErrno(ErrorKind::kIo, "cannot create " + dir, "mkdir", errno);
+  }
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+      (st.st_mode & 022) != 0) {
+    return Error(ErrorKind::kIo, "cannot use " + dir +
+                                     " for compiled policies: it must be a directory you own that no one else "
+                                     "can write (chmod 700 " + dir + ")");
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string& dir) {
   std::string target = dir;
   if (target.empty()) {
     const char* runtime = ::getenv("XDG_RUNTIME_DIR");
-    target = runtime != nullptr && runtime[0] == '/' ? std::string(runtime) + "/corral/policies"
-                                                     : "/tmp/corral-" + std::to_string(::getuid()) + "/policies";
+    std::string base = runtime != nullptr && runtime[0] == '/' ? std::string(runtime) + "/corral"
+                                                               : "/tmp/corral-" + std::to_string(::getuid());
+    CORRAL_TRY(PrivateDirectory(base));
+    target = base + "/policies";
+    CORRAL_TRY(PrivateDirectory(target));
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(target, ec);
+    CORRAL_TRY(PrivateDirectory(target));
   }
-  std::error_code ec;
-  std::filesystem::create_directories(target, ec);
-  struct stat st;
-  if (ec || ::lstat(target.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) {
-    return Error(ErrorKind::kIo, "cannot use " + target + " for compiled policies (it must be a directory you own)");
-  }
-  ::chmod(target.c_str(), 0700);
   std::string path = target + "/" + policy.fingerprint() + ".json";
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
