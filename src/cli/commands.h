@@ -19,6 +19,8 @@ struct RunCommand {
   PolicyFlags flags;
   std::optional<std::string> audit;
   std::optional<std::string> policy_file;
+  std::optional<std::string> sandbox_permissions;  // escalation: the wider mode for this one call
+  std::optional<std::string> justification;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
 
@@ -40,6 +42,17 @@ struct WrapCommand {
   std::optional<std::string> policy_dir;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
+};
+
+struct SessionCommand {
+  std::string action;  // new, mode, show
+  std::vector<std::string> args;
+  std::optional<std::string> cwd;
+  std::optional<std::string> id;
+  std::string source = "user";
+  bool json = false;
+  void Register(CLI::App& app);
+  int Execute() const;
 };
 
 struct CheckCommand {

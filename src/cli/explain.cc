@@ -10,13 +10,27 @@
 namespace corral::cli {
 namespace {
 
-void PrintText(const nlohmann::json& policy, const nlohmann::json* plan, const std::string& refusal,
-               const std::vector<std::string>& command) {
+void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const nlohmann::json* plan,
+               const std::string& refusal, const std::vector<std::string>& command) {
   std::printf("corral explain: what `corral run` would enforce (nothing was run)\n\n");
   std::string line;
   for (const std::string& arg : command) line += (line.empty() ? "" : " ") + arg;
   std::printf("command      %s\n", line.c_str());
   std::printf("policy       %s\n", policy["fingerprint"].get<std::string>().c_str());
+  std::printf("mode         %s (from the %s%s)\n", layers["mode"].get<std::string>().c_str(),
+              layers["mode_layer"].get<std::string>() == "override" ? "--mode flag"
+                                                                     : layers["mode_layer"].get<std::string>().c_str(),
+              layers["session"].is_null() ? "" : (" " + layers["session"].get<std::string>()).c_str());
+  std::printf("approval     %s (from %s)%s\n", layers["approval"].get<std::string>().c_str(),
+              layers["approval_source"].get<std::string>().c_str(),
+              layers["preset"].is_null() ? "" : ("; preset " + layers["preset"].get<std::string>()).c_str());
+  std::string files;
+  for (const auto& file : layers["config_files"]) files += (files.empty() ? "" : ", ") + file.get<std::string>();
+  std::printf("config       %s\n", files.empty() ? "(no config file)" : files.c_str());
+  for (const auto& gated : layers["gated"]) {
+    std::printf("gated        %s (asks for a single-use grant before the run)\n", gated.get<std::string>().c_str());
+  }
+  for (const auto& note : policy["notes"]) std::printf("note         %s\n", note.get<std::string>().c_str());
   std::printf("workspace    %s\n",
               policy["workspace"].is_null() ? "(none)" : policy["workspace"].get<std::string>().c_str());
   std::printf("cwd          %s\n", policy["cwd"].get<std::string>().c_str());
@@ -29,7 +43,8 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json* plan, const s
     std::printf("  link %-40s -> %s\n", link["path"].get<std::string>().c_str(),
                 link["target"].get<std::string>().c_str());
   }
-  std::printf("masked       %zu secrets in /etc (read as permission denied)\n", policy["masked"].size());
+  std::printf("hidden       %zu paths (/etc secrets, forbid_read matches; they read as permission denied)\n",
+              policy["masked"].size());
   std::printf("protected\n");
   for (const auto& entry : policy["protected"]) {
     std::string state = entry["state"].get<std::string>();
@@ -76,22 +91,36 @@ void ExplainCommand::Register(CLI::App& app) {
 
 int ExplainCommand::Execute(std::vector<std::string> command) const {
   Result<HostContext> host = CaptureHostContext();
-  Result<Policy> policy = host.ok() ? flags.Build(*host) : Result<Policy>(host.error());
+  if (!host.ok()) {
+    PrintError(host.error().ToString());
+    return ExitCodeFor(host.error().kind());
+  }
+  Result<ResolvedRequest> resolved = flags.Resolve(*host);
+  if (!resolved.ok()) {
+    PrintError(resolved.error().ToString());
+    return ExitCodeFor(resolved.error().kind());
+  }
+  Result<Policy> policy = BuildPolicy(*host, resolved->spec);
   if (!policy.ok()) {
     PrintError(policy.error().ToString());
     return ExitCodeFor(policy.error().kind());
   }
   nlohmann::json described = DescribePolicy(*policy);
-  Result<Plan> plan = Compile(*policy, ProbeHost());
+  nlohmann::json layers = DescribeResolution(*resolved);
+  Result<Plan> plan = policy->unconfined() ? Result<Plan>(Error(ErrorKind::kPolicy, "danger-full-access: "
+                                                                "the command would run unconfined (level none)"))
+                                           : Compile(*policy, ProbeHost());
   nlohmann::json plan_json = plan.ok() ? DescribePlan(*plan) : nlohmann::json(nullptr);
   std::string refusal = plan.ok() ? std::string() : plan.error().ToString();
   if (json) {
-    nlohmann::json out = {{"command", command}, {"policy", described}, {"plan", plan_json},
+    nlohmann::json out = {{"command", command},     {"policy", described}, {"resolution", layers},
+                          {"plan", plan_json},
                           {"refused", plan.ok() ? nlohmann::json(nullptr) : nlohmann::json(refusal)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    PrintText(described, plan.ok() ? &plan_json : nullptr, refusal, command);
+    PrintText(described, layers, plan.ok() ? &plan_json : nullptr, refusal, command);
   }
+  if (policy->unconfined()) return 0;
   return plan.ok() ? 0 : ExitCodeFor(plan.error().kind());
 }
 

@@ -1,6 +1,8 @@
 // corral: confine the commands and file operations of AI coding agents.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "cli/commands.h"
 #include "exec/exit_codes.h"
@@ -9,30 +11,79 @@ namespace {
 
 constexpr const char* kVersion = "corral 0.1.0";
 
+struct Subcommand {
+  const char* name;
+  const char* help;
+  bool takes_command;  // `corral NAME [flags] -- CMD [ARGS...]`
+  std::function<void(CLI::App&)> add_flags;
+  std::function<int(std::vector<std::string>)> execute;
+};
+
+// The first word that is not a flag: the subcommand the user asked for.
+std::string RequestedSubcommand(const std::vector<std::string>& before) {
+  for (size_t i = 1; i < before.size(); ++i) {
+    if (!before[i].starts_with("-")) return before[i];
+  }
+  return {};
+}
+
 int Main(int argc, char** argv) {
   using namespace corral::cli;
   std::vector<std::string> before, command;
   bool separated = SplitAtSeparator(argc, argv, &before, &command);
 
+  RunCommand run;
+  ExplainCommand explain;
+  WrapCommand wrap;
+  SessionCommand session;
+  CheckCommand check;
+  HashCommand hash;
+  const std::vector<Subcommand> subcommands = {
+      {"run", "run CMD in the sandbox: corral run [policy flags] -- CMD [ARGS...]", true,
+       [&](CLI::App& app) { run.Register(app); }, [&](std::vector<std::string> cmd) { return run.Execute(std::move(cmd)); }},
+      {"explain", "print the effective policy and what would be enforced: corral explain [policy flags] -- CMD", true,
+       [&](CLI::App& app) { explain.Register(app); },
+       [&](std::vector<std::string> cmd) { return explain.Execute(std::move(cmd)); }},
+      {"wrap", "print how to confine CMD, for a harness to spawn: corral wrap [--json] [--backend B] [policy flags] "
+               "-- CMD",
+       true, [&](CLI::App& app) { wrap.Register(app); },
+       [&](std::vector<std::string> cmd) { return wrap.Execute(std::move(cmd)); }},
+      {"session", "manage session event logs: corral session new|mode|show", false,
+       [&](CLI::App& app) { session.Register(app); }, [&](std::vector<std::string>) { return session.Execute(); }},
+      {"check", "print what this host can enforce", false, [&](CLI::App& app) { check.Register(app); },
+       [&](std::vector<std::string>) { return check.Execute(); }},
+      {"hash", "print the SHA-256 of PATH, as --pin-sha256 takes it", false,
+       [&](CLI::App& app) { hash.Register(app); }, [&](std::vector<std::string>) { return hash.Execute(); }},
+  };
+
   CLI::App app{"corral: run a command so that it can touch only what the policy grants"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
-  RunCommand run;
-  ExplainCommand explain;
-  CheckCommand check;
-  HashCommand hash;
-  WrapCommand wrap;
-  CLI::App* run_app = app.add_subcommand("run", "run CMD in the sandbox: corral run [grants] -- CMD [ARGS...]");
-  run.Register(*run_app);
-  CLI::App* explain_app = app.add_subcommand("explain", "print the effective policy and what would be enforced");
-  explain.Register(*explain_app);
-  CLI::App* wrap_app = app.add_subcommand("wrap", "print how to confine CMD, for a harness to spawn: corral wrap "
-                                                  "[--json] [--backend B] [grants] -- CMD [ARGS...]");
-  wrap.Register(*wrap_app);
-  CLI::App* check_app = app.add_subcommand("check", "print what this host can enforce");
-  check.Register(*check_app);
-  CLI::App* hash_app = app.add_subcommand("hash", "print the SHA-256 of PATH, as --pin-sha256 takes it");
-  hash.Register(*hash_app);
+  std::string requested = RequestedSubcommand(before);
+  auto known = std::find_if(subcommands.begin(), subcommands.end(),
+                            [&](const Subcommand& s) { return requested == s.name; });
+  if (known == subcommands.end() && !requested.empty()) {
+    std::string names;
+    for (const Subcommand& sub : subcommands) names += std::string(names.empty() ? "" : ", ") + sub.name;
+    PrintError("unknown subcommand '" + requested + "' (expected one of: " + names + ")");
+    return corral::kExitUsage;
+  }
+  bool wants_help = std::any_of(before.begin(), before.end(),
+                                [](const std::string& a) { return a == "-h" || a == "--help" || a == "--version"; });
+  if (known != subcommands.end() && known->takes_command && !separated && !wants_help) {
+    PrintError(std::string("corral ") + known->name + ": missing `--` before the command; usage: corral " +
+               known->name + " [policy flags] -- CMD [ARGS...]");
+    return corral::kExitUsage;
+  }
+  // Registering flags is most of corral's own start-up work: register only
+  // the subcommand asked for (all of them when none is, for --help).
+  std::vector<std::pair<const Subcommand*, CLI::App*>> registered;
+  for (const Subcommand& sub : subcommands) {
+    if (known != subcommands.end() && &sub != &*known) continue;
+    CLI::App* sub_app = app.add_subcommand(sub.name, sub.help);
+    sub.add_flags(*sub_app);
+    registered.emplace_back(&sub, sub_app);
+  }
 
   // CLI11 wants argv in reverse order after the program name.
   std::vector<std::string> args(before.rbegin(), before.rend() - 1);
@@ -49,27 +100,21 @@ int Main(int argc, char** argv) {
     return corral::kExitUsage;
   }
 
-  bool takes_command = run_app->parsed() || explain_app->parsed() || wrap_app->parsed();
-  if (takes_command) {
-    std::string name = run_app->parsed() ? "run" : explain_app->parsed() ? "explain" : "wrap";
-    if (!separated) {
-      PrintError("corral " + name + ": missing `--` before the command; usage: corral " + name +
-                 " [grants] -- CMD [ARGS...]");
+  for (const auto& [sub, sub_app] : registered) {
+    if (!sub_app->parsed()) continue;
+    std::string name = sub->name;
+    if (sub->takes_command && (command.empty() || command[0].empty())) {
+      PrintError("corral " + name + ": empty command after `--`; usage: corral " + name +
+                 " [policy flags] -- CMD [ARGS...]");
       return corral::kExitUsage;
     }
-    if (command.empty() || command[0].empty()) {
-      PrintError("corral " + name + ": empty command after `--`; usage: corral " + name + " [grants] -- CMD [ARGS...]");
+    if (!sub->takes_command && separated) {
+      PrintError("corral " + name + " takes no `--` command");
       return corral::kExitUsage;
     }
-  } else if (separated) {
-    PrintError("`--` is only used by `corral run`, `corral explain` and `corral wrap`");
-    return corral::kExitUsage;
+    return sub->execute(std::move(command));
   }
-  if (run_app->parsed()) return run.Execute(std::move(command));
-  if (explain_app->parsed()) return explain.Execute(std::move(command));
-  if (wrap_app->parsed()) return wrap.Execute(std::move(command));
-  if (check_app->parsed()) return check.Execute();
-  return hash.Execute();
+  return corral::kExitUsage;
 }
 
 }  // namespace

@@ -1,29 +1,29 @@
 #include "cli/policy_flags.h"
 
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
 namespace corral::cli {
+namespace {
+
+void Repeatable(CLI::Option* option, const char* type) {
+  option->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+}  // namespace
 
 void PolicyFlags::Register(CLI::App& app) {
-  auto repeatable = [](CLI::Option* option) {
-    option->type_name("PATH")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  };
-  repeatable(app.add_option("--allow-read", allow_read, "grant read on PATH (repeatable)"));
-  repeatable(app.add_option("--allow-write", allow_write, "grant read and write on PATH (repeatable)"));
-  repeatable(app.add_option("--allow-exec", allow_exec, "grant read and exec on PATH (repeatable)"));
-  app.add_option("--allow-env", allow_env, "pass environment variable NAME through (repeatable)")
-      ->type_name("NAME")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  Repeatable(app.add_option("--allow-read", allow_read, "grant read on PATH (repeatable)"), "PATH");
+  Repeatable(app.add_option("--allow-write", allow_write, "grant read and write on PATH (repeatable)"), "PATH");
+  Repeatable(app.add_option("--allow-exec", allow_exec, "grant read and exec on PATH (repeatable)"), "PATH");
+  Repeatable(app.add_option("--allow-env", allow_env, "pass environment variable NAME through (repeatable)"), "NAME");
+  Repeatable(app.add_option("--forbid-read", forbid_read, "hide PATTERN even inside granted trees (repeatable; globs, ~/)"),
+             "PATTERN");
   app.add_option("--timeout", timeout, "kill the whole process tree after SECONDS")->type_name("SECONDS");
   app.add_option("--workspace", workspace, "the project tree: read, write and exec (default: the working directory)")
       ->type_name("DIR");
   app.add_flag("--no-workspace", no_workspace, "grant no workspace; only the explicit grants");
-  app.add_option("--network", network, "none (default) or all")
-      ->type_name("MODE")
-      ->check(CLI::IsMember({"none", "all"}));
+  app.add_option("--network", network, "none (default) or all")->type_name("MODE")->check(CLI::IsMember({"none", "all"}));
   app.add_option("--pin-sha256", pin_sha256, "refuse to run unless the program hashes to HEX (see `corral hash`)")
       ->type_name("HEX");
   app.add_option("--mode", mode, "read-only, workspace-write (default) or danger-full-access")
@@ -31,44 +31,81 @@ void PolicyFlags::Register(CLI::App& app) {
       ->check(CLI::IsMember({"read-only", "workspace-write", "danger-full-access"}));
   app.add_flag("--i-understand-danger-full-access", acknowledge_danger,
                "accept that --mode danger-full-access runs the command with no sandbox at all");
-  app.add_option("--forbid-read", forbid_read, "hide PATTERN even inside granted trees (repeatable; globs, ~/)")
-      ->type_name("PATTERN")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--home", home, "isolated (default: an empty $HOME) or real (read-only, credentials hidden)")
       ->type_name("MODE")
       ->check(CLI::IsMember({"isolated", "real"}));
   app.add_flag("--best-effort", best_effort,
                "DANGEROUS: run even when the host cannot enforce every mechanism; the report and audit "
                "trail say what was dropped");
+  app.add_option("--config", config, "read the user config from FILE (default: ~/.config/corral/config.toml)")
+      ->type_name("FILE");
+  app.add_flag("--no-config", no_config, "read no config file (neither the user's nor the project's)");
+  app.add_option("--preset", preset, "safe, review, custom or danger: a default mode and approval policy")
+      ->type_name("NAME")
+      ->check(CLI::IsMember({"safe", "review", "custom", "danger"}));
+  app.add_option("--approval", approval, "allow-all, deny-all, ask-dangerous or ask-dangerous-tool-edit")
+      ->type_name("POLICY")
+      ->check(CLI::IsMember({"allow-all", "deny-all", "ask-dangerous", "ask-dangerous-tool-edit"}));
+  app.add_option("--session", session, "resolve the mode and workspace from session ID (see `corral session`)")
+      ->type_name("ID");
+  app.add_option("--profile", profile, "take the whole authority from a [profile] TOML file")->type_name("FILE");
+  app.add_option("--profile-ceiling", profile_ceiling, "narrow --profile by this profile (component-wise)")
+      ->type_name("FILE");
 }
 
 bool PolicyFlags::Any() const {
-  return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_env.empty() || timeout ||
-         workspace || no_workspace || network != "none" || pin_sha256 || best_effort || mode || acknowledge_danger ||
-         !forbid_read.empty() || home;
+  return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_env.empty() ||
+         !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode ||
+         acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
+         profile_ceiling;
+}
+
+Result<RunRequest> PolicyFlags::ToRequest() const {
+  RunRequest request;
+  SpecOverrides& o = request.overrides;
+  o.allow_read = allow_read;
+  o.allow_write = allow_write;
+  o.allow_exec = allow_exec;
+  o.allow_env = allow_env;
+  o.forbid_read = forbid_read;
+  if (timeout) {
+    if (*timeout <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
+    o.timeout = std::chrono::seconds(*timeout);
+  }
+  o.workspace = workspace;
+  o.no_workspace = no_workspace;
+  if (workspace && no_workspace) return Error(ErrorKind::kUsage, "--workspace and --no-workspace cannot be combined");
+  if (network) o.network = *network == "all" ? NetworkMode::kAll : NetworkMode::kNone;
+  o.pin_sha256 = pin_sha256;
+  o.best_effort = best_effort;
+  if (mode) o.mode = ParseMode(*mode);
+  o.acknowledge_danger = acknowledge_danger;
+  if (home) o.home = *home == "real" ? HomeMode::kReal : HomeMode::kIsolated;
+  request.no_config = no_config;
+  request.user_config = config;
+  if (config && no_config) return Error(ErrorKind::kUsage, "--config and --no-config cannot be combined");
+  request.preset = preset;
+  if (approval) request.approval = ParseApprovalPolicy(*approval);
+  request.session_id = session;
+  request.profile = profile;
+  request.profile_ceiling = profile_ceiling;
+  if (profile_ceiling && !profile) return Error(ErrorKind::kUsage, "--profile-ceiling needs --profile");
+  return request;
+}
+
+Result<ResolvedRequest> PolicyFlags::Resolve(const HostContext& host) const {
+  CORRAL_ASSIGN_OR_RETURN(RunRequest request, ToRequest());
+  return ResolveRequest(request, host);
 }
 
 Result<Policy> PolicyFlags::Build(const HostContext& host) const {
-  PolicySpec spec;
-  spec.allow_read = allow_read;
-  spec.allow_write = allow_write;
-  spec.allow_exec = allow_exec;
-  spec.allow_env = allow_env;
-  if (timeout) {
-    if (*timeout <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
-    spec.timeout = std::chrono::seconds(*timeout);
+  CORRAL_ASSIGN_OR_RETURN(ResolvedRequest resolved, Resolve(host));
+  if (!resolved.gated.empty()) {
+    return Error(ErrorKind::kDenied, "the profile gates " + std::string(DimensionName(resolved.gated.front())) +
+                                         ", which needs a single-use grant from an approver: use `corral run`, "
+                                         "which asks on the terminal");
   }
-  spec.workspace = workspace;
-  spec.no_workspace = no_workspace;
-  spec.network = network == "all" ? NetworkMode::kAll : NetworkMode::kNone;
-  spec.pin_sha256 = pin_sha256;
-  spec.best_effort = best_effort;
-  if (mode) spec.mode = *ParseMode(*mode);
-  spec.acknowledge_danger = acknowledge_danger;
-  spec.forbid_read = forbid_read;
-  if (home) spec.home = *home == "real" ? HomeMode::kReal : HomeMode::kIsolated;
-  return BuildPolicy(host, spec);
+  return BuildPolicy(host, resolved.spec);
 }
 
 bool SplitAtSeparator(int argc, char** argv, std::vector<std::string>* before, std::vector<std::string>* command) {

@@ -1,5 +1,6 @@
-// The grant flags shared by `run`, `explain` (and later `wrap`): each one
-// feeds the PolicyBuilder, so every front end builds the same Policy.
+// The policy flags shared by `run`, `explain` and `wrap`. They fill a
+// RunRequest (gate/request.h), so the CLI resolves config files, presets,
+// profiles, sessions and its own flags exactly as every other front end does.
 #pragma once
 
 #include <optional>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "gate/request.h"
 #include "policy/policy.h"
 
 namespace CLI {
@@ -16,24 +18,36 @@ class App;
 namespace corral::cli {
 
 struct PolicyFlags {
+  // Grants and the spec's fields.
   std::vector<std::string> allow_read;
   std::vector<std::string> allow_write;
   std::vector<std::string> allow_exec;
   std::vector<std::string> allow_env;
+  std::vector<std::string> forbid_read;
   std::optional<long long> timeout;
   std::optional<std::string> workspace;
   bool no_workspace = false;
-  std::string network = "none";
+  std::optional<std::string> network;
   std::optional<std::string> pin_sha256;
   bool best_effort = false;
   std::optional<std::string> mode;
   bool acknowledge_danger = false;
-  std::vector<std::string> forbid_read;
   std::optional<std::string> home;
+  // The other vocabularies.
+  std::optional<std::string> config;
+  bool no_config = false;
+  std::optional<std::string> preset;
+  std::optional<std::string> approval;
+  std::optional<std::string> session;
+  std::optional<std::string> profile;
+  std::optional<std::string> profile_ceiling;
 
   void Register(CLI::App& app);
   // True when any policy flag was given.
   bool Any() const;
+  Result<RunRequest> ToRequest() const;
+  Result<ResolvedRequest> Resolve(const HostContext& host) const;
+  // Resolve, then build the Policy (for front ends with no approver).
   Result<Policy> Build(const HostContext& host) const;
 };
 

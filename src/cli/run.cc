@@ -1,47 +1,99 @@
+// `corral run [policy flags] -- CMD [ARGS...]`: the main job.
+//
+// Resolve the policy (config, preset, profile, session, flags), pass the
+// approval gate, decide an escalation if one was asked for, admit each Gated
+// dimension with a single-use grant, then run the command confined and relay
+// its exit code. Every decision lands in the audit trail.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <iterator>
 
 #include "audit/audit.h"
 #include "cli/commands.h"
 #include "exec/exit_codes.h"
 #include "exec/run.h"
+#include "gate/approval.h"
+#include "gate/escalation.h"
+#include "gate/grants.h"
+#include "gate/tty_approver.h"
 #include "policy/compiled.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <iterator>
-
 namespace corral::cli {
+namespace {
+
+int Refuse(const AuditTrail& trail, const Error& error) {
+  AuditEvent event("failed");
+  event.Set("source", "corral")
+      .Set("reason", FailureReasonName(FailureReasonFor(error.kind())))
+      .Set("detail", error.ToString());
+  if (!error.code().empty()) event.Set("code", error.code());
+  trail.Record(event);
+  PrintError(error.ToString());
+  return ExitCodeFor(error.kind());
+}
+
+Result<Policy> LoadPolicyFile(const std::string& file) {
+  // The file is the policy: refuse one another user could have written.
+  std::string dir = file.find('/') == std::string::npos ? "." : file.substr(0, file.rfind('/'));
+  for (const std::string& path : {file, dir.empty() ? std::string("/") : dir}) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode) || st.st_uid != ::getuid() ||
+        (st.st_mode & 022) != 0) {
+      return Error(ErrorKind::kPolicy,
+                   "--policy-file " + file + ": " + path + " must be yours, not a symlink, and writable by no one else");
+    }
+  }
+  std::ifstream in(file);
+  if (!in) return Error(ErrorKind::kUsage, "--policy-file " + file + ": cannot read it");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return LoadCompiledPolicy(text);
+}
+
+// Admits each Gated dimension with a single-use grant bound to this command,
+// its cwd and the policy fingerprint, asked for on the terminal.
+Result<void> AdmitGated(const ResolvedRequest& resolved, const Policy& policy, const std::vector<std::string>& command,
+                        Approver& approver, const AuditTrail& trail) {
+  if (resolved.gated.empty()) return {};
+  GrantAuthority authority;
+  for (Dimension dimension : resolved.gated) {
+    std::string name(DimensionName(dimension));
+    GrantScope scope{command, policy.host().cwd, policy.fingerprint(), name};
+    ApprovalRequest question;
+    question.summary = "grant " + name + " to: " + Action::Command(command).Summary();
+    question.rationale = "the profile gates " + name + "; a grant covers this one command, once";
+    question.class_key = "grant:" + name;
+    Result<ApprovalAnswer> answer = approver.Request(question);
+    bool allowed = answer.ok() && *answer != ApprovalAnswer::kDeny;
+    AuditEvent event("grant");
+    event.Set("dimension", name).Set("outcome", allowed ? "issued" : "refused");
+    trail.Record(event);
+    if (!allowed) {
+      return Error(ErrorKind::kDenied, "the gated dimension " + name + " was not granted; nothing was run")
+          .WithCode("grant_refused");
+    }
+    CORRAL_ASSIGN_OR_RETURN(std::string token, authority.Issue(scope, std::chrono::minutes(1)));
+    CORRAL_TRY(authority.Consume(token, scope));
+  }
+  authority.Close();
+  return {};
+}
+
+}  // namespace
 
 void RunCommand::Register(CLI::App& app) {
   flags.Register(app);
   app.add_option("--audit", audit, "append the audit trail to FILE instead of stderr")->type_name("FILE");
   app.add_option("--policy-file", policy_file,
-                 "enforce the compiled policy in FILE (as `corral wrap` writes it) instead of grant flags")
+                 "enforce the compiled policy in FILE (as `corral wrap` writes it) instead of policy flags")
       ->type_name("FILE");
-}
-
-Result<Policy> RunCommand::LoadPolicy() const {
-  if (policy_file) {
-    if (flags.Any()) return Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags");
-    // The file is the policy: refuse one another user could have written.
-    std::string dir = policy_file->find('/') == std::string::npos ? "." : policy_file->substr(0, policy_file->rfind('/'));
-    for (const std::string& path : {*policy_file, dir.empty() ? std::string("/") : dir}) {
-      struct stat st;
-      if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode) || st.st_uid != ::getuid() ||
-          (st.st_mode & 022) != 0) {
-        return Error(ErrorKind::kPolicy, "--policy-file " + *policy_file + ": " + path +
-                                             " must be yours, not a symlink, and writable by no one else");
-      }
-    }
-    std::ifstream in(*policy_file);
-    if (!in) return Error(ErrorKind::kUsage, "--policy-file " + *policy_file + ": cannot read it");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return LoadCompiledPolicy(text);
-  }
-  CORRAL_ASSIGN_OR_RETURN(HostContext host, CaptureHostContext());
-  return flags.Build(host);
+  app.add_option("--sandbox-permissions", sandbox_permissions,
+                 "escalate this one call to MODE (workspace-write or danger-full-access); needs --justification "
+                 "and an approval on the terminal")
+      ->type_name("MODE");
+  app.add_option("--justification", justification, "why the escalation is needed")->type_name("TEXT");
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
@@ -54,15 +106,65 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     }
     trail = std::move(file).value();
   }
-  Result<Policy> policy = LoadPolicy();
-  if (!policy.ok()) {
-    trail.Record(AuditEvent("failed")
-                     .Set("source", "corral")
-                     .Set("reason", FailureReasonName(FailureReasonFor(policy.error().kind())))
-                     .Set("detail", policy.error().ToString()));
-    PrintError(policy.error().ToString());
-    return ExitCodeFor(policy.error().kind());
+
+  if (policy_file) {
+    if (flags.Any() || sandbox_permissions || justification) {
+      return Refuse(trail, Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags"));
+    }
+    Result<Policy> policy = LoadPolicyFile(*policy_file);
+    if (!policy.ok()) return Refuse(trail, policy.error());
+    RunResult result = RunConfined(*policy, std::move(command), trail);
+    if (result.error) PrintError(result.error->ToString());
+    return result.exit_status;
   }
+
+  Result<HostContext> host = CaptureHostContext();
+  if (!host.ok()) return Refuse(trail, host.error());
+  Result<ResolvedRequest> resolved = flags.Resolve(*host);
+  if (!resolved.ok()) return Refuse(trail, resolved.error());
+  PolicySpec spec = resolved->spec;
+
+  // The approval gate: allow, deny or ask on the terminal (never persisted).
+  TtyApprover tty;
+  ApprovalGate gate(resolved->approval, &tty);
+  ApprovalRecord approval = gate.Check(Action::Command(command));
+  if (resolved->approval != ApprovalPolicy::kAllowAll) trail.Record(approval.ToAuditEvent());
+  if (!approval.allowed) {
+    return Refuse(trail, Error(ErrorKind::kDenied, "approval: " + approval.rationale + "; nothing was run")
+                             .WithCode("approval_denied"));
+  }
+
+  // Escalation: strictly wider, justified, approved, for this call only.
+  if (sandbox_permissions || justification) {
+    EscalationRequest request;
+    request.current = spec.mode;
+    request.sandbox_permissions = sandbox_permissions;
+    request.justification = justification;
+    request.action = Action::Command(command).Summary();
+    ApproverEscalationChannel channel(tty);
+    Result<EscalationGrant> grant = ApproveEscalation(request, &channel);
+    AuditEvent event("escalation");
+    event.Set("from", ModeName(spec.mode)).Set("to", sandbox_permissions.value_or(""));
+    if (!grant.ok()) {
+      std::optional<EscalationOutcome> outcome = EscalationOutcomeOf(grant.error());
+      event.Set("outcome", outcome ? EscalationOutcomeName(*outcome) : std::string_view("invalid"));
+      trail.Record(event);
+      return Refuse(trail, grant.error());
+    }
+    event.Set("outcome", EscalationOutcomeName(grant->outcome));
+    trail.Record(event);
+    spec.mode = grant->mode;
+    // The person who approved at the prompt saw the mode: that is the
+    // acknowledgement danger-full-access needs.
+    if (grant->mode == Mode::kDangerFullAccess) spec.acknowledge_danger = true;
+  }
+
+  Result<Policy> policy = BuildPolicy(*host, spec);
+  if (!policy.ok()) return Refuse(trail, policy.error());
+  if (Result<void> admitted = AdmitGated(*resolved, *policy, command, tty, trail); !admitted.ok()) {
+    return Refuse(trail, admitted.error());
+  }
+
   std::string program = command[0];
   RunResult result = RunConfined(*policy, std::move(command), trail);
   if (result.error) {
@@ -75,6 +177,9 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     } else {
       PrintError(error.ToString());
     }
+  }
+  if (result.denial) {
+    std::fprintf(stderr, "%s %s\n", DenialMarker(policy->mode()).c_str(), EscalationHint(policy->mode()).c_str());
   }
   for (const SweepFinding& finding : result.quarantined) {
     std::string line = finding.path + ": the command " + finding.what + " a protected path; ";

@@ -6,6 +6,7 @@
 
 #include "confine/host.h"
 #include "confine/plan.h"
+#include "gate/request.h"
 #include "policy/policy.h"
 
 namespace corral {
@@ -19,5 +20,10 @@ nlohmann::json DescribePolicy(const Policy& policy);
 nlohmann::json DescribePlan(const Plan& plan);
 
 nlohmann::json DescribeHost(const HostSupport& host);
+
+// How the policy was resolved: which layer won the mode and the workspace,
+// the approval policy and where it came from, the preset state, the config
+// files read, the session, and the Gated dimensions.
+nlohmann::json DescribeResolution(const ResolvedRequest& resolved);
 
 }  // namespace corral

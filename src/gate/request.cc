@@ -1,0 +1,138 @@
+#include "gate/request.h"
+
+#include <unistd.h>
+
+#include "config/config.h"
+#include "config/profile_file.h"
+
+namespace corral {
+namespace {
+
+template <typename T>
+void Append(std::vector<T>& to, const std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, const std::string& workspace) {
+  if (request.no_config) return Config{};
+  LoadOptions options = DefaultLoadOptions(host.home, workspace.empty() ? host.cwd : workspace);
+  if (request.user_config) options.user_path = *request.user_config;
+  if (workspace.empty()) options.project_path.reset();  // no workspace, no project file
+  return LoadConfig(options);
+}
+
+}  // namespace
+
+bool SpecOverrides::HasGrants() const {
+  return workspace || no_workspace || !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() ||
+         !forbid_read.empty() || !allow_env.empty() || network || home;
+}
+
+Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host) {
+  ResolvedRequest out;
+  const SpecOverrides& flags = request.overrides;
+
+  if (request.session_id) {
+    Result<SessionStore> store =
+        request.session_dir ? SessionStore::Open(*request.session_dir) : SessionStore::OpenDefault();
+    if (!store.ok()) return std::move(store).error();
+    CORRAL_ASSIGN_OR_RETURN(Session session, store->Load(*request.session_id));
+    out.session = std::move(session);
+  }
+
+  // The workspace decides which project file applies: an explicit one, else
+  // the session's cwd, else the user config's fallback root, else the cwd.
+  std::string workspace;
+  if (flags.workspace) {
+    workspace = *flags.workspace;
+  } else if (out.session) {
+    workspace = out.session->cwd();
+  } else if (!flags.no_workspace) {
+    CORRAL_ASSIGN_OR_RETURN(Config user_only, ReadConfig(request, host, std::string()));
+    workspace = user_only.workspace_root.value_or(host.cwd);
+  }
+  if (flags.no_workspace) workspace.clear();
+  CORRAL_ASSIGN_OR_RETURN(Config config, ReadConfig(request, host, workspace));
+  out.config_files = config.files_read;
+
+  // The base spec: a profile, or the config files over the defaults.
+  if (request.profile) {
+    if (flags.HasGrants()) {
+      return Error(ErrorKind::kUsage, "--profile describes the whole authority; it cannot be combined with grant "
+                                      "flags (edit the profile instead)");
+    }
+    CORRAL_ASSIGN_OR_RETURN(Profile profile, LoadProfileFile(*request.profile, host.home, host.uid));
+    if (request.profile_ceiling) {
+      CORRAL_ASSIGN_OR_RETURN(Profile ceiling, LoadProfileFile(*request.profile_ceiling, host.home, host.uid));
+      profile = Restrict(profile, ceiling);
+    }
+    CORRAL_ASSIGN_OR_RETURN(ProfileSpec mapped, ToPolicySpec(profile));
+    out.spec = std::move(mapped.spec);
+    out.gated = std::move(mapped.gated);
+    out.profile_fingerprint = Fingerprint(profile);
+  } else {
+    config.ApplyTo(out.spec);
+  }
+
+  // A preset is the deployment's default mode and approval policy.
+  std::optional<std::string> preset_name = request.preset ? request.preset : config.preset;
+  std::optional<Preset> preset;
+  if (preset_name) {
+    CORRAL_ASSIGN_OR_RETURN(Preset resolved, ResolvePreset(*preset_name));
+    preset = resolved;
+    if (!request.profile && !config.mode) out.spec.mode = preset->mode;
+  }
+
+  // Mode: explicit override, then the session's last sandbox/mode event, then
+  // the default. Workspace root: the session's cwd, then the fallback root.
+  PolicyService service(out.spec.mode, config.workspace_root);
+  out.resolution = service.Explain(PolicyRequest{flags.mode, out.session ? &*out.session : nullptr});
+  out.spec.mode = out.resolution.policy.mode;
+  if (flags.workspace) {
+    out.spec.workspace = flags.workspace;
+  } else if (out.resolution.policy.workspace_root && !flags.no_workspace) {
+    out.spec.workspace = out.resolution.policy.workspace_root;
+  }
+
+  // The remaining explicit overrides.
+  out.spec.acknowledge_danger = out.spec.acknowledge_danger || flags.acknowledge_danger;
+  if (flags.no_workspace) {
+    out.spec.no_workspace = true;
+    out.spec.workspace.reset();
+  }
+  Append(out.spec.allow_read, flags.allow_read);
+  Append(out.spec.allow_write, flags.allow_write);
+  Append(out.spec.allow_exec, flags.allow_exec);
+  Append(out.spec.forbid_read, flags.forbid_read);
+  Append(out.spec.allow_env, flags.allow_env);
+  if (flags.network) out.spec.network = *flags.network;
+  if (flags.timeout) out.spec.timeout = flags.timeout;
+  if (flags.pin_sha256) out.spec.pin_sha256 = flags.pin_sha256;
+  out.spec.best_effort = out.spec.best_effort || flags.best_effort;
+  if (flags.home) out.spec.home = *flags.home;
+
+  // Approval: the flag, then the config, then the preset, then allow-all (the
+  // user typed the command).
+  if (request.approval) {
+    out.approval = *request.approval;
+    out.approval_source = "flag";
+  } else if (config.approval_policy) {
+    out.approval = *config.approval_policy;
+    out.approval_source = "config";
+  } else if (preset) {
+    out.approval = preset->approval;
+    out.approval_source = "preset";
+  } else {
+    out.approval = ApprovalPolicy::kAllowAll;
+    out.approval_source = "default";
+  }
+  if (preset) {
+    std::optional<Mode> mode_override = flags.mode ? flags.mode : config.mode;
+    std::optional<ApprovalPolicy> approval_override =
+        request.approval ? request.approval : config.approval_policy;
+    out.preset = DerivedState(*preset, mode_override, approval_override);
+  }
+  return out;
+}
+
+}  // namespace corral

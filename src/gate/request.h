@@ -1,0 +1,86 @@
+// ResolveRequest: every policy vocabulary, resolved into one PolicySpec.
+//
+// A request names what the caller asked for in any vocabulary the seeds use;
+// the resolution layers them in a fixed order, each one able to narrow or
+// override the ones before it as its own rules allow:
+//
+//   built-in defaults (workspace-write, no network, ...)
+//   -> the user config file, then the project's corral.toml (narrow only)
+//   -> a preset (safe, review, custom, danger): the deployment's default
+//      mode and approval policy
+//   -> or instead of config and preset: a profile (Deny/Gated/Allow per
+//      dimension), optionally Restricted by a ceiling profile
+//   -> the session: its last sandbox/mode event beats the default mode, and
+//      its cwd is the workspace root
+//   -> the explicit overrides (CLI flags, MCP arguments): --mode beats the
+//      session; grants add to what the layers above granted
+//
+// The result records which layer won the mode and the workspace, the
+// approval policy, the preset state (derived "custom" when overridden), the
+// Gated dimensions still needing a single-use grant, the config files read
+// and the session, so `corral explain` can say why. Escalation is not part of
+// resolution: it needs an approver and is decided per call (escalation.h).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "gate/approval.h"
+#include "gate/presets.h"
+#include "gate/resolution.h"
+#include "gate/session_log.h"
+#include "policy/profile.h"
+#include "policy/roots.h"
+#include "policy/spec.h"
+
+namespace corral {
+
+// What the caller set explicitly; unset fields leave the layers' values.
+struct SpecOverrides {
+  std::optional<Mode> mode;
+  bool acknowledge_danger = false;
+  std::optional<std::string> workspace;
+  bool no_workspace = false;
+  std::vector<std::string> allow_read, allow_write, allow_exec, forbid_read, allow_env;
+  std::optional<NetworkMode> network;
+  std::optional<std::chrono::seconds> timeout;
+  std::optional<std::string> pin_sha256;
+  bool best_effort = false;
+  std::optional<HomeMode> home;
+
+  // True when any grant-shaped field is set (they conflict with a profile).
+  bool HasGrants() const;
+};
+
+struct RunRequest {
+  SpecOverrides overrides;
+  // Config files: read unless no_config; user_config replaces the default
+  // ~/.config/corral/config.toml path.
+  bool no_config = false;
+  std::optional<std::string> user_config;
+  std::optional<std::string> preset;
+  std::optional<ApprovalPolicy> approval;
+  std::optional<std::string> session_id;
+  std::optional<std::string> session_dir;  // default: DefaultSessionDir()
+  std::optional<std::string> profile;       // a [profile] TOML file
+  std::optional<std::string> profile_ceiling;
+};
+
+struct ResolvedRequest {
+  PolicySpec spec;
+  Resolution resolution;     // which layer won the mode and the workspace
+  ApprovalPolicy approval = ApprovalPolicy::kAllowAll;
+  std::string approval_source;  // "flag", "config", "preset" or "default"
+  std::optional<PermissionState> preset;
+  std::vector<Dimension> gated;  // from a profile: each needs a grant before the spawn
+  std::vector<std::string> config_files;
+  std::optional<std::string> profile_fingerprint;
+  std::optional<Session> session;
+};
+
+Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host);
+
+}  // namespace corral
