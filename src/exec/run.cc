@@ -150,7 +150,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
                                                             std::to_string(policy.timeout()->count()) +
                                                             "s; the whole process tree was killed"));
     } else if (outcome->kind == Outcome::Kind::kLost) {
-      result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox's init was killed from outside"));
+      result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
     } else {
       result.source = RunResult::Source::kCommand;
       result.outcome = *outcome;

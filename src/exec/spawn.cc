@@ -4,6 +4,7 @@
 #include <linux/filter.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <fstream>
 #include <utility>
 
 #include "kernel/child_report.h"
@@ -30,11 +32,13 @@ namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr int kChildFailureExit = 125;
+constexpr size_t kChildStackSize = 256 * 1024;
 
-// Everything the child reads. Built in the parent; the child only reads it
-// (and writes to its own copy-on-write pages).
+// Everything the child reads. Built in the parent. The child shares the
+// parent's memory until it execs and writes only its mount ops' fds and its
+// own stack.
 struct ChildContext {
-  const Plan* plan = nullptr;
+  const Plan* plan = nullptr;  // null: unconfined
   MountOp* ops = nullptr;
   size_t op_count = 0;
   sock_fprog filter = {};
@@ -46,7 +50,6 @@ struct ChildContext {
   int program_fd = -1;
   int stderr_fd = -1;
   int report_fd = -1;
-  int status_fd = -1;
   int lifeline_fd = -1;
   sigset_t original_mask = {};
   mode_t umask = 022;
@@ -63,8 +66,6 @@ struct ChildContext {
   (void)ignored;
   ::_exit(kChildFailureExit);
 }
-
-void NoopHandler(int) {}
 
 // Closes every descriptor >= 3 except those in `keep` (sorted ascending).
 void CloseAllExcept(const int* keep, size_t count) {
@@ -131,47 +132,23 @@ int ExecSearch(const ChildContext& ctx) {
   ChildFail(ctx, ChildStage::kExec, ExecSearch(ctx));
 }
 
-[[noreturn]] void RunInit(const ChildContext& ctx, pid_t command) {
-  ::close(ctx.report_fd);
-  if (ctx.stderr_fd >= 0) ::close(ctx.stderr_fd);  // the relay ends when the command's side closes
-  sigset_t waitset;
-  ::sigemptyset(&waitset);
-  for (int sig : kForwarded) ::sigaddset(&waitset, sig);
-  ::sigaddset(&waitset, SIGCHLD);
-  for (;;) {
-    siginfo_t info;
-    int sig = ::sigwaitinfo(&waitset, &info);
-    if (sig < 0) continue;
-    if (sig != SIGCHLD) {
-      ::kill(-1, sig);  // every process in the sandbox but init
-      continue;
-    }
-    for (;;) {
-      int status = 0;
-      pid_t pid = ::waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) break;
-      if (pid == command) {
-        ssize_t ignored = ::write(ctx.status_fd, &status, sizeof status);
-        (void)ignored;
-        ::_exit(0);  // the kernel now kills whatever is left in the namespace
-      }
-    }
-  }
+// danger-full-access: its own session, nothing else.
+[[noreturn]] void RunUnconfined(const ChildContext& ctx) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
+  if (::setsid() < 0) ChildFail(ctx, ChildStage::kSetsid, errno);
+  if (::chdir(ctx.cwd) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
+  RunCommand(ctx);
 }
 
-[[noreturn]] void RunChild(ChildContext& ctx) {
+[[noreturn]] void RunSandboxed(ChildContext& ctx) {
   const Plan& plan = *ctx.plan;
   const Mechanisms& m = plan.mechanisms();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
   struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
-  if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // the parent is already gone
-  // Signals for init stay queued until it waits for them.
-  sigset_t waitset = ForwardedSignals();
-  ::sigaddset(&waitset, SIGCHLD);
-  ::sigprocmask(SIG_BLOCK, &waitset, nullptr);
-  int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd};
+  if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // corral is already gone
+  int keep[] = {ctx.report_fd, ctx.program_fd, ctx.stderr_fd};
   std::sort(std::begin(keep), std::end(keep));
-  CloseAllExcept(keep, 4);
+  CloseAllExcept(keep, 3);
   ::umask(0);
 
   if (m.namespaces) {
@@ -206,23 +183,26 @@ int ExecSearch(const ChildContext& ctx) {
     if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
   }
   if (ctx.probe_only) ::_exit(0);
+  RunCommand(ctx);
+}
 
-  // Init is a fork of corral: its memory and /proc/1/environ hold corral's
-  // whole, unscrubbed environment, and it holds the status pipe. Without this
-  // the command (same uid, same Landlock domain) could read /proc/1/environ
-  // and open /proc/1/mem. The command's own exec makes it dumpable again.
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kCaps, errno);
+int ChildMain(void* arg) {
+  ChildContext& ctx = *static_cast<ChildContext*>(arg);
+  if (ctx.plan == nullptr) RunUnconfined(ctx);
+  RunSandboxed(ctx);
+}
 
-  // Init must catch what it forwards: PID 1 drops signals it has no handler for.
-  struct sigaction action = {};
-  action.sa_handler = NoopHandler;
-  for (int sig : kForwarded) ::sigaction(sig, &action, nullptr);
-  ::sigaction(SIGCHLD, &action, nullptr);
-
-  long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-  if (pid < 0) ChildFail(ctx, ChildStage::kFork, errno);
-  if (pid == 0) RunCommand(ctx);
-  RunInit(ctx, static_cast<pid_t>(pid));
+// Whether `pid` catches or ignores `signal` (from /proc/<pid>/status).
+bool HandlesSignal(pid_t pid, int signal) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  uint64_t handled = 0;
+  while (std::getline(status, line)) {
+    if (line.starts_with("SigCgt:") || line.starts_with("SigIgn:")) {
+      handled |= std::strtoull(line.c_str() + 7, nullptr, 16);
+    }
+  }
+  return (handled & (1ull << (signal - 1))) != 0;
 }
 
 Error TranslateReport(const Plan& plan, const ChildReport& report) {
@@ -286,6 +266,120 @@ Error TranslateReport(const Plan& plan, const ChildReport& report) {
 
 }  // namespace
 
+// Prepares the child's context and runs the one clone.
+class Spawner {
+ public:
+  static Result<SandboxProcess> Run(const Plan* plan, Command& command, bool probe_only) {
+    if (command.argv.empty() || command.argv[0].empty()) return Error(ErrorKind::kUsage, "empty command");
+    ChildContext ctx;
+    ctx.plan = plan;
+    ctx.probe_only = probe_only;
+    std::vector<MountOp> ops;
+    if (plan != nullptr) {
+      const Policy& policy = plan->policy();
+      ctx.drop_caps = plan->mechanisms().namespaces || ::geteuid() == 0;
+      ops = plan->mounts().ops;  // the child records the fds it opens here
+      ctx.ops = ops.data();
+      ctx.op_count = ops.size();
+      if (plan->mechanisms().seccomp) {
+        std::span<const sock_filter> filter = EmbeddedSeccompFilter(SeccompOptions{policy.network() == NetworkMode::kAll});
+        ctx.filter.len = static_cast<unsigned short>(filter.size());
+        ctx.filter.filter = const_cast<sock_filter*>(filter.data());
+      }
+      ctx.fallback_cwd = policy.workspace() ? policy.workspace()->path.c_str() : "/";
+    }
+    std::vector<char*> argv;
+    for (std::string& arg : command.argv) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    ctx.path_env = kDefaultPath;
+    for (std::string& entry : command.env) {
+      envp.push_back(entry.data());
+      if (entry.starts_with("PATH=")) ctx.path_env = entry.c_str() + 5;
+    }
+    envp.push_back(nullptr);
+    ctx.argv = argv.data();
+    ctx.envp = envp.data();
+    ctx.cwd = command.cwd.c_str();
+    ctx.program_fd = command.program.get();
+    ctx.stderr_fd = command.stderr_fd;
+    mode_t mask = ::umask(022);
+    ::umask(mask);
+    ctx.umask = mask;
+    ::pthread_sigmask(SIG_SETMASK, nullptr, &ctx.original_mask);
+    for (int sig : kForwarded) ::sigdelset(&ctx.original_mask, sig);
+    ::sigdelset(&ctx.original_mask, SIGCHLD);
+
+    int report[2], lifeline[2];
+    if (::pipe2(report, O_CLOEXEC) != 0) {
+      return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+    }
+    UniqueFd report_read(report[0]), report_write(report[1]);
+    if (::pipe2(lifeline, O_CLOEXEC) != 0) {
+      return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+    }
+    UniqueFd lifeline_read(lifeline[0]), lifeline_write(lifeline[1]);
+    ctx.report_fd = report_write.get();
+    ctx.lifeline_fd = lifeline_read.get();
+
+    // The child's stack, with a guard page below it.
+    void* stack = ::mmap(nullptr, kChildStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                         -1, 0);
+    if (stack == MAP_FAILED) return Error::FromErrno(ErrorKind::kInternal, "cannot map a stack", "mmap", errno);
+    ::mprotect(stack, 4096, PROT_NONE);
+
+    int flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
+    if (plan != nullptr && plan->mechanisms().namespaces) {
+      flags |= static_cast<int>(SandboxCloneFlags(plan->policy().network() == NetworkMode::kNone));
+    }
+    int pidfd = -1;
+    // The parent is suspended until the child execs or exits.
+    pid_t pid = ::clone(ChildMain, static_cast<char*>(stack) + kChildStackSize, flags, &ctx, &pidfd);
+    int clone_errno = errno;
+    ::munmap(stack, kChildStackSize);
+    if (pid < 0) {
+      if (plan == nullptr) return Error::FromErrno(ErrorKind::kInternal, "cannot start the command", "clone", clone_errno);
+      return Error(ErrorKind::kNamespace,
+                   "namespaces: the kernel refused to create the sandbox's namespaces (unprivileged user namespaces "
+                   "may be disabled: see `corral check`); the command was not run",
+                   "clone", clone_errno);
+    }
+    SandboxProcess process;
+    process.unconfined_ = plan == nullptr;
+    process.pid_ = pid;
+    process.pidfd_.Reset(pidfd);
+    report_write.Reset();
+
+    ChildReport child_report;
+    ssize_t n;
+    do {
+      n = ::read(report_read.get(), &child_report, sizeof child_report);
+    } while (n < 0 && errno == EINTR);
+    if (n == 0) {
+      if (probe_only) {
+        process.Reap();
+        if (!WIFEXITED(process.wait_status_) || WEXITSTATUS(process.wait_status_) != 0) {
+          return Error(ErrorKind::kInternal, "the sandbox probe died without a report (wait status " +
+                                                 std::to_string(process.wait_status_) + ")");
+        }
+      }
+      return process;
+    }
+    process.Reap();
+    if (n != static_cast<ssize_t>(sizeof child_report)) {
+      return Error(ErrorKind::kInternal, "the sandbox child died during set-up without a report");
+    }
+    if (plan == nullptr) {
+      if (child_report.stage == ChildStage::kExec && child_report.error == ENOENT) {
+        return Error(ErrorKind::kNotFound, "not found");
+      }
+      return Error(ErrorKind::kExec, "cannot execute the command", ChildStageName(child_report.stage),
+                   child_report.error);
+    }
+    return TranslateReport(*plan, child_report);
+  }
+};
+
 sigset_t ForwardedSignals() {
   sigset_t set;
   ::sigemptyset(&set);
@@ -304,100 +398,59 @@ sigset_t BlockForwardedSignals() {
 SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
   if (this != &other) {
     if (pid_ > 0 && !reaped_) {
-      (void)Signal(SIGKILL);
+      (void)Kill();
       Reap();
     }
     unconfined_ = other.unconfined_;
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::move(other.pidfd_);
-    status_ = std::move(other.status_);
     reaped_ = std::exchange(other.reaped_, true);
     wait_status_ = other.wait_status_;
+    emulated_signal_ = other.emulated_signal_;
   }
   return *this;
 }
 
 SandboxProcess::~SandboxProcess() {
   if (pid_ > 0 && !reaped_) {
-    (void)Signal(SIGKILL);
+    (void)Kill();
     Reap();
   }
 }
 
-Result<void> SandboxProcess::Signal(int signal) const {
-  if (unconfined_) {
-    if (!reaped_ && ::kill(-pid_, signal) != 0 && errno != ESRCH) {
-      return Error::FromErrno(ErrorKind::kInternal, "cannot signal the command", "kill", errno);
-    }
-    return {};
+Result<void> SandboxProcess::Kill() {
+  if (reaped_) return {};
+  // A sandbox dies with its PID 1; an unconfined command's group goes too.
+  if (unconfined_ && ::kill(-pid_, SIGKILL) != 0 && errno != ESRCH) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot kill the command", "kill", errno);
   }
-  if (::syscall(SYS_pidfd_send_signal, pidfd_.get(), signal, nullptr, 0) != 0 && errno != ESRCH) {
-    return Error::FromErrno(ErrorKind::kInternal, "cannot signal the sandbox", "pidfd_send_signal", errno);
+  if (::syscall(SYS_pidfd_send_signal, pidfd_.get(), SIGKILL, nullptr, 0) != 0 && errno != ESRCH) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot kill the sandbox", "pidfd_send_signal", errno);
+  }
+  return {};
+}
+
+Result<void> SandboxProcess::Forward(int signal) {
+  if (reaped_) return {};
+  // As a terminal does: to the command's whole process group.
+  if (::kill(-pid_, signal) != 0 && errno != ESRCH) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot forward a signal", "kill", errno);
+  }
+  // A PID 1 never receives a signal it does not handle: carry out the default
+  // action (terminate) for it.
+  if (!unconfined_ && !HandlesSignal(pid_, signal)) {
+    emulated_signal_ = signal;
+    return Kill();
   }
   return {};
 }
 
 std::optional<int> SandboxProcess::CommandStatus() const {
-  if (unconfined_) return reaped_ ? std::optional<int>(wait_status_) : std::nullopt;
-  int status = 0;
-  ssize_t n;
-  do {
-    n = ::read(status_.get(), &status, sizeof status);
-  } while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(sizeof status)) return std::nullopt;
-  return status;
-}
-
-Result<SandboxProcess> SpawnUnconfined(Command& command) {
-  if (command.argv.empty() || command.argv[0].empty()) return Error(ErrorKind::kUsage, "empty command");
-  ChildContext ctx;
-  std::vector<char*> argv;
-  for (std::string& arg : command.argv) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  ctx.path_env = kDefaultPath;
-  for (std::string& entry : command.env) {
-    envp.push_back(entry.data());
-    if (entry.starts_with("PATH=")) ctx.path_env = entry.c_str() + 5;
+  if (!reaped_) return std::nullopt;
+  if (emulated_signal_ != 0 && WIFSIGNALED(wait_status_) && WTERMSIG(wait_status_) == SIGKILL) {
+    return emulated_signal_;  // a wait status for "killed by emulated_signal_"
   }
-  envp.push_back(nullptr);
-  ctx.argv = argv.data();
-  ctx.envp = envp.data();
-  mode_t mask = ::umask(022);
-  ::umask(mask);
-  ctx.umask = mask;
-  ::pthread_sigmask(SIG_SETMASK, nullptr, &ctx.original_mask);
-  for (int sig : kForwarded) ::sigdelset(&ctx.original_mask, sig);
-  ::sigdelset(&ctx.original_mask, SIGCHLD);
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
-  UniqueFd report_read(report[0]), report_write(report[1]);
-  ctx.report_fd = report_write.get();
-  int pidfd = -1;
-  long pid = ::syscall(SYS_clone, SIGCHLD | kabi::kClonePidfd, 0, &pidfd, 0, 0);
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    if (::chdir(command.cwd.c_str()) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
-    RunCommand(ctx);
-  }
-  if (pid < 0) return Error::FromErrno(ErrorKind::kInternal, "cannot fork the command", "clone", errno);
-  SandboxProcess process;
-  process.unconfined_ = true;
-  process.pid_ = static_cast<pid_t>(pid);
-  ::setpgid(process.pid_, process.pid_);  // also done by the child: whichever runs first
-  process.pidfd_.Reset(pidfd);
-  report_write.Reset();
-  ChildReport child_report;
-  ssize_t n;
-  do {
-    n = ::read(report_read.get(), &child_report, sizeof child_report);
-  } while (n < 0 && errno == EINTR);
-  if (n == 0) return process;
-  process.Reap();
-  if (child_report.stage == ChildStage::kExec && child_report.error == ENOENT) {
-    return Error(ErrorKind::kNotFound, "not found");
-  }
-  return Error(ErrorKind::kExec, "cannot execute the command", ChildStageName(child_report.stage), child_report.error);
+  return wait_status_;
 }
 
 void SandboxProcess::Reap() {
@@ -408,98 +461,9 @@ void SandboxProcess::Reap() {
 }
 
 Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only) {
-  if (command.argv.empty() || command.argv[0].empty()) return Error(ErrorKind::kUsage, "empty command");
-  const Policy& policy = plan.policy();
-
-  ChildContext ctx;
-  ctx.plan = &plan;
-  ctx.probe_only = probe_only;
-  ctx.drop_caps = plan.mechanisms().namespaces || ::geteuid() == 0;
-  std::vector<MountOp> ops = plan.mounts().ops;  // the child records fds in its copy
-  ctx.ops = ops.data();
-  ctx.op_count = ops.size();
-  if (plan.mechanisms().seccomp) {
-    std::span<const sock_filter> filter = EmbeddedSeccompFilter(SeccompOptions{policy.network() == NetworkMode::kAll});
-    ctx.filter.len = static_cast<unsigned short>(filter.size());
-    ctx.filter.filter = const_cast<sock_filter*>(filter.data());
-  }
-  std::vector<char*> argv;
-  for (std::string& arg : command.argv) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  ctx.path_env = kDefaultPath;
-  for (std::string& entry : command.env) {
-    envp.push_back(entry.data());
-    if (entry.starts_with("PATH=")) ctx.path_env = entry.c_str() + 5;
-  }
-  envp.push_back(nullptr);
-  ctx.argv = argv.data();
-  ctx.envp = envp.data();
-  ctx.cwd = command.cwd.c_str();
-  ctx.fallback_cwd = policy.workspace() ? policy.workspace()->path.c_str() : "/";
-  ctx.program_fd = command.program.get();
-  ctx.stderr_fd = command.stderr_fd;
-  mode_t mask = ::umask(022);
-  ::umask(mask);
-  ctx.umask = mask;
-  ::pthread_sigmask(SIG_SETMASK, nullptr, &ctx.original_mask);
-  for (int sig : kForwarded) ::sigdelset(&ctx.original_mask, sig);
-  ::sigdelset(&ctx.original_mask, SIGCHLD);
-
-  int report[2], status[2], lifeline[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
-  UniqueFd report_read(report[0]), report_write(report[1]);
-  if (::pipe2(status, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
-  UniqueFd status_read(status[0]), status_write(status[1]);
-  if (::pipe2(lifeline, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
-  UniqueFd lifeline_read(lifeline[0]), lifeline_write(lifeline[1]);
-  ctx.report_fd = report_write.get();
-  ctx.status_fd = status_write.get();
-  ctx.lifeline_fd = lifeline_read.get();
-
-  uint64_t flags = SIGCHLD | kabi::kClonePidfd;
-  if (plan.mechanisms().namespaces) flags |= SandboxCloneFlags(policy.network() == NetworkMode::kNone);
-  int pidfd = -1;
-  long pid = ::syscall(SYS_clone, flags, 0, &pidfd, 0, 0);
-  if (pid == 0) RunChild(ctx);
-  if (pid < 0) {
-    int err = errno;
-    return Error(ErrorKind::kNamespace,
-                 "namespaces: the kernel refused to create the sandbox's namespaces (unprivileged user namespaces "
-                 "may be disabled: see `corral check`); the command was not run",
-                 "clone", err);
-  }
-  SandboxProcess process;
-  process.pid_ = static_cast<pid_t>(pid);
-  process.pidfd_.Reset(pidfd);
-  report_write.Reset();
-  status_write.Reset();
-  lifeline_read.Reset();
-  // lifeline_write stays open until the report arrives: by then the child has
-  // checked it, and PR_SET_PDEATHSIG covers the rest of its life.
-
-  ChildReport child_report;
-  ssize_t n;
-  do {
-    n = ::read(report_read.get(), &child_report, sizeof child_report);
-  } while (n < 0 && errno == EINTR);
-  if (n == 0) {
-    process.status_ = std::move(status_read);
-    if (probe_only) {
-      process.Reap();
-      if (!WIFEXITED(process.wait_status_) || WEXITSTATUS(process.wait_status_) != 0) {
-        return Error(ErrorKind::kInternal, "the sandbox probe died without a report (wait status " +
-                                               std::to_string(process.wait_status_) + ")");
-      }
-    }
-    return process;
-  }
-  (void)process.Signal(SIGKILL);
-  process.Reap();
-  if (n != static_cast<ssize_t>(sizeof child_report)) {
-    return Error(ErrorKind::kInternal, "the sandbox child died during set-up without a report");
-  }
-  return TranslateReport(plan, child_report);
+  return Spawner::Run(&plan, command, probe_only);
 }
+
+Result<SandboxProcess> SpawnUnconfined(Command& command) { return Spawner::Run(nullptr, command, false); }
 
 }  // namespace corral

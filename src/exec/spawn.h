@@ -1,20 +1,29 @@
-// Spawn: one clone into the sandbox, then the confined command.
+// Spawn: one clone into the sandbox, and the command is its PID 1.
 //
 // The parent prepares everything before clone (argv/envp arrays, the mount
-// plan, the compiled seccomp filter, the id maps), so the child allocates
-// nothing. The child, the sandbox's PID 1, runs in a fixed order:
+// plan, the embedded seccomp filter, the id maps), so the child allocates
+// nothing. The child is cloned with CLONE_VM|CLONE_VFORK onto a private
+// stack: no page tables are copied and no copy-on-write faults follow, and
+// the parent waits until the child execs (or fails). The child runs in a
+// fixed order:
 //
 //   id maps -> hostname -> mount view (+ Landlock rules) -> setsid ->
 //   RLIMIT_CORE=0 -> capabilities dropped -> no_new_privs -> Landlock ->
-//   seccomp -> fork the command -> (command) signals restored, fds >= 3 closed
-//   on exec, scrubbed environment -> exec
+//   seccomp -> signals restored, fds >= 3 closed on exec, scrubbed
+//   environment -> exec
 //
-// Between clone and exec only async-signal-safe calls are made; a failure is
-// written as a fixed-size ChildReport to a CLOEXEC pipe, so EOF on that pipe
-// means the command was exec'd. PID 1 stays behind as a minimal init: it
-// forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to every process in the
-// sandbox, reaps orphans, and exits with the command, which kills everything
-// left in the PID namespace. PR_SET_PDEATHSIG ties it to the parent.
+// Between clone and exec only async-signal-safe calls are made (the child
+// shares the parent's memory until exec, so it writes nothing the parent
+// needs); a failure is written as a fixed-size ChildReport to a CLOEXEC
+// pipe, so EOF on that pipe means the command was exec'd.
+//
+// The command is the sandbox's PID 1: when it exits, the kernel kills every
+// process left in its PID namespace. PR_SET_PDEATHSIG ties it to corral.
+// Forwarded signals go to its whole process group, as a terminal sends them;
+// since PID 1 never receives a signal it has no handler for, a forwarded
+// signal the command neither catches nor ignores takes its default action
+// the only way it can: corral kills the sandbox and reports death by that
+// signal. Orphans are not reaped before PID 1 exits (see SECURITY.md).
 #pragma once
 
 #include <signal.h>
@@ -53,30 +62,30 @@ class SandboxProcess {
 
   pid_t pid() const { return pid_; }
   int pidfd() const { return pidfd_.get(); }
-  // Unconfined (danger-full-access): the command itself, with no init.
+  // Unconfined (danger-full-access): not in a PID namespace of its own.
   bool unconfined() const { return unconfined_; }
 
-  // Sends `signal` to the sandbox's init (SIGKILL tears the whole tree down);
-  // for an unconfined command, to its process group.
-  Result<void> Signal(int signal) const;
-  // After Reap: the command's own wait status, if it could be learned (from
-  // init's status pipe, or directly for an unconfined command).
+  // Kills the command (for a sandbox, the whole PID namespace with it).
+  Result<void> Kill();
+  // Delivers a forwarded signal to the command's process group (see above).
+  Result<void> Forward(int signal);
+  // After Reap: the command's wait status, with a forwarded signal whose
+  // default action corral carried out reported as death by that signal.
   std::optional<int> CommandStatus() const;
   // Waits for init to exit. Idempotent.
   void Reap();
   bool reaped() const { return reaped_; }
-  // Init's own wait status, once reaped.
+  // The raw wait status, once reaped.
   int wait_status() const { return wait_status_; }
 
  private:
-  friend Result<SandboxProcess> Spawn(const Plan&, Command&, bool);
-  friend Result<SandboxProcess> SpawnUnconfined(Command&);
+  friend class Spawner;
   bool unconfined_ = false;
   pid_t pid_ = -1;
   UniqueFd pidfd_;
-  UniqueFd status_;
   bool reaped_ = false;
   int wait_status_ = 0;
+  int emulated_signal_ = 0;  // a forwarded signal corral carried out by killing the sandbox
 };
 
 // Spawns `command` under `plan`. With `probe_only`, the child sets up every
@@ -85,8 +94,8 @@ class SandboxProcess {
 // (BlockForwardedSignals) so none is lost before the supervisor watches them.
 Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only = false);
 
-// danger-full-access: fork and exec `command` with no confinement at all, in
-// its own process group. `command.env` is used as given.
+// danger-full-access: spawn `command` with no confinement at all, in its own
+// session and process group. `command.env` is used as given.
 Result<SandboxProcess> SpawnUnconfined(Command& command);
 
 // Blocks the forwarded signals and SIGCHLD; returns the previous mask.

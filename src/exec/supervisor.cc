@@ -83,12 +83,12 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
     if (signals && (fds[1].revents & POLLIN) != 0) {
       struct signalfd_siginfo info;
       while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-        CORRAL_TRY(process.Signal(static_cast<int>(info.ssi_signo)));
+        CORRAL_TRY(process.Forward(static_cast<int>(info.ssi_signo)));
       }
       continue;
     }
     if (deadline && Clock::now() >= *deadline) {
-      CORRAL_TRY(process.Signal(SIGKILL));
+      CORRAL_TRY(process.Kill());
       process.Reap();
       Outcome outcome;
       outcome.kind = Outcome::Kind::kTimedOut;

@@ -44,9 +44,9 @@ TEST_F(Lifecycle, ExitCodeIsRelayed) {
 }
 
 TEST_F(Lifecycle, DeathBySignalGives128PlusTheSignal) {
-  Outcome outcome = RunIn({}, {"sh", "-c", "kill -USR1 $$"});
-  EXPECT_EQ(outcome.exit_code, 128 + SIGUSR1) << outcome.Describe();
-  EXPECT_EQ(LastAuditRecord()["signal"], SIGUSR1);
+  Outcome outcome = RunIn({"--allow-exec", ProbesDir()}, {ProbePath("segfault")});
+  EXPECT_EQ(outcome.exit_code, 128 + SIGSEGV) << outcome.Describe();
+  EXPECT_EQ(LastAuditRecord()["signal"], SIGSEGV);
 }
 
 TEST_F(Lifecycle, TimeoutKillsTheWholeTree) {
@@ -78,6 +78,24 @@ TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
     const Outcome& outcome = run->Wait();
     EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
     EXPECT_EQ(ReadFile(workspace_ / "got"), name + "\n");
+  }
+}
+
+TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
+  // The command is PID 1 of its namespace, which the kernel never hands a
+  // signal it does not handle: corral carries out the default action.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(sig);
+    std::string token = SleepToken();
+    Process run(RunArgv({}, {"sleep", token}), Defaults({}));
+    // The sleep itself (corral's own command line names the token too).
+    ASSERT_TRUE(WaitFor([&] { return !ProcessesStartingWith(CommandLine({"sleep", token})).empty(); }, 10s))
+        << run.OutputSoFar();
+    ASSERT_EQ(::kill(run.pid(), sig), 0);
+    const Outcome& outcome = run.Wait();
+    EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
+    EXPECT_EQ(LastAuditRecord()["signal"], sig);
+    ExpectNoSurvivors({token}, 5s);
   }
 }
 
