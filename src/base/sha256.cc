@@ -30,8 +30,12 @@ std::string ToHex(const unsigned char* bytes, unsigned length) {
 }  // namespace
 
 std::string Sha256Hex(std::string_view data) {
+  // Not SHA256(): in OpenSSL 3 it goes through EVP and initialises it.
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, data.data(), data.size());
   unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  SHA256_Final(digest, &ctx);
   return ToHex(digest, sizeof digest);
 }
 
