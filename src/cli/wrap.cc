@@ -65,11 +65,22 @@ void WrapCommand::Register(CLI::App& app) {
 int WrapCommand::Execute(std::vector<std::string> command) const {
   Result<HostContext> host = CaptureHostContext();
   if (!host.ok()) return Fail(host.error(), json);
-  Result<Policy> policy = flags.Build(*host);
+  Result<ResolvedRequest> resolved = flags.Resolve(*host);
+  if (!resolved.ok()) return Fail(resolved.error(), json);
+  if (!resolved->gated.empty()) {
+    return Fail(Error(ErrorKind::kDenied, "the profile gates " + std::string(DimensionName(resolved->gated.front())) +
+                                              ", which needs a single-use grant at spawn time; a wrapped argv "
+                                              "cannot carry one (use `corral run` or the library)")
+                    .WithCode("gated_not_wrappable"),
+                json);
+  }
+  Result<Policy> policy = BuildPolicy(*host, resolved->spec);
   if (!policy.ok()) return Fail(policy.error(), json);
 
   DetectOptions options;
+  // --backend, else sandbox.backend from the user config, else detection.
   options.forced = backend;
+  if (!options.forced && resolved->backend != "auto") options.forced = resolved->backend;
   options.corral_path = SelfPath();
   options.policy_dir = policy_dir.value_or("");
   Result<Detection> detection = DetectProvider(options);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "base/invariant.h"
 #include "kernel/kernel_abi.h"
 
 namespace corral {
@@ -134,6 +135,12 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
 
   std::stable_sort(plan.ops.begin(), plan.ops.end(),
                    [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
+  for (const MountOp& op : plan.ops) {
+    CORRAL_INVARIANT(op.target != nullptr && op.target[0] == '/' && std::string_view(op.target) != "/",
+                     "every mount target is an absolute path below the new root");
+    CORRAL_INVARIANT(op.kind != MountKind::kBind || !op.read_only || (op.landlock & kFsWriteFile) == 0,
+                     "a read-only bind never carries Landlock write rights");
+  }
   plan.root_landlock = rights.fs & kFsReadDir;
   return plan;
 }

@@ -1,5 +1,6 @@
 #include "confine/plan.h"
 
+#include "base/invariant.h"
 #include "kernel/seccomp.h"
 
 namespace corral {
@@ -206,6 +207,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                                               ". The command was not run. Pass --best-effort to run anyway.");
   }
   plan.level_ = missing_guarantees.bits() == 0 && plan.dropped_.empty() ? Level::kFull : Level::kDegraded;
+  CORRAL_INVARIANT(plan.level_ == Level::kFull || best_effort || options.without_namespaces,
+                   "only a best-effort policy compiles to a degraded plan");
   return plan;
 }
 

@@ -54,6 +54,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   if (flags.no_workspace) workspace.clear();
   CORRAL_ASSIGN_OR_RETURN(Config config, ReadConfig(request, host, workspace));
   out.config_files = config.files_read;
+  out.backend = std::string(BackendChoiceName(config.backend));
 
   // The base spec: a profile, or the config files over the defaults.
   if (request.profile) {

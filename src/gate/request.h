@@ -79,6 +79,8 @@ struct ResolvedRequest {
   std::vector<std::string> config_files;
   std::optional<std::string> profile_fingerprint;
   std::optional<Session> session;
+  // sandbox.backend from the user config: "auto", "native", "bubblewrap", ...
+  std::string backend = "auto";
 };
 
 Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host);

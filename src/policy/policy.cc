@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/invariant.h"
 #include "base/sha256.h"
 #include "policy/forbid.h"
 
@@ -268,6 +269,13 @@ Result<Policy> PolicyBuilder::Build() const {
   std::sort(policy.masks_.begin(), policy.masks_.end(),
             [](const MaskedPath& a, const MaskedPath& b) { return a.path < b.path; });
 
+  for (size_t i = 0; i < policy.grants_.size(); ++i) {
+    CORRAL_INVARIANT(policy.grants_[i].path.path != "/", "no grant covers the whole filesystem");
+    CORRAL_INVARIANT(i == 0 || policy.grants_[i - 1].path.path < policy.grants_[i].path.path,
+                     "grants are sorted, parents before children, without duplicates");
+    CORRAL_INVARIANT(!read_only || !Has(policy.grants_[i].access, Access::kWrite),
+                     "read-only mode leaves no writable grant");
+  }
   policy.protected_ = DiscoverProtected(policy.WritableRoots());
 
   for (const std::string& name : spec_.allow_env) {
