@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/ioctl.h>
+#include <poll.h>
+#include <termios.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -206,6 +209,8 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
   if (out_fd_ < 0 || err_fd_ < 0 || null_fd < 0) Fail("capture files");
   int stdin_fd = options.stdin_fd >= 0 ? options.stdin_fd : null_fd;
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  const int tty = options.controlling_tty;
+  const bool new_session = options.new_session || tty >= 0;
 
   start_ = std::chrono::steady_clock::now();
   pid_ = ::fork();
@@ -216,6 +221,8 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
     if (::dup2(stdin_fd, 0) < 0 || ::dup2(out_fd_, 1) < 0 || ::dup2(err_fd_, 2) < 0) ::_exit(126);
+    if (new_session && ::setsid() < 0) ::_exit(126);
+    if (tty >= 0 && ::ioctl(tty, TIOCSCTTY, 0) != 0) ::_exit(126);
     if (cwd != nullptr && ::chdir(cwd) != 0) ::_exit(126);
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
@@ -255,6 +262,12 @@ const Outcome& Process::Wait() {
 }
 
 std::string Process::OutputSoFar() const { return ReadAll(out_fd_); }
+
+bool Process::Running() const {
+  if (waited_) return false;
+  siginfo_t info = {};
+  return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+}
 
 Outcome Execute(const std::vector<std::string>& argv, const SpawnOptions& options) {
   Process process(argv, options);
@@ -319,6 +332,53 @@ std::optional<std::string> StatusField(pid_t pid, const std::string& field) {
     return start == std::string::npos ? std::string() : line.substr(start);
   }
   return std::nullopt;
+}
+
+namespace {
+// What waits on `fd`, read until nothing more arrives within `wait_ms`.
+std::string DrainFd(int fd, int wait_ms) {
+  std::string bytes;
+  struct pollfd pfd = {fd, POLLIN, 0};
+  while (::poll(&pfd, 1, wait_ms) > 0 && (pfd.revents & POLLIN) != 0) {
+    char buffer[256];
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  return bytes;
+}
+}  // namespace
+
+Pty::Pty() {
+  master_ = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master_ < 0 || ::grantpt(master_) != 0 || ::unlockpt(master_) != 0) Fail("posix_openpt");
+  slave_ = ::open(::ptsname(master_), O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave_ < 0) Fail("open pty slave");
+}
+
+Pty::~Pty() {
+  CloseFd(slave_);
+  CloseFd(master_);
+}
+
+void Pty::NonCanonical() const {
+  struct termios tio;
+  ::tcgetattr(slave_, &tio);
+  tio.c_lflag = (tio.c_lflag & ~static_cast<tcflag_t>(ICANON)) | ECHO;
+  tio.c_cc[VMIN] = 0;
+  tio.c_cc[VTIME] = 0;
+  ::tcsetattr(slave_, TCSANOW, &tio);
+}
+
+std::string Pty::Injected() const { return DrainFd(master_, 300) + DrainFd(slave_, 0); }
+
+const std::string& Pty::Transcript(std::chrono::milliseconds wait) {
+  transcript_ += DrainFd(master_, static_cast<int>(wait.count()));
+  return transcript_;
+}
+
+void Pty::Type(const std::string& text) const {
+  if (::write(master_, text.data(), text.size()) != static_cast<ssize_t>(text.size())) Fail("write to the pty");
 }
 
 Listener Listener::Tcp() { return Inet(SOCK_STREAM); }
@@ -466,11 +526,20 @@ std::vector<nlohmann::json> ReadAudit(const std::string& path) {
 
 SandboxTest::SandboxTest() { audit_path_ = NextAuditPath(); }
 
+std::vector<nlohmann::json> SandboxTest::AuditEvents(const std::string& event) const {
+  std::vector<nlohmann::json> records;
+  for (nlohmann::json& record : Audit()) {
+    if (record.value("event", "") == event) records.push_back(std::move(record));
+  }
+  return records;
+}
+
 std::string SandboxTest::NextAuditPath() { return outside_ / ("audit-" + std::to_string(runs_++) + ".jsonl"); }
 
 SpawnOptions SandboxTest::Defaults(SpawnOptions options) const {
   if (options.cwd.empty()) options.cwd = workspace_.path();
   options.env.emplace("XDG_STATE_HOME", state_.path());
+  options.env.emplace("XDG_CONFIG_HOME", config_.path());
   return options;
 }
 

@@ -64,6 +64,12 @@ struct SpawnOptions {
   std::vector<std::string> unset_env;
   int stdin_fd = -1;                        // default: /dev/null
   std::chrono::milliseconds timeout = 60s;  // then SIGKILL, and timed_out
+  // The child calls setsid(), so it starts with no controlling terminal...
+  bool new_session = false;
+  // ...and, given a terminal's fd (Pty::slave()), makes that terminal its
+  // controlling one (TIOCSCTTY): /dev/tty then resolves to it. Implies
+  // new_session. stdout and stderr stay captured.
+  int controlling_tty = -1;
 };
 
 struct Outcome {
@@ -88,6 +94,8 @@ class Process {
   pid_t pid() const { return pid_; }
   // Waits for the exit (SIGKILL at the timeout). Idempotent.
   const Outcome& Wait();
+  // True until the child has exited (it is not reaped: Wait still works).
+  bool Running() const;
   std::string OutputSoFar() const;
 
  private:
@@ -115,6 +123,33 @@ std::vector<pid_t> ProcessesStartingWith(const std::string& prefix);
 std::string CommandLine(const std::vector<std::string>& argv);
 // One field of /proc/PID/status ("CapEff", "NoNewPrivs", ...), trimmed.
 std::optional<std::string> StatusField(pid_t pid, const std::string& field);
+
+// A pseudo-terminal the test owns: it reads what a program shows on the
+// master and types answers into it. The slave can be given to a child as its
+// controlling terminal (SpawnOptions::controlling_tty).
+class Pty {
+ public:
+  Pty();  // canonical input, as a terminal starts
+  ~Pty();
+  Pty(const Pty&) = delete;
+  Pty& operator=(const Pty&) = delete;
+
+  int slave() const { return slave_; }
+  // Non-canonical with echo: an injected byte is readable at once on the
+  // slave and echoed to the master.
+  void NonCanonical() const;
+  // Whatever is waiting on either side, after up to 300 ms.
+  std::string Injected() const;
+  // Everything the master has shown so far, after reading what waits there
+  // for up to `wait`.
+  const std::string& Transcript(std::chrono::milliseconds wait = 0ms);
+  // Types `text` at the terminal.
+  void Type(const std::string& text) const;
+
+ private:
+  int master_ = -1, slave_ = -1;
+  std::string transcript_;
+};
 
 // Listeners in the test process (the host side).
 class Listener {
@@ -189,10 +224,13 @@ class SandboxTest : public ::testing::Test {
 
   const std::string& audit_path() const { return audit_path_; }
   std::vector<nlohmann::json> Audit() const { return ReadAudit(audit_path_); }
+  // The records of the last run whose "event" is `event`.
+  std::vector<nlohmann::json> AuditEvents(const std::string& event) const;
 
   TempDir workspace_{"corral-ws"};
   TempDir outside_{"corral-outside"};
-  TempDir state_{"corral-state"};  // $XDG_STATE_HOME: the quarantine lands here
+  TempDir state_{"corral-state"};  // $XDG_STATE_HOME: the quarantine and the sessions land here
+  TempDir config_{"corral-config"};  // $XDG_CONFIG_HOME: the user config is config_/corral/config.toml
 
  private:
   std::string NextAuditPath();
