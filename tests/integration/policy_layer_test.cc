@@ -1,0 +1,557 @@
+// The policy layer (issue 3) end to end through the `corral` binary: modes,
+// forbid_read, config files, danger-full-access, sessions, presets, the
+// approval and escalation gates on a terminal, profiles with a Gated
+// dimension, and `corral explain`. Every denial is judged from outside: a
+// file absent on the host, a secret's bytes absent from the output, a host
+// listener that got no connection, no `spawned` record in the audit trail.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+// The exit codes corral uses for its own refusals (src/exec/exit_codes.h).
+constexpr int kExitUsage = 64;
+constexpr int kExitPolicy = 77;
+constexpr int kExitConfig = 78;
+
+// The line a read-only denial adds to stderr: the model-facing marker and the
+// escalation hint.
+constexpr char kReadOnlyDenialLine[] =
+    "[sandbox: file access denied under read-only mode] You may retry this call with sandbox_permissions set to "
+    "workspace-write or danger-full-access together with a justification saying why it needs that access; a person "
+    "will be asked to approve it for that one call.";
+
+// The end of every question the terminal approver asks, as the master shows
+// it (the terminal turns LF into CR LF).
+constexpr char kPrompt[] = "for the rest of this run\r\n> ";
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+class PolicyLayer : public SandboxTest {
+ protected:
+  std::string UserConfig() const { return config_ / "corral/config.toml"; }
+  void WriteUserConfig(const std::string& toml) const { config_.Write("corral/config.toml", toml); }
+  void WriteProjectConfig(const std::string& toml) const { workspace_.Write("corral.toml", toml); }
+
+  // A refusal before anything ran: `code`, a `corral:` line, the canary the
+  // command would have made is absent, and the trail has no `spawned` record.
+  void ExpectNothingRan(const Outcome& outcome, int code) {
+    EXPECT_EQ(outcome.exit_code, code) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("corral: "), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(Exists(workspace_ / "canary"));
+    EXPECT_EQ(AuditEvents("spawned").size(), 0u) << ReadFile(audit_path()).value_or("");
+  }
+
+  // A project corral.toml holding `toml` stops the run before anything ran,
+  // with an error at `where` ("LINE:COLUMN: KEY: ") in that file.
+  void ExpectProjectRefused(const std::string& toml, const std::string& where) {
+    WriteProjectConfig(toml);
+    Outcome outcome = RunIn({}, {"touch", "canary"});
+    ExpectNothingRan(outcome, kExitConfig);
+    EXPECT_NE(outcome.err.find("corral: " + workspace_ / "corral.toml:" + where), std::string::npos)
+        << outcome.Describe();
+  }
+
+  // `cat` of two files: the workspace's .env and sub/.env, each holding a secret.
+  Outcome CatEnvFiles(const std::vector<std::string>& grants, std::string* top, std::string* nested) {
+    *top = RandomToken("TOPSECRET");
+    *nested = RandomToken("NESTEDSECRET");
+    workspace_.Write(".env", *top);
+    workspace_.Write("sub/.env", *nested);
+    workspace_.Write("visible.txt", "visible");
+    return RunIn(grants, {"cat", ".env", "sub/.env", "visible.txt"});
+  }
+  void ExpectEnvHidden(const Outcome& outcome, const std::string& top, const std::string& nested) {
+    EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_EQ(outcome.out.find(top), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(outcome.out.find(nested), std::string::npos) << outcome.Describe();
+    EXPECT_NE(outcome.out.find("visible"), std::string::npos) << outcome.Describe();  // the rest is readable
+  }
+
+  // Runs `argv` with `pty` as corral's controlling terminal. When `answer` is
+  // given, waits for the question and types the answer; either way, returns
+  // once corral has exited, with everything the terminal showed in `pty`.
+  Outcome OnTerminal(Pty& pty, const std::vector<std::string>& argv, const std::optional<std::string>& answer) {
+    SpawnOptions options = Defaults({});
+    options.controlling_tty = pty.slave();
+    Process process(argv, options);
+    if (answer) {
+      bool asked = WaitFor([&] { return pty.Transcript().find(kPrompt) != std::string::npos || !process.Running(); },
+                           30s);
+      EXPECT_TRUE(asked);
+      if (pty.Transcript().find(kPrompt) != std::string::npos) pty.Type(*answer + "\n");
+    }
+    Outcome outcome = process.Wait();
+    pty.Transcript(100ms);
+    return outcome;
+  }
+
+  // `corral session new --cwd DIR`: the id it printed.
+  std::string NewSession(const std::string& cwd) {
+    Outcome outcome = Corral({"session", "new", "--cwd", cwd});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_FALSE(outcome.out.empty());
+    return outcome.out.substr(0, outcome.out.find('\n'));
+  }
+  std::string SessionLog(const std::string& id) const { return state_ / ("corral/sessions/" + id + ".jsonl"); }
+
+  // `corral explain --json ARGS -- true`, parsed.
+  nlohmann::json ExplainJson(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"explain", "--json"};
+    all.insert(all.end(), args.begin(), args.end());
+    all.insert(all.end(), {"--", "true"});
+    Outcome outcome = Corral(all);
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    return nlohmann::json::parse(outcome.out);
+  }
+
+  // A [profile] file granting the workspace, with `extra` lines appended.
+  std::string WriteProfile(const std::string& extra) const {
+    outside_.Write("profile.toml", "[profile]\nworkspace_root = \"" + workspace_.path() +
+                                       "\"\nworkspace_read = \"allow\"\nworkspace_write = \"allow\"\n" + extra);
+    return outside_ / "profile.toml";
+  }
+};
+
+// --- Modes -----------------------------------------------------------------
+
+TEST_F(PolicyLayer, ReadOnlyModeDeniesAWorkspaceWriteWithTheMarker) {
+  Outcome outcome = RunIn({"--mode", "read-only"}, {"touch", "canary"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+  EXPECT_EQ(Count(outcome.err, "[sandbox: "), 1u) << outcome.Describe();
+  EXPECT_NE(outcome.err.find(std::string("\n") + kReadOnlyDenialLine + "\n"), std::string::npos) << outcome.Describe();
+  std::vector<nlohmann::json> exited = AuditEvents("exited");
+  ASSERT_EQ(exited.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(exited[0]["denied"], "read-only");
+  EXPECT_EQ(AuditEvents("spawned").at(0)["mode"], "read-only");
+}
+
+TEST_F(PolicyLayer, WorkspaceWriteModeAllowsTheSameWrite) {
+  Outcome outcome = RunIn({"--mode", "workspace-write"}, {"touch", "canary"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary"));
+  EXPECT_EQ(outcome.err.find("[sandbox: "), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(AuditEvents("exited").at(0).contains("denied"));
+}
+
+// --- forbid_read -------------------------------------------------------------
+
+TEST_F(PolicyLayer, ForbidReadFlagHidesDotEnvInsideTheWorkspace) {
+  std::string top, nested;
+  Outcome outcome = CatEnvFiles({"--forbid-read", "**/.env"}, &top, &nested);
+  ExpectEnvHidden(outcome, top, nested);
+}
+
+TEST_F(PolicyLayer, ForbidReadInTheProjectConfigHidesDotEnv) {
+  WriteProjectConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
+  std::string top, nested;
+  Outcome outcome = CatEnvFiles({}, &top, &nested);
+  ExpectEnvHidden(outcome, top, nested);
+}
+
+TEST_F(PolicyLayer, ControlWithoutForbidReadDotEnvIsReadable) {
+  std::string top, nested;
+  Outcome outcome = CatEnvFiles({}, &top, &nested);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.out.find(top), std::string::npos);
+  EXPECT_NE(outcome.out.find(nested), std::string::npos);
+}
+
+// --- Config files ------------------------------------------------------------
+
+TEST_F(PolicyLayer, ProjectConfigThatOpensTheNetworkIsRefused) {
+  ExpectProjectRefused("[sandbox]\n# the repository asks for more than the user gave\nnetwork = true\n",
+                       "3:1: sandbox.network: ");
+}
+
+TEST_F(PolicyLayer, UserConfigGivenWithConfigOpensTheNetwork) {
+  outside_.Write("user.toml", "[sandbox]\nnetwork = true\n");
+  Listener listener = Listener::Tcp();
+  Outcome outcome = Probe("tcp_connect", {std::to_string(listener.port())}, {"--config", outside_ / "user.toml"});
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();
+  EXPECT_TRUE(listener.GotSomething());
+}
+
+TEST_F(PolicyLayer, NoConfigIgnoresTheUserAndTheProjectFiles) {
+  WriteUserConfig("[sandbox]\nnetwork = true\n");
+  WriteProjectConfig("[sandbox]\nforbid_read = [\".env\"]\n");
+  std::string secret = RandomToken("DOTENV");
+  workspace_.Write(".env", secret);
+  Listener listener = Listener::Tcp();
+  std::string port = std::to_string(listener.port());
+
+  // With both files: the network is open and .env is hidden.
+  Outcome with = Probe("tcp_connect", {port});
+  EXPECT_EQ(with.exit_code, kProbeEscaped) << with.Describe();
+  EXPECT_TRUE(listener.GotSomething());
+  with = RunIn({}, {"cat", ".env"});
+  EXPECT_EQ(with.out.find(secret), std::string::npos) << with.Describe();
+
+  // --no-config: neither applies.
+  EXPECT_PROBE_BLOCKED(Probe("tcp_connect", {port}, {"--no-config"}));
+  EXPECT_FALSE(listener.GotSomething());
+  Outcome without = RunIn({"--no-config"}, {"cat", ".env"});
+  EXPECT_EQ(without.exit_code, 0) << without.Describe();
+  EXPECT_EQ(without.out, secret);
+}
+
+TEST_F(PolicyLayer, ProjectConfigCannotWidenTheUsersMode) {
+  WriteUserConfig("[sandbox]\nmode = \"read-only\"\n");
+  ExpectProjectRefused("[sandbox]\nmode = \"workspace-write\"\n", "2:1: sandbox.mode: ");
+}
+
+TEST_F(PolicyLayer, ProjectForbidReadIsUnionedWithTheUsers) {
+  WriteUserConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
+  WriteProjectConfig("[sandbox]\nforbid_read = [\"**/*.pem\"]\n");
+  std::string env = RandomToken("ENVSECRET"), pem = RandomToken("PEMSECRET");
+  workspace_.Write(".env", env);
+  workspace_.Write("keys/server.pem", pem);
+  workspace_.Write("visible.txt", "visible");
+  Outcome outcome = RunIn({}, {"cat", ".env", "keys/server.pem", "visible.txt"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find(env), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find(pem), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("visible"), std::string::npos) << outcome.Describe();
+}
+
+// --- danger-full-access ------------------------------------------------------
+
+TEST_F(PolicyLayer, DangerFullAccessWithoutTheAcknowledgementRunsNothing) {
+  Outcome outcome = RunIn({"--mode", "danger-full-access"}, {"touch", "canary"});
+  ExpectNothingRan(outcome, kExitPolicy);
+  EXPECT_NE(outcome.err.find("--i-understand-danger-full-access"), std::string::npos) << outcome.Describe();
+}
+
+TEST_F(PolicyLayer, AcknowledgedDangerFullAccessRunsUnconfinedAndIsAudited) {
+  std::string secret = RandomToken("OUTSIDE");
+  outside_.Write("secret.txt", secret);
+  Outcome outcome = RunIn({"--mode", "danger-full-access", "--i-understand-danger-full-access"},
+                          {"cat", outside_ / "secret.txt"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, secret);
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_EQ(spawned.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(spawned[0]["unconfined"], true);
+  EXPECT_EQ(spawned[0]["level"], "none");
+  EXPECT_EQ(spawned[0]["mode"], "danger-full-access");
+}
+
+// --- Sessions ----------------------------------------------------------------
+
+TEST_F(PolicyLayer, SessionModeDecidesAndTheFlagOverridesItForOneCall) {
+  std::string id = NewSession(workspace_.path());
+  EXPECT_TRUE(Exists(SessionLog(id)));
+  Outcome recorded = Corral({"session", "mode", id, "read-only"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.Describe();
+
+  Outcome denied = RunIn({"--session", id}, {"touch", "f"});
+  EXPECT_NE(denied.exit_code, 0) << denied.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "f"));
+  EXPECT_EQ(AuditEvents("spawned").at(0)["mode"], "read-only");
+
+  Outcome overridden = RunIn({"--session", id, "--mode", "workspace-write"}, {"touch", "f"});
+  EXPECT_EQ(overridden.exit_code, 0) << overridden.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "f"));
+
+  // The override was for that one call: the session is still read-only.
+  Outcome again = RunIn({"--session", id}, {"touch", "g"});
+  EXPECT_NE(again.exit_code, 0) << again.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "g"));
+}
+
+TEST_F(PolicyLayer, SessionCwdIsTheWorkspaceFromAnotherDirectory) {
+  std::string id = NewSession(workspace_.path());
+  SpawnOptions elsewhere;
+  elsewhere.cwd = outside_.path();
+  Outcome outcome = RunIn({"--session", id}, {"sh", "-c", "touch " + workspace_ / "in; touch " + outside_ / "out"},
+                          elsewhere);
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "in"));    // the session's cwd is the writable workspace
+  EXPECT_FALSE(Exists(outside_ / "out"));  // the working directory is not
+}
+
+TEST_F(PolicyLayer, CorruptInteriorSessionLineIsRefusedWithFileAndLine) {
+  std::string id = NewSession(workspace_.path());
+  ASSERT_EQ(Corral({"session", "mode", id, "workspace-write"}).exit_code, 0);
+  std::string log = ReadFile(SessionLog(id)).value_or("");
+  size_t first_end = log.find('\n');
+  ASSERT_NE(first_end, std::string::npos);
+  WriteFile(SessionLog(id), log.substr(0, first_end + 1) + "{not json\n" + log.substr(first_end + 1), 0600);
+
+  Outcome outcome = RunIn({"--session", id}, {"touch", "canary"});
+  ExpectNothingRan(outcome, kExitConfig);
+  EXPECT_NE(outcome.err.find(SessionLog(id) + ":2: "), std::string::npos) << outcome.Describe();
+}
+
+TEST_F(PolicyLayer, WorldWritableSessionLogIsRefused) {
+  std::string id = NewSession(workspace_.path());
+  ASSERT_EQ(::chmod(SessionLog(id).c_str(), 0666), 0);
+  Outcome outcome = RunIn({"--session", id}, {"touch", "canary"});
+  ExpectNothingRan(outcome, kExitConfig);
+  EXPECT_NE(outcome.err.find(SessionLog(id)), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("chmod 600"), std::string::npos) << outcome.Describe();
+}
+
+// --- Presets -----------------------------------------------------------------
+
+TEST_F(PolicyLayer, SafePresetRunsReadOnly) {
+  Outcome outcome = RunIn({"--preset", "safe"}, {"touch", "canary"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+  EXPECT_EQ(AuditEvents("spawned").at(0)["mode"], "read-only");
+  EXPECT_NE(outcome.err.find(kReadOnlyDenialLine), std::string::npos) << outcome.Describe();
+}
+
+TEST_F(PolicyLayer, ExplainReportsThePresetAndItsDerivedCustomState) {
+  nlohmann::json review = ExplainJson({"--preset", "review"})["resolution"];
+  EXPECT_EQ(review["approval"], "ask-dangerous-tool-edit");
+  EXPECT_EQ(review["approval_source"], "preset");
+  EXPECT_EQ(review["mode"], "read-only");
+  EXPECT_EQ(review["preset"], "review: read-only + ask-dangerous-tool-edit");
+
+  nlohmann::json derived = ExplainJson({"--preset", "review", "--mode", "workspace-write"})["resolution"];
+  EXPECT_EQ(derived["mode"], "workspace-write");
+  EXPECT_EQ(derived["mode_layer"], "override");
+  EXPECT_EQ(derived["approval"], "ask-dangerous-tool-edit");
+  EXPECT_TRUE(derived["preset"].get<std::string>().starts_with("custom (derived from review; mode overridden)"))
+      << derived;
+}
+
+// --- Approval on a terminal ----------------------------------------------------
+
+class TerminalGate : public PolicyLayer {
+ protected:
+  TerminalGate() { workspace_.Write("x/file", "keep me"); }
+
+  std::vector<std::string> RmArgv() { return RunArgv({"--approval", "ask-dangerous"}, {"rm", "-rf", "x"}); }
+  void ExpectApproval(const std::string& outcome) {
+    std::vector<nlohmann::json> records = AuditEvents("approval");
+    ASSERT_EQ(records.size(), 1u) << ReadFile(audit_path()).value_or("");
+    EXPECT_EQ(records[0]["outcome"], outcome);
+    EXPECT_EQ(records[0]["policy"], "ask-dangerous");
+  }
+
+  Pty pty_;
+};
+
+TEST_F(TerminalGate, DangerousCommandRefusedAtThePromptRunsNothing) {
+  Outcome outcome = OnTerminal(pty_, RmArgv(), "n");
+  EXPECT_EQ(outcome.exit_code, kExitPolicy) << outcome.Describe() << pty_.Transcript();
+  EXPECT_NE(pty_.Transcript().find("corral: approve command: rm -rf x?"), std::string::npos) << pty_.Transcript();
+  EXPECT_TRUE(Exists(workspace_ / "x/file"));
+  EXPECT_EQ(AuditEvents("spawned").size(), 0u);
+  ExpectApproval("denied");
+}
+
+TEST_F(TerminalGate, DangerousCommandApprovedAtThePromptRuns) {
+  Outcome outcome = OnTerminal(pty_, RmArgv(), "y");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe() << pty_.Transcript();
+  EXPECT_FALSE(Exists(workspace_ / "x"));
+  ExpectApproval("allowed");
+}
+
+TEST_F(TerminalGate, WithNoTerminalTheDangerousCommandIsDenied) {
+  SpawnOptions options = Defaults({});
+  options.new_session = true;  // no controlling terminal: /dev/tty cannot be opened
+  Outcome outcome = Execute(RmArgv(), options);
+  EXPECT_EQ(outcome.exit_code, kExitPolicy) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "x/file"));
+  EXPECT_EQ(AuditEvents("spawned").size(), 0u);
+  ExpectApproval("denied");
+}
+
+TEST_F(TerminalGate, ASafeCommandIsNotAskedAbout) {
+  Outcome outcome = OnTerminal(pty_, RunArgv({"--approval", "ask-dangerous"}, {"touch", "canary"}), std::nullopt);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary"));
+  EXPECT_EQ(pty_.Transcript(), "");
+  ExpectApproval("allowed");
+}
+
+// --- Escalation on a terminal --------------------------------------------------
+
+class Escalation : public TerminalGate {
+ protected:
+  std::vector<std::string> EscalateArgv(const std::vector<std::string>& flags) {
+    std::vector<std::string> grants = {"--mode", "read-only"};
+    grants.insert(grants.end(), flags.begin(), flags.end());
+    return RunArgv(grants, {"touch", "canary"});
+  }
+  std::vector<std::string> Justified() {
+    return EscalateArgv({"--sandbox-permissions", "workspace-write", "--justification", "needs to write"});
+  }
+  void ExpectEscalation(const std::string& outcome) {
+    std::vector<nlohmann::json> records = AuditEvents("escalation");
+    ASSERT_EQ(records.size(), 1u) << ReadFile(audit_path()).value_or("");
+    EXPECT_EQ(records[0]["outcome"], outcome);
+    EXPECT_EQ(records[0]["from"], "read-only");
+  }
+};
+
+TEST_F(Escalation, ApprovedRunsThisCallUnderTheWiderMode) {
+  Outcome outcome = OnTerminal(pty_, Justified(), "y");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe() << pty_.Transcript();
+  EXPECT_TRUE(Exists(workspace_ / "canary"));
+  EXPECT_NE(pty_.Transcript().find("needs to write"), std::string::npos) << pty_.Transcript();
+  ExpectEscalation("allowed-once");
+  EXPECT_EQ(AuditEvents("spawned").at(0)["mode"], "workspace-write");
+}
+
+TEST_F(Escalation, RejectedRunsNothing) {
+  Outcome outcome = OnTerminal(pty_, Justified(), "n");
+  ExpectNothingRan(outcome, kExitPolicy);
+  ExpectEscalation("rejected");
+}
+
+TEST_F(Escalation, WithNoTerminalItIsUnavailable) {
+  SpawnOptions options = Defaults({});
+  options.new_session = true;
+  Outcome outcome = Execute(Justified(), options);
+  ExpectNothingRan(outcome, kExitPolicy);
+  ExpectEscalation("unavailable");
+}
+
+TEST_F(Escalation, WithoutAJustificationItIsAUsageErrorBeforeAnyoneIsAsked) {
+  Outcome outcome = OnTerminal(pty_, EscalateArgv({"--sandbox-permissions", "workspace-write"}), std::nullopt);
+  ExpectNothingRan(outcome, kExitUsage);
+  EXPECT_EQ(pty_.Transcript(), "");
+}
+
+TEST_F(Escalation, ANarrowerTargetIsRefusedBeforeAnyoneIsAsked) {
+  std::vector<std::string> argv = RunArgv(
+      {"--mode", "workspace-write", "--sandbox-permissions", "read-only", "--justification", "why not"},
+      {"touch", "canary"});
+  Outcome outcome = OnTerminal(pty_, argv, std::nullopt);
+  ExpectNothingRan(outcome, kExitPolicy);
+  EXPECT_NE(outcome.err.find("not wider"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(pty_.Transcript(), "");
+}
+
+// --- Profiles with a Gated dimension -------------------------------------------
+
+class GatedProfile : public TerminalGate {
+ protected:
+  GatedProfile() {
+    // A copy of the probe inside the workspace: a profile takes no --allow-exec.
+    workspace_.Write("tcp_connect", ReadFile(ProbePath("tcp_connect")).value_or(""), 0755);
+  }
+  void ExpectGrant(const std::string& outcome) {
+    std::vector<nlohmann::json> records = AuditEvents("grant");
+    ASSERT_EQ(records.size(), 1u) << ReadFile(audit_path()).value_or("");
+    EXPECT_EQ(records[0]["dimension"], "network");
+    EXPECT_EQ(records[0]["outcome"], outcome);
+  }
+};
+
+TEST_F(GatedProfile, GrantedAtThePromptTheRunHasTheNetwork) {
+  Listener listener = Listener::Tcp();
+  std::string profile = WriteProfile("network = \"gated\"\ncommand = \"allow\"\n");
+  Outcome outcome = OnTerminal(
+      pty_, RunArgv({"--profile", profile}, {workspace_ / "tcp_connect", std::to_string(listener.port())}), "y");
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe() << pty_.Transcript();
+  EXPECT_TRUE(listener.GotSomething());
+  EXPECT_NE(pty_.Transcript().find("grant network"), std::string::npos) << pty_.Transcript();
+  ExpectGrant("issued");
+  EXPECT_EQ(AuditEvents("spawned").at(0)["network"], "all");
+}
+
+TEST_F(GatedProfile, RefusedAtThePromptNothingRuns) {
+  Listener listener = Listener::Tcp();
+  std::string profile = WriteProfile("network = \"gated\"\ncommand = \"allow\"\n");
+  Outcome outcome = OnTerminal(
+      pty_,
+      RunArgv({"--profile", profile},
+              {"sh", "-c", "touch canary; " + workspace_ / "tcp_connect " + std::to_string(listener.port())}),
+      "n");
+  ExpectNothingRan(outcome, kExitPolicy);
+  EXPECT_FALSE(listener.GotSomething());
+  ExpectGrant("refused");
+}
+
+TEST_F(GatedProfile, CommandDenyRunsNothing) {
+  std::string profile = WriteProfile("command = \"deny\"\n");
+  Outcome outcome = OnTerminal(pty_, RunArgv({"--profile", profile}, {"touch", "canary"}), std::nullopt);
+  ExpectNothingRan(outcome, kExitPolicy);
+  EXPECT_NE(outcome.err.find("command = deny"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(pty_.Transcript(), "");
+}
+
+TEST_F(GatedProfile, AProfileWithAGrantFlagIsAUsageError) {
+  std::string profile = WriteProfile("command = \"allow\"\n");
+  Outcome outcome = RunIn({"--profile", profile, "--allow-read", outside_.path()}, {"touch", "canary"});
+  ExpectNothingRan(outcome, kExitUsage);
+  EXPECT_NE(outcome.err.find("--profile"), std::string::npos) << outcome.Describe();
+}
+
+// --- corral explain ----------------------------------------------------------
+
+TEST_F(PolicyLayer, ExplainJsonCarriesPolicyResolutionAndPlan) {
+  std::string id = NewSession(workspace_.path());
+  ASSERT_EQ(Corral({"session", "mode", id, "read-only"}).exit_code, 0);
+  outside_.Write("user.toml", "[sandbox]\nforbid_read = [\"**/.env\"]\n[approval]\npolicy = \"ask-dangerous\"\n");
+  nlohmann::json out = ExplainJson({"--session", id, "--config", outside_ / "user.toml"});
+
+  EXPECT_EQ(out["command"], nlohmann::json::array({"true"}));
+  const nlohmann::json& policy = out["policy"];
+  EXPECT_EQ(policy["mode"], "read-only");
+  EXPECT_EQ(policy["workspace"], workspace_.path());
+  EXPECT_EQ(policy["network"], "none");
+  EXPECT_EQ(policy["fingerprint"].get<std::string>().size(), 64u);
+  EXPECT_NE(std::find(policy["forbid_read"].begin(), policy["forbid_read"].end(), "**/.env"),
+            policy["forbid_read"].end())
+      << policy["forbid_read"];
+
+  const nlohmann::json& resolution = out["resolution"];
+  EXPECT_EQ(resolution["mode"], "read-only");
+  EXPECT_EQ(resolution["mode_layer"], "session");
+  EXPECT_EQ(resolution["workspace_layer"], "session");
+  EXPECT_EQ(resolution["session"], id);
+  EXPECT_EQ(resolution["approval"], "ask-dangerous");
+  EXPECT_EQ(resolution["approval_source"], "config");
+  EXPECT_EQ(resolution["config_files"], nlohmann::json::array({outside_ / "user.toml"}));
+
+  const nlohmann::json& plan = out["plan"];
+  EXPECT_EQ(plan["level"], "full");
+  for (const char* guarantee : {"process_boundary", "write_boundary", "read_boundary", "env_scrub", "network_boundary"}) {
+    EXPECT_NE(std::find(plan["provided"].begin(), plan["provided"].end(), guarantee), plan["provided"].end())
+        << guarantee;
+  }
+  ASSERT_FALSE(plan["report"].empty());
+  for (const nlohmann::json& feature : plan["report"]) {
+    EXPECT_TRUE(feature.contains("feature") && feature.contains("status") && feature.contains("detail")) << feature;
+  }
+  EXPECT_TRUE(out["refused"].is_null());
+}
+
+TEST_F(PolicyLayer, ExplainTextSaysTheSame) {
+  std::string id = NewSession(workspace_.path());
+  ASSERT_EQ(Corral({"session", "mode", id, "read-only"}).exit_code, 0);
+  outside_.Write("user.toml", "[approval]\npolicy = \"ask-dangerous\"\n");
+  Outcome outcome = Corral({"explain", "--session", id, "--config", outside_ / "user.toml", "--", "true"});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  nlohmann::json json = ExplainJson({"--session", id, "--config", outside_ / "user.toml"});
+  for (const std::string& line : std::vector<std::string>{
+           "policy       " + json["policy"]["fingerprint"].get<std::string>(),
+        "mode         read-only (from the session " + id + ")", "approval     ask-dangerous (from config)",
+        "config       " + outside_ / "user.toml", "workspace    " + workspace_.path(), "network      none",
+        "level        full"}) {
+    EXPECT_NE(outcome.out.find("\n" + line + "\n"), std::string::npos) << line << "\n" << outcome.out;
+  }
+  EXPECT_NE(outcome.out.find("\nguarantees   process_boundary, write_boundary"), std::string::npos) << outcome.out;
+  for (const nlohmann::json& feature : json["plan"]["report"]) {
+    EXPECT_NE(outcome.out.find(feature["detail"].get<std::string>()), std::string::npos) << feature;
+  }
+}
+
+}  // namespace
+}  // namespace corral_it
