@@ -85,8 +85,10 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   }
 
   // Mode: explicit override, then the session's last sandbox/mode event, then
-  // the default. Workspace root: the session's cwd, then the fallback root.
-  PolicyService service(out.spec.mode, config.workspace_root);
+  // the default. Workspace root: the session's cwd, then the fallback root:
+  // a profile's own (the profile replaces the config files' grants, so the
+  // config's workspace_root must not swap in another tree), else the config's.
+  PolicyService service(out.spec.mode, request.profile ? out.spec.workspace : config.workspace_root);
   out.resolution = service.Explain(PolicyRequest{flags.mode, out.session ? &*out.session : nullptr});
   out.spec.mode = out.resolution.policy.mode;
   if (flags.workspace) {

@@ -1,0 +1,331 @@
+#include "gate/request.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <functional>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// ResolveRequest with real files: a user config (given by path, so the
+// caller's own is never read), project corral.toml files in candidate
+// workspaces, a private session directory, and a hand-built HostContext.
+class RequestTest : public ::testing::Test {
+ protected:
+  RequestTest() {
+    host_.cwd = tree_.Dir("cwd");
+    host_.home = tree_.Dir("home");
+    host_.uid = ::geteuid();
+    host_.gid = ::getegid();
+    request_.user_config = tree_.Join("user.toml");  // missing until a test writes it
+    request_.session_dir = tree_.Join("sessions");
+  }
+
+  // Writes `relative` with mode 0600 (a config file others can write is refused).
+  std::string Write(const std::string& relative, const std::string& text) const {
+    std::string path = tree_.File(relative, text);
+    EXPECT_EQ(::chmod(path.c_str(), 0600), 0);
+    return path;
+  }
+  void User(const std::string& toml) const { Write("user.toml", toml); }
+  // A project corral.toml in `dir` whose forbid_read names `dir`'s last
+  // component, so a test can tell which project file was read.
+  std::string Project(const std::string& dir, const std::string& extra = "") const {
+    std::string name = dir.substr(dir.rfind('/') + 1);
+    return Write(dir.substr(tree_.path().size() + 1) + "/corral.toml",
+                 "[sandbox]\nforbid_read = [\"from-" + name + "\"]\n" + extra);
+  }
+
+  // A new session in `cwd`, with `mode` recorded when given; its id.
+  std::string NewSession(const std::string& cwd, std::optional<Mode> mode = std::nullopt) {
+    std::string id = "s" + std::to_string(++sessions_);
+    Result<SessionStore> store = SessionStore::Open(*request_.session_dir);
+    EXPECT_TRUE(store.ok()) << store.error().ToString();
+    Result<Session> session = store->Create(id, cwd);
+    EXPECT_TRUE(session.ok()) << session.error().ToString();
+    if (mode) {
+      EXPECT_TRUE(session->RecordMode(*mode, ModeSource::kUser).ok());
+    }
+    return id;
+  }
+
+  ResolvedRequest Resolve(const RunRequest& request) const {
+    Result<ResolvedRequest> resolved = ResolveRequest(request, host_);
+    EXPECT_TRUE(resolved.ok()) << resolved.error().ToString();
+    return resolved.ok() ? std::move(resolved).value() : ResolvedRequest{};
+  }
+  Error Refusal(const RunRequest& request) const {
+    Result<ResolvedRequest> resolved = ResolveRequest(request, host_);
+    EXPECT_FALSE(resolved.ok());
+    return resolved.ok() ? Error(ErrorKind::kInternal, "resolved") : resolved.error();
+  }
+
+  // A [profile] file granting workspace `root`, plus `extra` lines.
+  std::string Profile(const std::string& root, const std::string& extra) const {
+    return Write("profile-" + std::to_string(++profiles_) + ".toml",
+                 "[profile]\nworkspace_root = \"" + root +
+                     "\"\nworkspace_read = \"allow\"\nworkspace_write = \"allow\"\ncommand = \"allow\"\n" + extra);
+  }
+
+  corral::testing::TestTree tree_;
+  HostContext host_;
+  RunRequest request_;
+  int sessions_ = 0;
+  mutable int profiles_ = 0;
+};
+
+// mode = --mode > the session's last sandbox/mode > config (or preset) > built-in.
+TEST_F(RequestTest, ModePrecedenceTable) {
+  struct Row {
+    std::optional<Mode> flag;
+    std::optional<Mode> session;  // recorded in a session when set
+    const char* config;           // user config text
+    std::optional<std::string> preset;
+    Mode want;
+    ModeLayer layer;
+  };
+  const Row rows[] = {
+      {std::nullopt, std::nullopt, "", std::nullopt, Mode::kWorkspaceWrite, ModeLayer::kDefault},
+      {std::nullopt, std::nullopt, "[sandbox]\nmode = \"read-only\"\n", std::nullopt, Mode::kReadOnly,
+       ModeLayer::kDefault},
+      {std::nullopt, std::nullopt, "", "safe", Mode::kReadOnly, ModeLayer::kDefault},
+      // The config's own mode beats the preset's.
+      {std::nullopt, std::nullopt, "[sandbox]\nmode = \"workspace-write\"\n", "safe", Mode::kWorkspaceWrite,
+       ModeLayer::kDefault},
+      {std::nullopt, Mode::kReadOnly, "[sandbox]\nmode = \"workspace-write\"\n", "custom", Mode::kReadOnly,
+       ModeLayer::kSession},
+      {std::nullopt, Mode::kWorkspaceWrite, "[sandbox]\nmode = \"read-only\"\n", std::nullopt,
+       Mode::kWorkspaceWrite, ModeLayer::kSession},
+      {Mode::kWorkspaceWrite, Mode::kReadOnly, "[sandbox]\nmode = \"read-only\"\n", "safe", Mode::kWorkspaceWrite,
+       ModeLayer::kOverride},
+      {Mode::kReadOnly, std::nullopt, "", std::nullopt, Mode::kReadOnly, ModeLayer::kOverride},
+  };
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    const Row& row = rows[i];
+    User(row.config);
+    RunRequest request = request_;
+    request.overrides.mode = row.flag;
+    request.preset = row.preset;
+    if (row.session) request.session_id = NewSession(host_.cwd, row.session);
+    ResolvedRequest resolved = Resolve(request);
+    EXPECT_EQ(resolved.spec.mode, row.want) << "row " << i;
+    EXPECT_EQ(resolved.resolution.policy.mode, row.want) << "row " << i;
+    EXPECT_EQ(resolved.resolution.mode_layer, row.layer) << "row " << i;
+  }
+}
+
+// workspace = --workspace > the session's cwd > the user's workspace_root >
+// the working directory; the project file read is the winner's corral.toml.
+TEST_F(RequestTest, WorkspacePrecedenceTable) {
+  std::string flag = tree_.Dir("flag"), session_cwd = tree_.Dir("session"), root = tree_.Dir("root");
+  for (const std::string& dir : {flag, session_cwd, root, host_.cwd}) Project(dir);
+  std::string session = NewSession(session_cwd);
+  struct Row {
+    bool flag, session, root;
+    std::optional<std::string> want;  // spec.workspace; nullopt: BuildPolicy takes the cwd
+    std::string project;              // the directory whose corral.toml was read
+    std::optional<RootLayer> layer;   // what the resolution reports (not asserted under --workspace)
+  };
+  const Row rows[] = {
+      {false, false, false, std::nullopt, host_.cwd, RootLayer::kNone},
+      {false, false, true, root, root, RootLayer::kFallback},
+      {false, true, true, session_cwd, session_cwd, RootLayer::kSession},
+      {true, true, true, flag, flag, std::nullopt},
+      {true, false, false, flag, flag, std::nullopt},
+  };
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    const Row& row = rows[i];
+    User(row.root ? "[sandbox]\nworkspace_root = \"" + root + "\"\n" : "");
+    RunRequest request = request_;
+    if (row.flag) request.overrides.workspace = flag;
+    if (row.session) request.session_id = session;
+    ResolvedRequest resolved = Resolve(request);
+    EXPECT_EQ(resolved.spec.workspace, row.want) << "row " << i;
+    if (row.layer) {
+      EXPECT_EQ(resolved.resolution.root_layer, *row.layer) << "row " << i;
+    }
+    std::vector<std::string> files = {*request_.user_config, row.project + "/corral.toml"};
+    EXPECT_EQ(resolved.config_files, files) << "row " << i;
+    std::string from = "from-" + row.project.substr(row.project.rfind('/') + 1);
+    EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(from)) << "row " << i;
+  }
+}
+
+TEST_F(RequestTest, NoWorkspaceGrantsNoneAndReadsNoProjectFile) {
+  Project(host_.cwd);
+  std::string root = tree_.Dir("root");
+  User("[sandbox]\nworkspace_root = \"" + root + "\"\n");
+  RunRequest request = request_;
+  request.overrides.no_workspace = true;
+  request.session_id = NewSession(tree_.Dir("session"));
+  ResolvedRequest resolved = Resolve(request);
+  EXPECT_TRUE(resolved.spec.no_workspace);
+  EXPECT_EQ(resolved.spec.workspace, std::nullopt);
+  EXPECT_THAT(resolved.config_files, ElementsAre(*request_.user_config));
+  EXPECT_THAT(resolved.spec.forbid_read, IsEmpty());
+}
+
+TEST_F(RequestTest, NoConfigReadsNeitherFile) {
+  User("[sandbox]\nmode = \"read-only\"\n");
+  Project(host_.cwd, "network = true\n");  // would be refused if read
+  RunRequest request = request_;
+  request.no_config = true;
+  ResolvedRequest resolved = Resolve(request);
+  EXPECT_THAT(resolved.config_files, IsEmpty());
+  EXPECT_EQ(resolved.spec.mode, Mode::kWorkspaceWrite);
+  EXPECT_THAT(resolved.spec.forbid_read, IsEmpty());
+}
+
+TEST_F(RequestTest, ARefusedConfigFileRefusesTheRequest) {
+  Project(host_.cwd, "network = true\n");
+  Error error = Refusal(request_);
+  EXPECT_EQ(error.kind(), ErrorKind::kConfig);
+  EXPECT_EQ(error.code(), "config_project_widens");
+  EXPECT_THAT(error.message(), HasSubstr(host_.cwd + "/corral.toml:3:1: sandbox.network"));
+}
+
+// approval = --approval > approval.policy > the preset's > allow-all.
+TEST_F(RequestTest, ApprovalPrecedenceTable) {
+  struct Row {
+    std::optional<ApprovalPolicy> flag;
+    const char* config;
+    std::optional<std::string> preset;
+    ApprovalPolicy want;
+    const char* source;
+  };
+  const Row rows[] = {
+      {std::nullopt, "", std::nullopt, ApprovalPolicy::kAllowAll, "default"},
+      {std::nullopt, "", "review", ApprovalPolicy::kAskDangerousToolEdit, "preset"},
+      {std::nullopt, "[approval]\npolicy = \"deny-all\"\n", "review", ApprovalPolicy::kDenyAll, "config"},
+      {ApprovalPolicy::kAskDangerous, "[approval]\npolicy = \"deny-all\"\n", "review", ApprovalPolicy::kAskDangerous,
+       "flag"},
+      {ApprovalPolicy::kAllowAll, "", std::nullopt, ApprovalPolicy::kAllowAll, "flag"},
+      // A preset named in the config file counts as the preset.
+      {std::nullopt, "[approval]\npreset = \"safe\"\n", std::nullopt, ApprovalPolicy::kAskDangerous, "preset"},
+  };
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    User(rows[i].config);
+    RunRequest request = request_;
+    request.approval = rows[i].flag;
+    request.preset = rows[i].preset;
+    ResolvedRequest resolved = Resolve(request);
+    EXPECT_EQ(resolved.approval, rows[i].want) << "row " << i;
+    EXPECT_EQ(resolved.approval_source, rows[i].source) << "row " << i;
+  }
+}
+
+TEST_F(RequestTest, APresetWithAnOverrideIsDerivedCustom) {
+  RunRequest request = request_;
+  request.preset = "safe";
+  ResolvedRequest plain = Resolve(request);
+  ASSERT_TRUE(plain.preset.has_value());
+  EXPECT_EQ(plain.preset->name, "safe");
+  EXPECT_FALSE(plain.preset->derived);
+
+  request.overrides.mode = Mode::kWorkspaceWrite;
+  ResolvedRequest mode = Resolve(request);
+  ASSERT_TRUE(mode.preset.has_value());
+  EXPECT_EQ(mode.preset->name, "custom");
+  EXPECT_EQ(mode.preset->base_preset, "safe");
+  EXPECT_TRUE(mode.preset->derived);
+  EXPECT_THAT(mode.preset->overridden, ElementsAre("mode"));
+  EXPECT_EQ(mode.spec.mode, Mode::kWorkspaceWrite);
+
+  request.overrides.mode.reset();
+  request.approval = ApprovalPolicy::kDenyAll;
+  ResolvedRequest approval = Resolve(request);
+  ASSERT_TRUE(approval.preset.has_value());
+  EXPECT_EQ(approval.preset->name, "custom");
+  EXPECT_THAT(approval.preset->overridden, ElementsAre("approval"));
+
+  // The config's mode overrides the preset as well.
+  User("[sandbox]\nmode = \"workspace-write\"\n");
+  request.approval.reset();
+  ResolvedRequest config = Resolve(request);
+  ASSERT_TRUE(config.preset.has_value());
+  EXPECT_EQ(config.preset->name, "custom");
+  EXPECT_THAT(config.preset->overridden, ElementsAre("mode"));
+
+  EXPECT_EQ(Resolve(request_).preset, std::nullopt);  // no preset, no state
+}
+
+TEST_F(RequestTest, AProfileConflictsWithEveryGrantFlag) {
+  std::string profile = Profile(tree_.Dir("ws"), "");
+  std::string dir = tree_.Dir("data");
+  const std::function<void(SpecOverrides&)> grants[] = {
+      [&](SpecOverrides& o) { o.allow_read = {dir}; },
+      [&](SpecOverrides& o) { o.allow_write = {dir}; },
+      [&](SpecOverrides& o) { o.allow_exec = {dir}; },
+      [&](SpecOverrides& o) { o.allow_env = {"TOKEN"}; },
+      [&](SpecOverrides& o) { o.forbid_read = {"**/.env"}; },
+      [&](SpecOverrides& o) { o.workspace = dir; },
+      [&](SpecOverrides& o) { o.no_workspace = true; },
+      [&](SpecOverrides& o) { o.network = NetworkMode::kAll; },
+      [&](SpecOverrides& o) { o.home = HomeMode::kReal; },
+  };
+  for (size_t i = 0; i < std::size(grants); ++i) {
+    RunRequest request = request_;
+    request.profile = profile;
+    grants[i](request.overrides);
+    Error error = Refusal(request);
+    EXPECT_EQ(error.kind(), ErrorKind::kUsage) << "grant " << i;
+    EXPECT_THAT(error.message(), HasSubstr("--profile")) << "grant " << i;
+  }
+  RunRequest plain = request_;
+  plain.profile = profile;
+  EXPECT_TRUE(ResolveRequest(plain, host_).ok());
+}
+
+TEST_F(RequestTest, AGatedProfileDimensionIsListedAndMappedLikeAllow) {
+  std::string ws = tree_.Dir("ws");
+  RunRequest request = request_;
+  request.profile = Profile(ws, "network = \"gated\"\n");
+  ResolvedRequest resolved = Resolve(request);
+  EXPECT_THAT(resolved.gated, ElementsAre(Dimension::kNetwork));
+  EXPECT_EQ(resolved.spec.network, NetworkMode::kAll);
+  EXPECT_EQ(resolved.spec.workspace, ws);
+  EXPECT_EQ(resolved.spec.mode, Mode::kWorkspaceWrite);
+  ASSERT_TRUE(resolved.profile_fingerprint.has_value());
+  EXPECT_EQ(resolved.profile_fingerprint->size(), 64u);
+
+  // A ceiling that denies the network removes the dimension altogether.
+  request.profile_ceiling = Profile(ws, "network = \"deny\"\n");
+  ResolvedRequest narrowed = Resolve(request);
+  EXPECT_THAT(narrowed.gated, IsEmpty());
+  EXPECT_EQ(narrowed.spec.network, NetworkMode::kNone);
+  EXPECT_NE(narrowed.profile_fingerprint, resolved.profile_fingerprint);
+}
+
+TEST_F(RequestTest, AProfilesWorkspaceIsNotReplacedByTheConfigsWorkspaceRoot) {
+  // The profile replaces the config files' grants, workspace_root included.
+  std::string ws = tree_.Dir("ws");
+  User("[sandbox]\nworkspace_root = \"" + tree_.Dir("root") + "\"\n");
+  RunRequest request = request_;
+  request.profile = Profile(ws, "");
+  EXPECT_EQ(Resolve(request).spec.workspace, ws);
+
+  // A profile that denies the workspace gets none from the config either.
+  request.profile = Write("denied.toml", "[profile]\ncommand = \"allow\"\n");
+  ResolvedRequest denied = Resolve(request);
+  EXPECT_TRUE(denied.spec.no_workspace);
+  EXPECT_EQ(denied.spec.workspace, std::nullopt);
+}
+
+TEST_F(RequestTest, AnUnknownSessionIsAnError) {
+  RunRequest request = request_;
+  request.session_id = "no-such-session";
+  EXPECT_FALSE(ResolveRequest(request, host_).ok());
+}
+
+}  // namespace
+}  // namespace corral
