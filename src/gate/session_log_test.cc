@@ -1,5 +1,6 @@
 #include "gate/session_log.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -241,10 +242,21 @@ TEST_F(SessionLogTest, RefusesALogOrDirectoryAnotherUidOwns) {
   ASSERT_TRUE(store_->Create("s1", "/w").ok());
   // Some other uid: 65534 (nobody) unless that is who runs the test.
   uid_t other = ::geteuid() == 65534 ? 65533 : 65534;
-  std::string owned_by = "owned by uid " + std::to_string(other);
   if (::chown(LogPath("s1").c_str(), other, other) != 0) {
-    GTEST_SKIP() << "chown to another uid needs root; scripts/test.sh runs the unit tests as root";
+    // Not root, so nothing can be given away: exercise the same rule with a
+    // directory another uid already owns, "/".
+    EXPECT_EQ(errno, EPERM);
+    struct stat root = {};
+    ASSERT_EQ(::stat("/", &root), 0);
+    ASSERT_NE(root.st_uid, ::geteuid());
+    Result<SessionStore> foreign = SessionStore::Open("/");
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_EQ(foreign.error().code(), "session_log_unsafe");
+    EXPECT_THAT(foreign.error().message(), HasSubstr("owned by uid " + std::to_string(root.st_uid)));
+    EXPECT_TRUE(store_->Load("s1").ok());  // the caller's own log is still fine
+    return;
   }
+  std::string owned_by = "owned by uid " + std::to_string(other);
   Result<Session> session = store_->Load("s1");
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.error().code(), "session_log_unsafe");
