@@ -92,7 +92,10 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   out.resolution = service.Explain(PolicyRequest{flags.mode, out.session ? &*out.session : nullptr});
   out.spec.mode = out.resolution.policy.mode;
   if (flags.workspace) {
+    // --workspace beats the session's cwd: say so in the resolution too.
     out.spec.workspace = flags.workspace;
+    out.resolution.policy.workspace_root = flags.workspace;
+    out.resolution.root_layer = RootLayer::kOverride;
   } else if (out.resolution.policy.workspace_root && !flags.no_workspace) {
     out.spec.workspace = out.resolution.policy.workspace_root;
   }
@@ -102,6 +105,8 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   if (flags.no_workspace) {
     out.spec.no_workspace = true;
     out.spec.workspace.reset();
+    out.resolution.policy.workspace_root.reset();
+    out.resolution.root_layer = RootLayer::kNone;
   }
   Append(out.spec.allow_read, flags.allow_read);
   Append(out.spec.allow_write, flags.allow_write);

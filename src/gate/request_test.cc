@@ -134,14 +134,14 @@ TEST_F(RequestTest, WorkspacePrecedenceTable) {
     bool flag, session, root;
     std::optional<std::string> want;  // spec.workspace; nullopt: BuildPolicy takes the cwd
     std::string project;              // the directory whose corral.toml was read
-    std::optional<RootLayer> layer;   // what the resolution reports (not asserted under --workspace)
+    RootLayer layer;                  // what the resolution reports
   };
   const Row rows[] = {
       {false, false, false, std::nullopt, host_.cwd, RootLayer::kNone},
       {false, false, true, root, root, RootLayer::kFallback},
       {false, true, true, session_cwd, session_cwd, RootLayer::kSession},
-      {true, true, true, flag, flag, std::nullopt},
-      {true, false, false, flag, flag, std::nullopt},
+      {true, true, true, flag, flag, RootLayer::kOverride},
+      {true, false, false, flag, flag, RootLayer::kOverride},
   };
   for (size_t i = 0; i < std::size(rows); ++i) {
     const Row& row = rows[i];
@@ -151,9 +151,8 @@ TEST_F(RequestTest, WorkspacePrecedenceTable) {
     if (row.session) request.session_id = session;
     ResolvedRequest resolved = Resolve(request);
     EXPECT_EQ(resolved.spec.workspace, row.want) << "row " << i;
-    if (row.layer) {
-      EXPECT_EQ(resolved.resolution.root_layer, *row.layer) << "row " << i;
-    }
+    EXPECT_EQ(resolved.resolution.root_layer, row.layer) << "row " << i;
+    EXPECT_EQ(resolved.resolution.policy.workspace_root, row.want) << "row " << i;
     std::vector<std::string> files = {*request_.user_config, row.project + "/corral.toml"};
     EXPECT_EQ(resolved.config_files, files) << "row " << i;
     std::string from = "from-" + row.project.substr(row.project.rfind('/') + 1);
@@ -171,6 +170,9 @@ TEST_F(RequestTest, NoWorkspaceGrantsNoneAndReadsNoProjectFile) {
   ResolvedRequest resolved = Resolve(request);
   EXPECT_TRUE(resolved.spec.no_workspace);
   EXPECT_EQ(resolved.spec.workspace, std::nullopt);
+  // The report agrees: no workspace, though the session has a cwd.
+  EXPECT_EQ(resolved.resolution.root_layer, RootLayer::kNone);
+  EXPECT_EQ(resolved.resolution.policy.workspace_root, std::nullopt);
   EXPECT_THAT(resolved.config_files, ElementsAre(*request_.user_config));
   EXPECT_THAT(resolved.spec.forbid_read, IsEmpty());
 }

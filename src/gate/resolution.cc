@@ -27,6 +27,7 @@ std::string_view ModeLayerName(ModeLayer layer) {
 
 std::string_view RootLayerName(RootLayer layer) {
   switch (layer) {
+    case RootLayer::kOverride: return "override";
     case RootLayer::kSession: return "session";
     case RootLayer::kFallback: return "fallback";
     case RootLayer::kNone: return "none";
@@ -47,6 +48,7 @@ std::string Resolution::Describe() const {
   }
   text += "; workspace ";
   switch (root_layer) {
+    case RootLayer::kOverride: text += *policy.workspace_root + " (explicit override)"; break;
     case RootLayer::kSession: text += *policy.workspace_root + " (the session's cwd)"; break;
     case RootLayer::kFallback: text += *policy.workspace_root + " (the fallback root)"; break;
     case RootLayer::kNone: text += "none"; break;

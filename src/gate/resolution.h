@@ -46,9 +46,10 @@ struct ExecutionPolicy {
 
 // Which layer decided each part, for the report and the audit trail.
 enum class ModeLayer { kOverride, kSession, kDefault };
-enum class RootLayer { kSession, kFallback, kNone };
+// kOverride: an explicit workspace (--workspace), set by ResolveRequest.
+enum class RootLayer { kOverride, kSession, kFallback, kNone };
 std::string_view ModeLayerName(ModeLayer layer);  // "override", "session", "default"
-std::string_view RootLayerName(RootLayer layer);  // "session", "fallback", "none"
+std::string_view RootLayerName(RootLayer layer);  // "override", "session", "fallback", "none"
 
 struct Resolution {
   ExecutionPolicy policy;
