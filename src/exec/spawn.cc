@@ -15,7 +15,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <fstream>
 #include <utility>
 
 #include "kernel/child_report.h"
@@ -34,9 +33,8 @@ constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr int kChildFailureExit = 125;
 constexpr size_t kChildStackSize = 256 * 1024;
 
-// Everything the child reads. Built in the parent. The child shares the
-// parent's memory until it execs and writes only its mount ops' fds and its
-// own stack.
+// Everything the children read. Built in the parent; init gets a copy of
+// it, and the command shares init's copy until it execs.
 struct ChildContext {
   const Plan* plan = nullptr;  // null: unconfined
   MountOp* ops = nullptr;
@@ -50,7 +48,9 @@ struct ChildContext {
   int program_fd = -1;
   int stderr_fd = -1;
   int report_fd = -1;
+  int status_fd = -1;     // init writes the command's wait status here
   int lifeline_fd = -1;
+  char* command_stack = nullptr;  // top of the stack the command's clone runs on
   sigset_t original_mask = {};
   mode_t umask = 022;
   bool probe_only = false;
@@ -133,6 +133,9 @@ int ExecSearch(const ChildContext& ctx) {
 }
 
 // danger-full-access: its own session, nothing else.
+[[noreturn]] void RunUnconfined(const ChildContext& ctx);
+int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(arg)); }
+
 [[noreturn]] void RunUnconfined(const ChildContext& ctx) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
   if (::setsid() < 0) ChildFail(ctx, ChildStage::kSetsid, errno);
@@ -140,15 +143,17 @@ int ExecSearch(const ChildContext& ctx) {
   RunCommand(ctx);
 }
 
+[[noreturn]] void RunInit(const ChildContext& ctx);
+
 [[noreturn]] void RunSandboxed(ChildContext& ctx) {
   const Plan& plan = *ctx.plan;
   const Mechanisms& m = plan.mechanisms();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
   struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
   if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // corral is already gone
-  int keep[] = {ctx.report_fd, ctx.program_fd, ctx.stderr_fd};
+  int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd};
   std::sort(std::begin(keep), std::end(keep));
-  CloseAllExcept(keep, 3);
+  CloseAllExcept(keep, 4);
   ::umask(0);
 
   if (m.namespaces) {
@@ -183,26 +188,63 @@ int ExecSearch(const ChildContext& ctx) {
     if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
   }
   if (ctx.probe_only) ::_exit(0);
-  RunCommand(ctx);
+  RunInit(ctx);
 }
 
-int ChildMain(void* arg) {
-  ChildContext& ctx = *static_cast<ChildContext*>(arg);
-  if (ctx.plan == nullptr) RunUnconfined(ctx);
-  RunSandboxed(ctx);
+int CommandMain(void* arg) {
+  // Its own process group, so init can signal the command's whole tree
+  // without signalling itself.
+  ::setpgid(0, 0);
+  RunCommand(*static_cast<const ChildContext*>(arg));
 }
 
-// Whether `pid` catches or ignores `signal` (from /proc/<pid>/status).
-bool HandlesSignal(pid_t pid, int signal) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  uint64_t handled = 0;
-  while (std::getline(status, line)) {
-    if (line.starts_with("SigCgt:") || line.starts_with("SigIgn:")) {
-      handled |= std::strtoull(line.c_str() + 7, nullptr, 16);
+void NoopHandler(int) {}
+
+// The sandbox's PID 1: corral's trusted code, not the command. It holds
+// PR_SET_PDEATHSIG, which the command cannot clear; forwards signals to the
+// command's process group (the command leads one of its own); reaps orphans;
+// and exits with the command, which kills whatever is left in the namespace.
+[[noreturn]] void RunInit(const ChildContext& ctx) {
+  // Init is a copy of corral's memory: nothing of it may be read from inside.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kCaps, errno);
+  // PID 1 drops signals it has no handler for: catch what it forwards, and
+  // keep it blocked for sigwaitinfo.
+  sigset_t waitset;
+  ::sigemptyset(&waitset);
+  for (int sig : kForwarded) ::sigaddset(&waitset, sig);
+  ::sigaddset(&waitset, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &waitset, nullptr);
+  struct sigaction action = {};
+  action.sa_handler = NoopHandler;
+  for (int sig : kForwarded) ::sigaction(sig, &action, nullptr);
+  ::sigaction(SIGCHLD, &action, nullptr);
+
+  // The command shares init's memory until it execs: no page tables copied.
+  pid_t command = ::clone(CommandMain, ctx.command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                          const_cast<ChildContext*>(&ctx));
+  if (command < 0) ChildFail(ctx, ChildStage::kFork, errno);
+  ::close(ctx.report_fd);  // the command's copy closed at exec: EOF tells corral
+  if (ctx.stderr_fd >= 0) ::close(ctx.stderr_fd);
+  if (ctx.program_fd >= 0) ::close(ctx.program_fd);
+  for (;;) {
+    siginfo_t info;
+    int sig = ::sigwaitinfo(&waitset, &info);
+    if (sig < 0) continue;
+    if (sig != SIGCHLD) {
+      ::kill(-command, sig);  // the command's process group: it and its children
+      continue;
+    }
+    for (;;) {
+      int status = 0;
+      pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) break;
+      if (pid == command) {
+        ssize_t ignored = ::write(ctx.status_fd, &status, sizeof status);
+        (void)ignored;
+        ::_exit(0);  // in its own PID namespace, this kills what is left
+      }
     }
   }
-  return (handled & (1ull << (signal - 1))) != 0;
 }
 
 Error TranslateReport(const Plan& plan, const ChildReport& report) {
@@ -310,33 +352,44 @@ class Spawner {
     for (int sig : kForwarded) ::sigdelset(&ctx.original_mask, sig);
     ::sigdelset(&ctx.original_mask, SIGCHLD);
 
-    int report[2], lifeline[2];
-    if (::pipe2(report, O_CLOEXEC) != 0) {
+    int report[2], status[2], lifeline[2];
+    if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0) {
       return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
     }
     UniqueFd report_read(report[0]), report_write(report[1]);
+    UniqueFd status_read(status[0]), status_write(status[1]);
     if (::pipe2(lifeline, O_CLOEXEC) != 0) {
       return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
     }
     UniqueFd lifeline_read(lifeline[0]), lifeline_write(lifeline[1]);
     ctx.report_fd = report_write.get();
+    ctx.status_fd = status_write.get();
     ctx.lifeline_fd = lifeline_read.get();
 
-    // The child's stack, with a guard page below it.
+    // A stack for the clone that shares memory (the command's, or the
+    // unconfined child's), with a guard page below it.
     void* stack = ::mmap(nullptr, kChildStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
                          -1, 0);
     if (stack == MAP_FAILED) return Error::FromErrno(ErrorKind::kInternal, "cannot map a stack", "mmap", errno);
     ::mprotect(stack, 4096, PROT_NONE);
+    ctx.command_stack = static_cast<char*>(stack) + kChildStackSize;
 
-    int flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD;
-    if (plan != nullptr && plan->mechanisms().namespaces) {
-      flags |= static_cast<int>(SandboxCloneFlags(plan->policy().network() == NetworkMode::kNone));
-    }
     int pidfd = -1;
-    // The parent is suspended until the child execs or exits.
-    pid_t pid = ::clone(ChildMain, static_cast<char*>(stack) + kChildStackSize, flags, &ctx, &pidfd);
+    pid_t pid;
+    if (plan == nullptr) {
+      // Unconfined: the command itself, sharing corral's memory until it execs.
+      pid = ::clone(UnconfinedMain, ctx.command_stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &ctx, &pidfd);
+    } else {
+      // The sandbox's init: a copy of corral in the new namespaces.
+      uint64_t flags = SIGCHLD | kabi::kClonePidfd;
+      if (plan->mechanisms().namespaces) {
+        flags |= SandboxCloneFlags(plan->policy().network() == NetworkMode::kNone);
+      }
+      pid = static_cast<pid_t>(::syscall(SYS_clone, flags, 0, &pidfd, 0, 0));
+      if (pid == 0) RunSandboxed(ctx);
+    }
     int clone_errno = errno;
-    ::munmap(stack, kChildStackSize);
+    ::munmap(stack, kChildStackSize);  // init has its own copy
     if (pid < 0) {
       if (plan == nullptr) return Error::FromErrno(ErrorKind::kInternal, "cannot start the command", "clone", clone_errno);
       return Error(ErrorKind::kNamespace,
@@ -344,10 +397,13 @@ class Spawner {
                    "may be disabled: see `corral check`); the command was not run",
                    "clone", clone_errno);
     }
+    status_write.Reset();
     SandboxProcess process;
     process.unconfined_ = plan == nullptr;
+    process.own_pid_namespace_ = plan != nullptr && plan->mechanisms().namespaces;
     process.pid_ = pid;
     process.pidfd_.Reset(pidfd);
+    if (plan != nullptr) process.status_ = std::move(status_read);
     report_write.Reset();
 
     ChildReport child_report;
@@ -402,11 +458,12 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
       Reap();
     }
     unconfined_ = other.unconfined_;
+    own_pid_namespace_ = other.own_pid_namespace_;
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::move(other.pidfd_);
+    status_ = std::move(other.status_);
     reaped_ = std::exchange(other.reaped_, true);
     wait_status_ = other.wait_status_;
-    emulated_signal_ = other.emulated_signal_;
   }
   return *this;
 }
@@ -420,9 +477,10 @@ SandboxProcess::~SandboxProcess() {
 
 Result<void> SandboxProcess::Kill() {
   if (reaped_) return {};
-  // A sandbox dies with its PID 1; an unconfined command's group goes too.
-  if (unconfined_ && ::kill(-pid_, SIGKILL) != 0 && errno != ESRCH) {
-    return Error::FromErrno(ErrorKind::kInternal, "cannot kill the command", "kill", errno);
+  // In its own PID namespace the tree dies with init. Without one (best
+  // effort, or unconfined) the process group is all corral can name.
+  if (!own_pid_namespace_ && ::kill(-pid_, SIGKILL) != 0 && errno != ESRCH) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot kill the process group", "kill", errno);
   }
   if (::syscall(SYS_pidfd_send_signal, pidfd_.get(), SIGKILL, nullptr, 0) != 0 && errno != ESRCH) {
     return Error::FromErrno(ErrorKind::kInternal, "cannot kill the sandbox", "pidfd_send_signal", errno);
@@ -432,25 +490,23 @@ Result<void> SandboxProcess::Kill() {
 
 Result<void> SandboxProcess::Forward(int signal) {
   if (reaped_) return {};
-  // As a terminal does: to the command's whole process group.
-  if (::kill(-pid_, signal) != 0 && errno != ESRCH) {
-    return Error::FromErrno(ErrorKind::kInternal, "cannot forward a signal", "kill", errno);
-  }
-  // A PID 1 never receives a signal it does not handle: carry out the default
-  // action (terminate) for it.
-  if (!unconfined_ && !HandlesSignal(pid_, signal)) {
-    emulated_signal_ = signal;
-    return Kill();
-  }
+  // An unconfined command: to its process group, as a terminal does. A
+  // sandbox: to init, which passes it to the command's process group.
+  long rc = unconfined_ ? ::kill(-pid_, signal) : ::syscall(SYS_pidfd_send_signal, pidfd_.get(), signal, nullptr, 0);
+  if (rc != 0 && errno != ESRCH) return Error::FromErrno(ErrorKind::kInternal, "cannot forward a signal", "kill", errno);
   return {};
 }
 
 std::optional<int> SandboxProcess::CommandStatus() const {
   if (!reaped_) return std::nullopt;
-  if (emulated_signal_ != 0 && WIFSIGNALED(wait_status_) && WTERMSIG(wait_status_) == SIGKILL) {
-    return emulated_signal_;  // a wait status for "killed by emulated_signal_"
-  }
-  return wait_status_;
+  if (unconfined_) return wait_status_;
+  int status = 0;
+  ssize_t n;
+  do {
+    n = ::read(status_.get(), &status, sizeof status);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof status)) return std::nullopt;
+  return status;
 }
 
 void SandboxProcess::Reap() {

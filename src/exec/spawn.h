@@ -1,29 +1,28 @@
-// Spawn: one clone into the sandbox, and the command is its PID 1.
+// Spawn: one clone into the sandbox's namespaces, then the command.
 //
 // The parent prepares everything before clone (argv/envp arrays, the mount
-// plan, the embedded seccomp filter, the id maps), so the child allocates
-// nothing. The child is cloned with CLONE_VM|CLONE_VFORK onto a private
-// stack: no page tables are copied and no copy-on-write faults follow, and
-// the parent waits until the child execs (or fails). The child runs in a
-// fixed order:
+// plan, the embedded seccomp filter, the id maps), so the children allocate
+// nothing. The first clone is the sandbox's PID 1, a minimal init that is
+// corral's own code; in a fixed order it does
 //
 //   id maps -> hostname -> mount view (+ Landlock rules) -> setsid ->
 //   RLIMIT_CORE=0 -> capabilities dropped -> no_new_privs -> Landlock ->
-//   seccomp -> signals restored, fds >= 3 closed on exec, scrubbed
-//   environment -> exec
+//   seccomp -> non-dumpable
 //
-// Between clone and exec only async-signal-safe calls are made (the child
-// shares the parent's memory until exec, so it writes nothing the parent
-// needs); a failure is written as a fixed-size ChildReport to a CLOEXEC
-// pipe, so EOF on that pipe means the command was exec'd.
+// and then clones the command with CLONE_VM|CLONE_VFORK (no page tables are
+// copied a second time): signals restored, fds >= 3 closed on exec, scrubbed
+// environment, exec. Between clone and exec only async-signal-safe calls are
+// made; a failure is written as a fixed-size ChildReport to a CLOEXEC pipe,
+// so EOF on that pipe means the command was exec'd.
 //
-// The command is the sandbox's PID 1: when it exits, the kernel kills every
-// process left in its PID namespace. PR_SET_PDEATHSIG ties it to corral.
-// Forwarded signals go to its whole process group, as a terminal sends them;
-// since PID 1 never receives a signal it has no handler for, a forwarded
-// signal the command neither catches nor ignores takes its default action
-// the only way it can: corral kills the sandbox and reports death by that
-// signal. Orphans are not reaped before PID 1 exits (see SECURITY.md).
+// Init holds PR_SET_PDEATHSIG (the command cannot clear another process's),
+// forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to the command's process
+// group, reaps orphans, and exits with the command, which kills everything
+// left in the PID namespace. The command is an ordinary process (PID 2):
+// signals, SIGPIPE and alarms behave as they do outside.
+//
+// PR_SET_PDEATHSIG follows the thread that spawned: a library user that
+// spawns from a worker thread must keep that thread alive for the run.
 #pragma once
 
 #include <signal.h>
@@ -62,15 +61,15 @@ class SandboxProcess {
 
   pid_t pid() const { return pid_; }
   int pidfd() const { return pidfd_.get(); }
-  // Unconfined (danger-full-access): not in a PID namespace of its own.
+  // Unconfined (danger-full-access): the command itself, with no init.
   bool unconfined() const { return unconfined_; }
 
-  // Kills the command (for a sandbox, the whole PID namespace with it).
+  // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
-  // Delivers a forwarded signal to the command's process group (see above).
+  // Delivers a forwarded signal to the command's process group.
   Result<void> Forward(int signal);
-  // After Reap: the command's wait status, with a forwarded signal whose
-  // default action corral carried out reported as death by that signal.
+  // After Reap: the command's wait status (from init's status pipe, or
+  // directly for an unconfined command).
   std::optional<int> CommandStatus() const;
   // Waits for init to exit. Idempotent.
   void Reap();
@@ -81,11 +80,12 @@ class SandboxProcess {
  private:
   friend class Spawner;
   bool unconfined_ = false;
+  bool own_pid_namespace_ = false;
   pid_t pid_ = -1;
   UniqueFd pidfd_;
+  UniqueFd status_;  // init writes the command's wait status here
   bool reaped_ = false;
   int wait_status_ = 0;
-  int emulated_signal_ = 0;  // a forwarded signal corral carried out by killing the sandbox
 };
 
 // Spawns `command` under `plan`. With `probe_only`, the child sets up every
