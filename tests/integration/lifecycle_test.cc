@@ -99,6 +99,18 @@ TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
   }
 }
 
+TEST_F(Lifecycle, SignalsBehaveAsOutsideTheSandbox) {
+  // The command is not PID 1 (corral's init is), so a signal it sends itself,
+  // SIGPIPE and SIGALRM take their default action as anywhere else.
+  Outcome self = RunIn({}, {"sh", "-c", "kill -USR1 $$; exit 3"});
+  EXPECT_EQ(self.exit_code, 128 + SIGUSR1) << self.Describe();
+  Outcome pipe = RunIn({}, {"sh", "-c", "(yes; echo $? > status) | head -1 > /dev/null"});
+  EXPECT_EQ(pipe.exit_code, 0) << pipe.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "status"), std::to_string(128 + SIGPIPE) + "\n");
+  Outcome alarm = RunIn({}, {"perl", "-e", "alarm 1; sleep 5"});
+  EXPECT_EQ(alarm.exit_code, 128 + SIGALRM) << alarm.Describe();
+}
+
 TEST_F(Lifecycle, KillingCorralKillsTheSandbox) {
   std::string child = SleepToken(), grandchild = SleepToken();
   std::unique_ptr<Process> run =
