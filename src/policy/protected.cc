@@ -22,15 +22,19 @@ namespace {
 
 using State = ProtectedPath::State;
 
-// Inside a gitdir: what git runs or reads for commands.
-const std::vector<std::string> kGitdirNames = {"hooks", "config", "config.worktree"};
+// Inside a gitdir: what git runs or reads for commands. `commondir`
+// redirects git to another gitdir's config and hooks. The gitdirs under
+// `modules/` (submodules) and `worktrees/` (linked worktrees) are protected
+// the same way, one by one.
+const std::vector<std::string> kGitdirNames = {"hooks", "config", "config.worktree", "commondir"};
 
-// Directly under a writable root.
+// Directly under a writable root: files that editors, shells, direnv, dev
+// containers and agent tools run or read as configuration.
 const std::vector<std::string> kRootNames = {
-    ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-    ".zshrc",      ".zshenv", ".zprofile",     ".zlogin",     ".zlogout",     ".cshrc",
-    ".tcshrc",     ".kshrc",  ".envrc",        ".vscode",     ".idea",        ".mcp.json",
-    "corral.toml",
+    ".gitmodules", ".bashrc",    ".bash_profile", ".bash_login", ".bash_logout", ".profile",  ".zshrc",
+    ".zshenv",     ".zprofile",  ".zlogin",       ".zlogout",    ".cshrc",       ".tcshrc",   ".kshrc",
+    ".envrc",      ".vscode",    ".idea",         ".mcp.json",   ".devcontainer", ".claude",  ".nvim.lua",
+    ".exrc",       "mise.toml",  ".mise.toml",    "corral.toml",
 };
 
 std::string Join(const std::string& dir, const std::string& name) {
@@ -42,12 +46,26 @@ std::string Realpath(const std::string& path) {
   return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
 }
 
-// `core.hooksPath` from a git config file, or "" (a small INI reader: git's
-// own syntax, without includes).
-std::string HooksPathFrom(const std::string& config) {
+// The resolved path when it exists, else the lexically normal one ("a/../b"
+// is "b"), so a missing target is recorded where git would create it.
+std::string ResolvedOrNormal(const std::string& path) {
+  std::string resolved = Realpath(path);
+  if (!resolved.empty()) return resolved;
+  return CollapseSlashes(std::filesystem::path(path).lexically_normal().string());
+}
+
+// What corral needs from a git config file: `core.hooksPath` and the files
+// `include.path` / `includeIf.<cond>.path` pull in (a small INI reader for
+// git's syntax; values may be quoted).
+struct GitConfigRefs {
+  std::string hooks_path;
+  std::vector<std::string> includes;
+};
+
+GitConfigRefs ReadGitConfigRefs(const std::string& config) {
   std::ifstream in(config);
-  std::string line, value;
-  bool in_core = false;
+  std::string line, section;
+  GitConfigRefs refs;
   auto lower = [](std::string text) {
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return text;
@@ -61,15 +79,22 @@ std::string HooksPathFrom(const std::string& config) {
     line = trim(line);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line[0] == '[') {
-      in_core = lower(line).starts_with("[core]") || lower(line).starts_with("[core ");
+      // "[core]", "[include]", "[includeIf \"gitdir:...\"]": the section name.
+      size_t end = line.find_first_of(" \t]", 1);
+      section = lower(line.substr(1, end == std::string::npos ? std::string::npos : end - 1));
       continue;
     }
     size_t eq = line.find('=');
-    if (!in_core || eq == std::string::npos || lower(trim(line.substr(0, eq))) != "hookspath") continue;
-    value = trim(line.substr(eq + 1));
+    if (eq == std::string::npos) continue;
+    std::string key = lower(trim(line.substr(0, eq)));
+    std::string value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    if (section == "core" && key == "hookspath") refs.hooks_path = value;
+    if ((section == "include" || section == "includeif") && key == "path" && !value.empty()) {
+      refs.includes.push_back(value);
+    }
   }
-  return value;
+  return refs;
 }
 
 std::string ReadFirstLine(const std::string& path) {
@@ -141,33 +166,64 @@ class Discovery {
   // `worktree` is where a relative core.hooksPath is resolved from.
   void Gitdir(const std::string& gitdir, const std::string& worktree, int depth) {
     if (depth > 4) return;
-    // A hooks directory named by core.hooksPath (husky and friends) runs too.
-    for (const char* config : {"config", "config.worktree"}) {
-      std::string hooks = HooksPathFrom(Join(gitdir, config));
-      if (hooks.empty() || hooks.front() == '~') continue;
-      if (hooks.front() != '/') hooks = Join(worktree, hooks);
-      std::string resolved = Realpath(hooks);
-      Add(resolved.empty() ? CollapseSlashes(hooks) : resolved);
-    }
+    for (const char* config : {"config", "config.worktree"}) ConfigRefs(Join(gitdir, config), worktree, 0);
     if (RootOf(gitdir).empty()) return;
     for (const std::string& name : kGitdirNames) Add(Join(gitdir, name));
+    // A hook may be a symlink into the tree (tools/pre-commit): its target runs too.
+    std::error_code ec;
+    std::filesystem::directory_iterator hooks(Join(gitdir, "hooks"), ec);
+    for (; !ec && hooks != std::filesystem::directory_iterator(); hooks.increment(ec)) {
+      if (!hooks->is_symlink(ec)) continue;
+      std::string resolved = Realpath(hooks->path().string());
+      if (!resolved.empty()) Add(resolved);
+    }
     std::string common = ReadFirstLine(Join(gitdir, "commondir"));
     if (!common.empty()) {
       if (common.front() != '/') common = Join(gitdir, common);
       std::string resolved = Realpath(common);
       if (!resolved.empty() && resolved != gitdir) Gitdir(resolved, worktree, depth + 1);
     }
-    std::error_code ec;
-    std::filesystem::directory_iterator modules(Join(gitdir, "modules"), ec);
-    for (; !ec && modules != std::filesystem::directory_iterator(); modules.increment(ec)) {
-      if (modules->is_directory(ec) && !modules->is_symlink(ec)) Gitdir(modules->path().string(), worktree, depth + 1);
+    for (const char* nested : {"modules", "worktrees"}) {
+      std::filesystem::directory_iterator entries(Join(gitdir, nested), ec);
+      for (; !ec && entries != std::filesystem::directory_iterator(); entries.increment(ec)) {
+        if (entries->is_directory(ec) && !entries->is_symlink(ec)) Gitdir(entries->path().string(), worktree, depth + 1);
+      }
+      ec.clear();
     }
   }
 
+  // The hooks directory a config names (husky and friends), and the files it
+  // includes, which git reads as config.
+  void ConfigRefs(const std::string& config, const std::string& worktree, int depth) {
+    if (depth > 4) return;
+    GitConfigRefs refs = ReadGitConfigRefs(config);
+    if (!refs.hooks_path.empty() && refs.hooks_path.front() != '~') {
+      std::string hooks = refs.hooks_path.front() == '/' ? refs.hooks_path : Join(worktree, refs.hooks_path);
+      Add(ResolvedOrNormal(hooks));
+    }
+    std::string dir = config.substr(0, config.rfind('/'));
+    for (std::string include : refs.includes) {
+      if (include.front() == '~') continue;  // outside the workspace by convention; home is isolated
+      if (include.front() != '/') include = Join(dir, include);
+      std::string path = ResolvedOrNormal(include);
+      Add(path);
+      ConfigRefs(path, worktree, depth + 1);
+    }
+  }
+
+  // Records the first component of `path` below its root that does not exist:
+  // if the run creates it, the sweep moves it out whole (a created `.git` goes
+  // with everything in it, not just its hooks).
   void AddMissing(const std::string& path) {
     std::string root = RootOf(path);
     if (root.empty()) return;
-    entries_.emplace(path, ProtectedPath{path, State::kMissing, {}, {}, root});
+    std::string first = path;
+    for (std::string dir = path.substr(0, path.rfind('/')); dir.size() > root.size(); dir = dir.substr(0, dir.rfind('/'))) {
+      struct stat st;
+      if (::lstat(dir.c_str(), &st) == 0) break;
+      first = dir;
+    }
+    entries_.emplace(first, ProtectedPath{first, State::kMissing, {}, {}, root});
   }
 
   void Add(const std::string& path) {

@@ -68,3 +68,66 @@ TEST_F(HooksPathTest, HooksPathOutsideEveryWritableRootNeedsNothing) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+class GitPointersTest : public HooksPathTest {};
+
+TEST_F(GitPointersTest, CommondirIsProtectedWhetherOrNotItExists) {
+  ProtectedSet missing = DiscoverProtected({root_});
+  const ProtectedPath* entry = Find(missing, root_ + "/.git/commondir");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->state, ProtectedPath::State::kMissing);
+  WriteConfig("[core]\n");
+  std::ofstream(root_ + "/.git/commondir") << "../other\n";
+  ProtectedSet present = DiscoverProtected({root_});
+  entry = Find(present, root_ + "/.git/commondir");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->state, ProtectedPath::State::kFile);
+}
+
+TEST_F(GitPointersTest, AHookThatIsASymlinkIntoTheTreeProtectsItsTarget) {
+  fs::create_directories(root_ + "/tools");
+  std::ofstream(root_ + "/tools/pre-commit") << "#!/bin/sh\n";
+  fs::create_symlink("../../tools/pre-commit", root_ + "/.git/hooks/pre-commit");
+  ProtectedSet set = DiscoverProtected({root_});
+  const ProtectedPath* target = Find(set, root_ + "/tools/pre-commit");
+  ASSERT_NE(target, nullptr);
+  EXPECT_EQ(target->state, ProtectedPath::State::kFile);
+}
+
+TEST_F(GitPointersTest, ConfigIncludesAreProtectedTransitively) {
+  WriteConfig("[include]\n\tpath = ../.gitconfig.local\n[includeIf \"gitdir:~/x/\"]\n\tpath = \"../more.inc\"\n");
+  std::ofstream(root_ + "/.gitconfig.local") << "[include]\n path = nested.inc\n";
+  ProtectedSet set = DiscoverProtected({root_});
+  const ProtectedPath* first = Find(set, root_ + "/.gitconfig.local");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->state, ProtectedPath::State::kFile);
+  const ProtectedPath* second = Find(set, root_ + "/more.inc");
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->state, ProtectedPath::State::kMissing);
+  EXPECT_NE(Find(set, root_ + "/nested.inc"), nullptr);  // included by the included file
+}
+
+TEST_F(GitPointersTest, ACreatedGitDirectoryIsSweptWhole) {
+  char pattern[] = "/tmp/corral-plain-XXXXXX";
+  std::string plain = ::mkdtemp(pattern);
+  ProtectedSet set = DiscoverProtected({plain});
+  // The run turns the directory into a repository whose commondir points at
+  // a config it controls.
+  fs::create_directories(plain + "/.git/objects");
+  std::ofstream(plain + "/.git/HEAD") << "ref: refs/heads/main\n";
+  std::ofstream(plain + "/.git/commondir") << "../evil\n";
+  std::string quarantine = plain + "-quarantine";
+  std::vector<SweepFinding> findings = SweepProtected(set, quarantine);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].path, plain + "/.git");
+  EXPECT_FALSE(fs::exists(plain + "/.git"));
+  EXPECT_TRUE(fs::exists(quarantine + plain + "/.git/commondir"));
+  fs::remove_all(plain);
+  fs::remove_all(quarantine);
+}
+
+}  // namespace
+}  // namespace corral

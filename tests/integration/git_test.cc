@@ -1,0 +1,70 @@
+// Planting code that git runs on the host: each attempt is judged by running
+// the real git on the host after the sandbox is gone, and checking that the
+// planted command left no canary.
+#include <gtest/gtest.h>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class GitEscape : public SandboxTest {
+ protected:
+  // Runs git on the host in `dir`; its own exit status does not matter.
+  void HostGit(const std::string& dir, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"/usr/bin/git", "-C", dir, "-c", "user.email=t@t", "-c", "user.name=t"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Execute(argv);
+  }
+  void MakeRepo() {
+    HostGit(workspace_.path(), {"init", "-q", "."});
+    HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "init"});
+  }
+  // A config whose fsmonitor hook would write the canary when git runs.
+  std::string EvilConfig() const { return "[core]\n\tfsmonitor = \"touch " + canary_ + "; false\"\n"; }
+
+  const std::string canary_ = outside_ / "PWNED";
+};
+
+TEST_F(GitEscape, PlantedCommondirIsQuarantined) {
+  MakeRepo();
+  std::string script = "mkdir -p evil && cp -r .git/objects .git/refs evil/ && printf '" + EvilConfig() +
+                       "' > evil/config && echo ../evil > .git/commondir";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git/commondir"));
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_)) << "git ran the planted config";
+}
+
+TEST_F(GitEscape, RepositoryCreatedInAPlainDirectoryIsQuarantinedWhole) {
+  std::string script = "git init -q . && printf '" + EvilConfig() + "' >> .git/config";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git"));
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_));
+}
+
+TEST_F(GitEscape, HookSymlinkedIntoTheTreeIsReadOnly) {
+  MakeRepo();
+  workspace_.Write("tools/pre-commit", "#!/bin/sh\nexit 0\n", 0755);
+  ASSERT_EQ(::symlink("../../tools/pre-commit", (workspace_ / ".git/hooks/pre-commit").c_str()), 0);
+  Outcome outcome = RunIn({}, {"sh", "-c", "printf '#!/bin/sh\\ntouch " + canary_ + "\\n' > tools/pre-commit"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "x"});
+  EXPECT_FALSE(Exists(canary_));
+}
+
+TEST_F(GitEscape, IncludedConfigIsReadOnly) {
+  MakeRepo();
+  workspace_.Write(".gitconfig.local", "[user]\n\tname = t\n");
+  HostGit(workspace_.path(), {"config", "include.path", "../.gitconfig.local"});
+  Outcome outcome = RunIn({}, {"sh", "-c", "printf '" + EvilConfig() + "' >> .gitconfig.local"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_));
+}
+
+}  // namespace
+}  // namespace corral_it
