@@ -69,6 +69,8 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
     }
     CORRAL_ASSIGN_OR_RETURN(ProfileSpec mapped, ToPolicySpec(profile));
     out.spec = std::move(mapped.spec);
+    // A profile replaces the config's grants and mode, never its hiding.
+    Append(out.spec.forbid_read, config.forbid_read);
     out.gated = std::move(mapped.gated);
     out.profile_fingerprint = Fingerprint(profile);
   } else {
@@ -118,6 +120,13 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   if (flags.pin_sha256) out.spec.pin_sha256 = flags.pin_sha256;
   out.spec.best_effort = out.spec.best_effort || flags.best_effort;
   if (flags.home) out.spec.home = *flags.home;
+
+  // The files corral itself trusts stay out of the command's reach: a user
+  // config or profile named on the command line is hidden (and so cannot be
+  // changed) wherever a grant would show it.
+  for (const std::optional<std::string>& file : {request.user_config, request.profile, request.profile_ceiling}) {
+    if (file && !file->empty() && file->front() == '/') out.spec.forbid_read.push_back(*file);
+  }
 
   // Approval: the flag, then the config, then the preset, then allow-all (the
   // user typed the command).

@@ -168,8 +168,9 @@ const std::vector<std::string>& HomeCredentialPatterns() {
   static const std::vector<std::string> patterns = {
       "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker/config.json",
       "~/.netrc", "~/.git-credentials", "~/.password-store", "~/.local/share/keyrings", "~/.pypirc", "~/.npmrc",
-      "~/.cargo/credentials.toml", "~/.config/gh/hosts.yml", "~/.vault-token", "~/.local/state/corral",
-      "~/.config/corral",
+      "~/.cargo/credentials.toml", "~/.config/gh/hosts.yml", "~/.vault-token", "~/.pgpass", "~/.my.cnf",
+      "~/.claude", "~/.claude.json", "~/.codex", "~/.config/github-copilot", "~/.bash_history",
+      "~/.zsh_history", "~/.python_history", "~/.psql_history", "~/.mysql_history", "~/.local/share/fish",
   };
   return patterns;
 }

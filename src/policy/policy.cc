@@ -247,8 +247,19 @@ Result<Policy> PolicyBuilder::Build() const {
       if (!granted) policy.masks_.push_back(std::move(mask));
     }
   }
-  // forbid_read, plus corral's own state and (with a real home) credentials.
-  std::vector<std::string> patterns = {"~/.local/state/corral", "~/.config/corral"};
+  // corral's own state (config, sessions, quarantine, compiled policies) may
+  // never be writable inside: the next run would obey what the command wrote.
+  std::vector<std::string> patterns;
+  for (const std::string& dir : host_.OwnStateDirs()) {
+    const PathGrant* grant = policy.GrantFor(dir);
+    if (grant != nullptr && Has(grant->access, Access::kWrite)) {
+      return Error(ErrorKind::kPolicy, "refusing to grant write on " + grant->path.path +
+                                           ": it holds corral's own state (" + dir +
+                                           "), which the next run would trust; grant a narrower tree");
+    }
+    patterns.push_back(dir);  // and hidden where a read grant shows it
+  }
+  // forbid_read, and (with a real home) credentials.
   if (spec_.home == HomeMode::kReal) {
     patterns.insert(patterns.end(), HomeCredentialPatterns().begin(), HomeCredentialPatterns().end());
   }

@@ -47,26 +47,43 @@ Result<HostContext> CaptureHostContext() {
   host.cwd = cwd;
   host.uid = ::getuid();
   host.gid = ::getgid();
+  const struct passwd* pw = ::getpwuid(host.uid);
+  if (pw != nullptr && pw->pw_dir[0] == '/') host.passwd_home = CollapseSlashes(pw->pw_dir);
   const char* home = ::getenv("HOME");
   if (home != nullptr && home[0] == '/') {
     host.home = CollapseSlashes(home);
-  } else if (const struct passwd* pw = ::getpwuid(host.uid); pw != nullptr && pw->pw_dir[0] == '/') {
-    host.home = CollapseSlashes(pw->pw_dir);
   } else {
-    host.home = "/nonexistent";
+    host.home = host.passwd_home.empty() ? "/nonexistent" : host.passwd_home;
   }
-  // Compare against the physical home, so a symlinked $HOME is still caught.
+  // Compare against the physical homes, so a symlinked $HOME is still caught.
   char resolved[PATH_MAX];
   if (::realpath(host.home.c_str(), resolved) != nullptr) host.home = resolved;
+  if (!host.passwd_home.empty() && ::realpath(host.passwd_home.c_str(), resolved) != nullptr) {
+    host.passwd_home = resolved;
+  }
   return host;
+}
+
+std::vector<std::string> HostContext::OwnStateDirs() const {
+  auto xdg = [this](const char* variable, const char* fallback) {
+    const char* value = ::getenv(variable);
+    return value != nullptr && value[0] == '/' ? CollapseSlashes(value) + "/corral" : home + fallback;
+  };
+  std::vector<std::string> dirs = {xdg("XDG_CONFIG_HOME", "/.config/corral"),
+                                   xdg("XDG_STATE_HOME", "/.local/state/corral")};
+  const char* runtime = ::getenv("XDG_RUNTIME_DIR");
+  dirs.push_back(runtime != nullptr && runtime[0] == '/' ? CollapseSlashes(runtime) + "/corral"
+                                                         : "/tmp/corral-" + std::to_string(uid));
+  return dirs;
 }
 
 Result<void> VetWorkspace(const std::string& path, const HostContext& host, WorkspaceSource source) {
   (void)source;  // The same rule governs a derived and an explicit workspace.
   if (path == "/") return Error(ErrorKind::kPolicy, Refusal(path, "the filesystem root"));
-  if (path == host.home) return Error(ErrorKind::kPolicy, Refusal(path, "your home directory"));
-  if (IsWithin(host.home, path)) {
-    return Error(ErrorKind::kPolicy, Refusal(path, "it holds your home directory"));
+  for (const std::string& home : {host.home, host.passwd_home}) {
+    if (home.empty()) continue;
+    if (path == home) return Error(ErrorKind::kPolicy, Refusal(path, "your home directory"));
+    if (IsWithin(home, path)) return Error(ErrorKind::kPolicy, Refusal(path, "it holds your home directory"));
   }
   if (path == "/home" || path == "/var/home" || path == "/Users") {
     return Error(ErrorKind::kPolicy, Refusal(path, "it holds home directories"));

@@ -24,9 +24,14 @@ namespace corral {
 
 struct HostContext {
   std::string cwd;   // physical working directory
-  std::string home;  // the caller's home directory
+  std::string home;  // the caller's home directory ($HOME, else the passwd entry)
   uid_t uid = 0;
   gid_t gid = 0;
+  std::string passwd_home;  // the passwd entry's home, which $HOME may hide
+
+  // corral's own state: the config, the session logs and quarantine, the
+  // compiled policies. A sandbox must never be able to change them.
+  std::vector<std::string> OwnStateDirs() const;
 };
 
 // Reads the working directory, $HOME (or the passwd entry) and the ids.
