@@ -46,6 +46,8 @@ std::string_view FailureReasonName(FailureReason reason) {
     case FailureReason::kHardening: return "hardening";
     case FailureReason::kLandlock: return "landlock";
     case FailureReason::kSeccomp: return "seccomp";
+    case FailureReason::kUsage: return "usage";
+    case FailureReason::kConfig: return "config";
     case FailureReason::kPolicy: return "policy";
     case FailureReason::kPinMismatch: return "pin_mismatch";
     case FailureReason::kExec: return "exec";
@@ -60,8 +62,8 @@ std::string_view FailureReasonName(FailureReason reason) {
 
 FailureReason FailureReasonFor(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kUsage:
-    case ErrorKind::kConfig:
+    case ErrorKind::kUsage: return FailureReason::kUsage;
+    case ErrorKind::kConfig: return FailureReason::kConfig;
     case ErrorKind::kPolicy: return FailureReason::kPolicy;
     case ErrorKind::kPinMismatch: return FailureReason::kPinMismatch;
     case ErrorKind::kUnsupported: return FailureReason::kUnsupported;

@@ -24,7 +24,7 @@ namespace corral {
 // The stable `reason` labels of a `failed` record.
 enum class FailureReason {
   kUnsupported, kNamespace, kMount, kHardening, kLandlock, kSeccomp,
-  kPolicy, kPinMismatch, kExec, kNotFound, kTimeout, kLost, kDenied, kInternal,
+  kUsage, kConfig, kPolicy, kPinMismatch, kExec, kNotFound, kTimeout, kLost, kDenied, kInternal,
 };
 std::string_view FailureReasonName(FailureReason reason);
 FailureReason FailureReasonFor(ErrorKind kind);

@@ -107,7 +107,7 @@ TEST(AuditTrail, RunIdsDifferAcrossTrails) {
 
 TEST(FailureReasonFor, MapsEveryErrorKind) {
   const std::pair<ErrorKind, std::string_view> table[] = {
-      {ErrorKind::kUsage, "policy"},          {ErrorKind::kConfig, "policy"},
+      {ErrorKind::kUsage, "usage"},           {ErrorKind::kConfig, "config"},
       {ErrorKind::kPolicy, "policy"},         {ErrorKind::kPinMismatch, "pin_mismatch"},
       {ErrorKind::kUnsupported, "unsupported"}, {ErrorKind::kNamespace, "namespace"},
       {ErrorKind::kMount, "mount"},           {ErrorKind::kHardening, "hardening"},

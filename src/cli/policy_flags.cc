@@ -6,6 +6,8 @@
 namespace corral::cli {
 namespace {
 
+constexpr long long kMaxTimeoutSeconds = 366LL * 24 * 3600;
+
 void Repeatable(CLI::Option* option, const char* type) {
   option->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
@@ -69,7 +71,10 @@ Result<RunRequest> PolicyFlags::ToRequest() const {
   o.allow_env = allow_env;
   o.forbid_read = forbid_read;
   if (timeout) {
-    if (*timeout <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
+    if (*timeout <= 0 || *timeout > kMaxTimeoutSeconds) {
+      return Error(ErrorKind::kUsage, "--timeout: must be between 1 and " + std::to_string(kMaxTimeoutSeconds) +
+                                          " seconds (one year)");
+    }
     o.timeout = std::chrono::seconds(*timeout);
   }
   o.workspace = workspace;
@@ -121,6 +126,20 @@ bool SplitAtSeparator(int argc, char** argv, std::vector<std::string>* before, s
   return found;
 }
 
-void PrintError(const std::string& message) { std::fprintf(stderr, "corral: %s\n", message.c_str()); }
+void PrintError(const std::string& message) {
+  // Messages quote paths and values from files a repository controls: a
+  // terminal escape in them is shown, never sent.
+  std::string safe;
+  for (unsigned char c : message) {
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      safe += hex;
+    } else {
+      safe += static_cast<char>(c);
+    }
+  }
+  std::fprintf(stderr, "corral: %s\n", safe.c_str());
+}
 
 }  // namespace corral::cli

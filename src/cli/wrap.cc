@@ -15,6 +15,8 @@
 
 #include "cli/commands.h"
 #include "confine/detect.h"
+#include "gate/approval.h"
+#include "gate/tty_approver.h"
 #include "exec/exit_codes.h"
 
 namespace corral::cli {
@@ -73,6 +75,13 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
                                               "cannot carry one (use `corral run` or the library)")
                     .WithCode("gated_not_wrappable"),
                 json);
+  }
+  // The same approval gate as `corral run`: a wrapped argv is a run too.
+  TtyApprover tty;
+  ApprovalGate gate(resolved->approval, &tty);
+  ApprovalRecord approval = gate.Check(Action::Command(command));
+  if (!approval.allowed) {
+    return Fail(Error(ErrorKind::kDenied, "approval: " + approval.rationale).WithCode("approval_denied"), json);
   }
   Result<Policy> policy = BuildPolicy(*host, resolved->spec);
   if (!policy.ok()) return Fail(policy.error(), json);

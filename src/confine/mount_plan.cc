@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "base/invariant.h"
 #include "kernel/kernel_abi.h"
@@ -133,6 +134,13 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     tmpfs(plan.Intern(home), "mode=0700", everything, false);
   }
 
+  // A path both protected and hidden is hidden: the mask replaces the bind
+  // (two mounts on one target would fight over it).
+  std::set<std::string_view> masked;
+  for (const MountOp& op : plan.ops) {
+    if (op.kind == MountKind::kMask) masked.insert(op.target);
+  }
+  std::erase_if(plan.ops, [&](const MountOp& op) { return op.kind == MountKind::kBind && masked.count(op.target); });
   std::stable_sort(plan.ops.begin(), plan.ops.end(),
                    [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
   for (const MountOp& op : plan.ops) {

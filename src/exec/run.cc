@@ -1,6 +1,7 @@
 #include "exec/run.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -110,6 +111,18 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     previous = BlockForwardedSignals();
     process = SpawnUnconfined(command);
   } else {
+    // Descriptors 0-2 pass into the sandbox as they are; a directory (or an
+    // O_PATH descriptor) there would be a way around the mount view.
+    for (int fd = 0; fd <= 2; ++fd) {
+      struct stat st;
+      int flags = ::fcntl(fd, F_GETFL);
+      if (flags >= 0 && ((flags & O_PATH) != 0 || (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))) {
+        return Failed(audit, policy,
+                      Error(ErrorKind::kUsage, "descriptor " + std::to_string(fd) +
+                                                   " is a directory or a path handle; the command would reach "
+                                                   "outside its grants through it, so nothing was run"));
+      }
+    }
     plan = Compile(policy, host);
     if (!plan->ok()) return Failed(audit, policy, std::move(*plan).error());
     if (policy.pin_sha256()) {
@@ -174,6 +187,8 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 
+  // danger-full-access has no safety net, and no sweep either.
+  if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
   std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
   result.quarantined = SweepProtected(policy.protected_paths(), quarantine);

@@ -2,8 +2,8 @@
 //
 // corral always creates a new user namespace, even for root, and maps the
 // caller's uid and gid onto themselves, so files keep their owners. It also
-// creates mount, PID, IPC and UTS namespaces, and a network namespace (with
-// only lo) unless the network is granted.
+// creates mount, PID, IPC, UTS and cgroup namespaces, and a network
+// namespace (with only lo) unless the network is granted.
 #pragma once
 
 #include <sys/types.h>

@@ -21,6 +21,8 @@ Error Refused(const std::string& why) {
   return Error(ErrorKind::kPolicy, "compiled policy: " + why + "; the command was not run");
 }
 
+Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text);
+
 }  // namespace
 
 std::string SerializeCompiledPolicy(const Policy& policy) {
@@ -41,6 +43,16 @@ std::string SerializeCompiledPolicy(const Policy& policy) {
 }
 
 Result<Policy> LoadCompiledPolicy(const std::string& text) {
+  try {
+    return LoadCompiledPolicyUnchecked(text);
+  } catch (const nlohmann::json::exception&) {
+    return Refused("malformed: a field has the wrong type");
+  }
+}
+
+namespace {
+
+Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text) {
   nlohmann::json in = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (in.is_discarded() || !in.is_object()) return Refused("not valid JSON");
   if (in.value("format", "") != kFormat) return Refused("unknown format (expected " + std::string(kFormat) + ")");
@@ -59,6 +71,9 @@ Result<Policy> LoadCompiledPolicy(const std::string& text) {
                    ", not for this user");
   }
   CORRAL_ASSIGN_OR_RETURN(PolicySpec spec, SpecFromJson(in["spec"]));
+  // corral wrap never compiles danger-full-access: a file that asks for it
+  // was written by hand, and runs nothing.
+  if (spec.mode == Mode::kDangerFullAccess) return Refused("it asks for danger-full-access, which is never compiled");
   CORRAL_ASSIGN_OR_RETURN(Policy policy, BuildPolicy(host, spec));
   if (policy.fingerprint() != in.value("fingerprint", "")) {
     return Refused("the policy it describes no longer builds to the same fingerprint");
@@ -78,6 +93,8 @@ Result<Policy> LoadCompiledPolicy(const std::string& text) {
   }
   return policy;
 }
+
+}  // namespace
 
 namespace {
 

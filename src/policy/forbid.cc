@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <set>
 
 #include "base/unique_fd.h"
@@ -157,6 +159,16 @@ Result<std::vector<MaskedPath>> ExpandForbidden(const std::vector<std::string>& 
     }
   }
   for (const auto& [path, is_dir] : walker.found()) masks.push_back({path, is_dir});
+  // A hidden symlink hides what it points at too, when a grant shows that.
+  for (size_t i = 0, n = masks.size(); i < n; ++i) {
+    struct stat st;
+    if (::lstat(masks[i].path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    char resolved[PATH_MAX];
+    if (::realpath(masks[i].path.c_str(), resolved) == nullptr || ::stat(resolved, &st) != 0) continue;
+    bool inside = std::any_of(scope.visible_roots.begin(), scope.visible_roots.end(),
+                              [&](const std::string& root) { return IsWithin(resolved, root); });
+    if (inside) masks.push_back({resolved, S_ISDIR(st.st_mode)});
+  }
   std::sort(masks.begin(), masks.end(), [](const MaskedPath& a, const MaskedPath& b) { return a.path < b.path; });
   masks.erase(std::unique(masks.begin(), masks.end(),
                           [](const MaskedPath& a, const MaskedPath& b) { return a.path == b.path; }),
