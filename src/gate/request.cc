@@ -124,7 +124,8 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   // The files corral itself trusts stay out of the command's reach: a user
   // config or profile named on the command line is hidden (and so cannot be
   // changed) wherever a grant would show it.
-  for (const std::optional<std::string>& file : {request.user_config, request.profile, request.profile_ceiling}) {
+  std::optional<std::string> user_config = request.no_config ? std::nullopt : request.user_config;
+  for (const std::optional<std::string>& file : {user_config, request.profile, request.profile_ceiling}) {
     if (file && !file->empty() && file->front() == '/') out.spec.forbid_read.push_back(*file);
   }
 

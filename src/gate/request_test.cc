@@ -156,7 +156,8 @@ TEST_F(RequestTest, WorkspacePrecedenceTable) {
     std::vector<std::string> files = {*request_.user_config, row.project + "/corral.toml"};
     EXPECT_EQ(resolved.config_files, files) << "row " << i;
     std::string from = "from-" + row.project.substr(row.project.rfind('/') + 1);
-    EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(from)) << "row " << i;
+    // The project's forbid_read, then the user config corral read (hidden).
+    EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(from, *request_.user_config)) << "row " << i;
   }
 }
 
@@ -174,7 +175,7 @@ TEST_F(RequestTest, NoWorkspaceGrantsNoneAndReadsNoProjectFile) {
   EXPECT_EQ(resolved.resolution.root_layer, RootLayer::kNone);
   EXPECT_EQ(resolved.resolution.policy.workspace_root, std::nullopt);
   EXPECT_THAT(resolved.config_files, ElementsAre(*request_.user_config));
-  EXPECT_THAT(resolved.spec.forbid_read, IsEmpty());
+  EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(*request_.user_config));  // only the hidden user config
 }
 
 TEST_F(RequestTest, NoConfigReadsNeitherFile) {
