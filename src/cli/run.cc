@@ -124,7 +124,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!resolved.ok()) return Refuse(trail, resolved.error());
   PolicySpec spec = resolved->spec;
   // The audit trail lives outside the command's reach, even in the workspace.
-  if (audit && !audit->empty() && audit->front() == '/') spec.forbid_read.push_back(*audit);
+  if (audit && !audit->empty() && audit->front() == '/') spec.own_files.push_back(*audit);
 
   // The approval gate: allow, deny or ask on the terminal (never persisted).
   TtyApprover tty;

@@ -94,6 +94,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     op.kind = MountKind::kBind;
     op.dir = false;
     op.devices = true;
+    // Under the /dev rule already; the rule of its own matters only without
+    // a mount view (best effort), where it is the host's node.
+    op.landlock = rights.fs & (kFsReadFile | kFsWriteFile | kFsIoctlDev);
     op.optional = std::string_view(device) == "/dev/tty";
     op.source = op.target = device;
     add(op);

@@ -107,6 +107,26 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   }
 
   const Mechanisms& m = plan.mechanisms_;
+  // Without namespaces there is no mount view: say exactly what that drops,
+  // and never drop an explicit instruction to hide.
+  if (!m.namespaces) {
+    if (!policy.forbid_patterns().empty()) {
+      return Error(ErrorKind::kUnsupported,
+                   "namespaces: forbid_read needs the mount view, which needs user namespaces; --best-effort "
+                   "cannot drop an instruction to hide paths. The command was not run.");
+    }
+    size_t bound = 0, missing = 0;
+    for (const ProtectedPath& p : policy.protected_paths().paths) {
+      bound += p.state == ProtectedPath::State::kDirectory || p.state == ProtectedPath::State::kFile;
+      missing += p.state == ProtectedPath::State::kMissing;
+    }
+    plan.dropped_.push_back("mount view: " + std::to_string(policy.masks().size()) + " masked secrets readable, " +
+                            std::to_string(bound) + " protected paths writable (" + std::to_string(missing) +
+                            " missing ones still swept), no private /tmp or $HOME (both denied instead), the host's "
+                            "/proc and /dev invisible but not replaced");
+    plan.dropped_.push_back("pid namespace: processes the command starts can outlive the run and see host processes");
+    if (network_none) plan.dropped_.push_back("network namespace: only Landlock (TCP, ABI 4) and seccomp deny the network");
+  }
   plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none);
   plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
   plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
@@ -123,7 +143,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     if (network_none) provided.Add(Guarantee::kNetworkBoundary);
   }
   if (m.landlock_abi > 0) {
-    provided.Add(Guarantee::kReadBoundary);
+    // Landlock alone cannot mask a secret inside a granted tree.
+    if (m.namespaces || policy.masks().empty()) provided.Add(Guarantee::kReadBoundary);
     provided.Add(Guarantee::kWriteBoundary);
     provided.Add(Guarantee::kExecBoundary);
   }
@@ -131,6 +152,19 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     provided.Add(Guarantee::kSyscallFilter);
     // Without INET sockets and with Landlock denying TCP, no network remains.
     if (network_none && m.landlock_abi >= 4) provided.Add(Guarantee::kNetworkBoundary);
+  }
+  // Sharing the host's network namespace shares its abstract unix sockets;
+  // only Landlock's scope (ABI 6) keeps host daemons listening there apart.
+  if (!network_none && m.landlock_abi < 6) {
+    provided = Guarantees(provided.bits() & ~static_cast<uint32_t>(Guarantee::kProcessBoundary));
+    if (!best_effort) {
+      return Error(ErrorKind::kUnsupported,
+                   "landlock: with --network all, this kernel's Landlock (ABI " + std::to_string(m.landlock_abi) +
+                       ", scopes need 6, Linux 6.12) cannot keep the command from the host's abstract unix sockets "
+                       "(X11, D-Bus, ...). The command was not run. Use a newer kernel, or pass --best-effort to "
+                       "run without that boundary.");
+    }
+    plan.dropped_.push_back("abstract unix sockets: with --network all the host's are reachable before Landlock ABI 6");
   }
   plan.provided_ = provided;
   plan.required_ = RequiredGuarantees(policy);

@@ -141,7 +141,11 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
       if (fallback.ok()) {
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
         plan = std::move(fallback);
+        // The run that happens now is this one: a spawned record that says so.
+        audit.Record(SpawnedEvent(policy, **plan, argv));
         process = Spawn(**plan, command);
+      } else {
+        process = std::move(fallback).error();
       }
     }
   }
@@ -159,9 +163,13 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     if (!outcome.ok()) {
       result = Failed(audit, policy, std::move(outcome).error());
     } else if (outcome->kind == Outcome::Kind::kTimedOut) {
-      result = Failed(audit, policy, Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
-                                                            std::to_string(policy.timeout()->count()) +
-                                                            "s; the whole process tree was killed"));
+      bool whole_tree = plan && plan->ok() && (*plan)->mechanisms().namespaces;
+      result = Failed(audit, policy,
+                      Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
+                                                     std::to_string(policy.timeout()->count()) + "s; " +
+                                                     (whole_tree ? "the whole process tree was killed"
+                                                                 : "it was killed (without a PID namespace, processes "
+                                                                   "it started may survive)")));
     } else if (outcome->kind == Outcome::Kind::kLost) {
       result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
     } else {

@@ -192,10 +192,16 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
 }
 
 int CommandMain(void* arg) {
+  const ChildContext& ctx = *static_cast<const ChildContext*>(arg);
   // Its own process group, so init can signal the command's whole tree
   // without signalling itself.
   ::setpgid(0, 0);
-  RunCommand(*static_cast<const ChildContext*>(arg));
+  // Without a PID namespace (best effort) init's death does not end the
+  // command by itself: tie the command to init.
+  if (!ctx.plan->mechanisms().namespaces && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    ChildFail(ctx, ChildStage::kLifeline, errno);
+  }
+  RunCommand(ctx);
 }
 
 void NoopHandler(int) {}

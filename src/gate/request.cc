@@ -126,7 +126,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   // changed) wherever a grant would show it.
   std::optional<std::string> user_config = request.no_config ? std::nullopt : request.user_config;
   for (const std::optional<std::string>& file : {user_config, request.profile, request.profile_ceiling}) {
-    if (file && !file->empty() && file->front() == '/') out.spec.forbid_read.push_back(*file);
+    if (file && !file->empty() && file->front() == '/') out.spec.own_files.push_back(*file);
   }
 
   // Approval: the flag, then the config, then the preset, then allow-all (the

@@ -156,8 +156,8 @@ TEST_F(RequestTest, WorkspacePrecedenceTable) {
     std::vector<std::string> files = {*request_.user_config, row.project + "/corral.toml"};
     EXPECT_EQ(resolved.config_files, files) << "row " << i;
     std::string from = "from-" + row.project.substr(row.project.rfind('/') + 1);
-    // The project's forbid_read, then the user config corral read (hidden).
-    EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(from, *request_.user_config)) << "row " << i;
+    EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(from)) << "row " << i;
+    EXPECT_THAT(resolved.spec.own_files, ElementsAre(*request_.user_config)) << "row " << i;  // hidden
   }
 }
 
@@ -175,7 +175,7 @@ TEST_F(RequestTest, NoWorkspaceGrantsNoneAndReadsNoProjectFile) {
   EXPECT_EQ(resolved.resolution.root_layer, RootLayer::kNone);
   EXPECT_EQ(resolved.resolution.policy.workspace_root, std::nullopt);
   EXPECT_THAT(resolved.config_files, ElementsAre(*request_.user_config));
-  EXPECT_THAT(resolved.spec.forbid_read, ElementsAre(*request_.user_config));  // only the hidden user config
+  EXPECT_THAT(resolved.spec.forbid_read, IsEmpty());
 }
 
 TEST_F(RequestTest, NoConfigReadsNeitherFile) {

@@ -259,6 +259,7 @@ Result<Policy> PolicyBuilder::Build() const {
     }
     patterns.push_back(dir);  // and hidden where a read grant shows it
   }
+  for (const std::string& file : spec_.own_files) patterns.push_back(file);
   // forbid_read, and (with a real home) credentials.
   if (spec_.home == HomeMode::kReal) {
     patterns.insert(patterns.end(), HomeCredentialPatterns().begin(), HomeCredentialPatterns().end());

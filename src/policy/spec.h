@@ -62,6 +62,9 @@ struct PolicySpec {
   HomeMode home = HomeMode::kIsolated;
   // Not a user setting: leaves out the system trees (tests, custom roots).
   bool system_roots = true;
+  // Not a user setting: files corral itself trusts that the command line
+  // named (a --config, --profile or --audit file). Hidden like forbid_read.
+  std::vector<std::string> own_files;
 
   bool operator==(const PolicySpec&) const = default;
 };

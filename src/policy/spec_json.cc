@@ -49,6 +49,7 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
   out["best_effort"] = spec.best_effort;
   out["home"] = HomeModeName(spec.home);
   out["system_roots"] = spec.system_roots;
+  out["own_files"] = spec.own_files;
   return out;
 }
 
@@ -94,6 +95,8 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       else return Bad(key, "expected \"isolated\" or \"real\"");
     } else if (key == "system_roots") {
       CORRAL_ASSIGN_OR_RETURN(spec.system_roots, Bool(value, key));
+    } else if (key == "own_files") {
+      CORRAL_ASSIGN_OR_RETURN(spec.own_files, Strings(value, key));
     } else {
       return Bad(key, "unknown key");
     }
