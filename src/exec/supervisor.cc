@@ -6,7 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cerrno>
+#include <optional>
+#include <string>
 
 #include "base/unique_fd.h"
 
@@ -29,22 +33,63 @@ Outcome ReadOutcome(const SandboxProcess& process) {
   return outcome;
 }
 
-// Copies what is readable now; returns false at end of stream.
-bool Pump(const StreamRelay& relay) {
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(relay.input, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 && errno == EAGAIN;
-    if (relay.scanner != nullptr) relay.scanner->Feed(std::string_view(buffer, static_cast<size_t>(n)));
-    for (ssize_t off = 0; off < n;) {
-      ssize_t w = ::write(relay.output, buffer + off, static_cast<size_t>(n - off));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;  // the reader went away; keep draining so the command is not blocked
-      off += w;
+// Relays the command's stream without ever letting a slow reader of
+// corral's output stall the supervisor (and with it the deadline): input is
+// read into a bounded buffer, and output is written only when poll says it
+// can take more. When the buffer is full the command, not corral, waits.
+class Relay {
+ public:
+  explicit Relay(const StreamRelay& relay) : relay_(relay) {
+    ::fcntl(relay_.input, F_SETFL, ::fcntl(relay_.input, F_GETFL) | O_NONBLOCK);
+  }
+  int input_fd() const { return open_ && pending_.size() < kCapacity ? relay_.input : -1; }
+  int output_fd() const { return pending_.empty() ? -1 : relay_.output; }
+
+  void Read() {
+    char buffer[1 << 16];
+    while (open_ && pending_.size() < kCapacity) {
+      ssize_t n = ::read(relay_.input, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0 || (n < 0 && errno != EAGAIN)) open_ = false;
+      if (n <= 0) return;
+      if (relay_.scanner != nullptr) relay_.scanner->Feed(std::string_view(buffer, static_cast<size_t>(n)));
+      pending_.append(buffer, static_cast<size_t>(n));
     }
   }
-}
+  // One write of at most PIPE_BUF, which a writable pipe takes without blocking.
+  void Write() {
+    ssize_t n = ::write(relay_.output, pending_.data(), std::min<size_t>(pending_.size(), PIPE_BUF));
+    if (n > 0) pending_.erase(0, static_cast<size_t>(n));
+    if (n < 0 && errno != EINTR && errno != EAGAIN) pending_.clear();  // the reader went away
+  }
+  // The tree is gone: pass on what it left. Blocking on the reader is
+  // harmless now, but a descendant that escaped the tree (only possible
+  // without a PID namespace) may hold the pipe open, so stop at the first
+  // empty read instead of waiting for end of stream.
+  void Finish() {
+    for (;;) {
+      size_t before = pending_.size();
+      Read();
+      bool more = open_ && pending_.size() > before;
+      while (!pending_.empty()) {
+        ssize_t n = ::write(relay_.output, pending_.data(), pending_.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          pending_.clear();
+          break;
+        }
+        pending_.erase(0, static_cast<size_t>(n));
+      }
+      if (!more) return;
+    }
+  }
+
+ private:
+  static constexpr size_t kCapacity = 1 << 20;
+  StreamRelay relay_;
+  std::string pending_;
+  bool open_ = true;
+};
 
 }  // namespace
 
@@ -58,26 +103,28 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
   std::optional<Clock::time_point> deadline;
   if (options.timeout) deadline = Clock::now() + *options.timeout;
 
-  bool relaying = options.relay.has_value();
-  if (relaying) ::fcntl(options.relay->input, F_SETFL, ::fcntl(options.relay->input, F_GETFL) | O_NONBLOCK);
+  std::optional<Relay> relay;
+  if (options.relay) relay.emplace(*options.relay);
   for (;;) {
-    struct pollfd fds[3] = {{process.pidfd(), POLLIN, 0},
+    struct pollfd fds[4] = {{process.pidfd(), POLLIN, 0},
                             {signals.get(), POLLIN, 0},
-                            {relaying ? options.relay->input : -1, POLLIN, 0}};
+                            {relay ? relay->input_fd() : -1, POLLIN, 0},
+                            {relay ? relay->output_fd() : -1, POLLOUT, 0}};
     int wait_ms = -1;
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       wait_ms = left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
     }
-    int ready = ::poll(fds, 3, wait_ms);
+    int ready = ::poll(fds, 4, wait_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Error::FromErrno(ErrorKind::kInternal, "cannot wait for the sandbox", "poll", errno);
     }
-    if (relaying && fds[2].revents != 0) relaying = Pump(*options.relay);
+    if (relay && fds[2].revents != 0) relay->Read();
+    if (relay && fds[3].revents != 0) relay->Write();
     if (fds[0].revents != 0) {
       process.Reap();
-      if (relaying) Pump(*options.relay);  // the tree is gone: drain what it left
+      if (relay) relay->Finish();
       return ReadOutcome(process);
     }
     if (signals && (fds[1].revents & POLLIN) != 0) {

@@ -209,6 +209,7 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
   if (out_fd_ < 0 || err_fd_ < 0 || null_fd < 0) Fail("capture files");
   int stdin_fd = options.stdin_fd >= 0 ? options.stdin_fd : null_fd;
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  const int stderr_fd = options.stderr_fd >= 0 ? options.stderr_fd : err_fd_;
   const int tty = options.controlling_tty;
   const bool new_session = options.new_session || tty >= 0;
 
@@ -220,7 +221,7 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
-    if (::dup2(stdin_fd, 0) < 0 || ::dup2(out_fd_, 1) < 0 || ::dup2(err_fd_, 2) < 0) ::_exit(126);
+    if (::dup2(stdin_fd, 0) < 0 || ::dup2(out_fd_, 1) < 0 || ::dup2(stderr_fd, 2) < 0) ::_exit(126);
     if (new_session && ::setsid() < 0) ::_exit(126);
     if (tty >= 0 && ::ioctl(tty, TIOCSCTTY, 0) != 0) ::_exit(126);
     if (cwd != nullptr && ::chdir(cwd) != 0) ::_exit(126);

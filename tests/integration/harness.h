@@ -63,6 +63,7 @@ struct SpawnOptions {
   std::map<std::string, std::string> env;   // added to (or overriding) the caller's environment
   std::vector<std::string> unset_env;
   int stdin_fd = -1;                        // default: /dev/null
+  int stderr_fd = -1;                       // default: captured
   std::chrono::milliseconds timeout = 60s;  // then SIGKILL, and timed_out
   // The child calls setsid(), so it starts with no controlling terminal...
   bool new_session = false;

@@ -1,6 +1,8 @@
 // Exit codes, the deadline and signals. "Nothing survives" is judged by
 // scanning the host's /proc for the run's unique sleep durations.
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <random>
 
@@ -58,6 +60,35 @@ TEST_F(Lifecycle, TimeoutKillsTheWholeTree) {
   EXPECT_EQ(LastAuditRecord()["event"], "failed");
   EXPECT_EQ(LastAuditRecord()["reason"], "timeout");
   ExpectNoSurvivors({child, grandchild}, 0ms);
+}
+
+// In read-only mode corral relays the command's stderr (to spot denials).
+// A reader of corral's stderr that stops reading must not stall the
+// deadline: the command is killed on time even though corral itself then
+// waits for the reader to take its own last words.
+TEST_F(Lifecycle, TimeoutHoldsWhileStderrIsNotRead) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  std::string token = SleepToken();
+  SpawnOptions options = Defaults({});
+  options.stderr_fd = pipe_fds[1];
+  Process run(RunArgv({"--mode", "read-only", "--timeout", "1"},
+                      {"sh", "-c", "head -c 500000 /dev/zero >&2; exec sleep " + token}),
+              options);
+  ::close(pipe_fds[1]);
+  // Nobody reads the pipe, so without the fix the command blocks in head
+  // forever and never reaches the sleep; with it, the relay buffers and the
+  // whole tree is killed at the deadline.
+  // (corral's own command line holds the token too, so match the sleep's.)
+  std::string sleep = CommandLine({"sleep", token});
+  EXPECT_TRUE(WaitFor([&] { return !ProcessesStartingWith(sleep).empty(); }, 20s)) << "the command was stalled";
+  EXPECT_TRUE(WaitFor([&] { return ProcessesStartingWith(sleep).empty(); }, 20s)) << "the deadline did not hold";
+  std::string drained;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) drained.append(buffer, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 124) << outcome.Describe();
 }
 
 TEST_F(Lifecycle, BackgroundProcessesDieWhenTheCommandExits) {
