@@ -274,6 +274,14 @@ bool IsShell(std::string_view program) {
   return OneOf(program, {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh"});
 }
 
+// rm, unlink and friends run once per file a list names: harmless alone,
+// but under xargs or find -exec they delete whatever the list holds.
+bool IsDeleter(std::string_view program) { return OneOf(Basename(program), {"rm", "unlink", "rmdir", "shred", "truncate"}); }
+
+Finding BulkDelete(std::string_view how) {
+  return Danger("bulk-delete", std::string(how) + " deletes or destroys every file the list names");
+}
+
 Finding ClassifyWrapper(std::string_view program, Args args, Walk walk) {
   if (program == "env" && HasOption(args, "S", {"split-string"})) return Unparsed("env -S");
   if (program == "flock") {
@@ -290,6 +298,9 @@ Finding ClassifyWrapper(std::string_view program, Args args, Walk walk) {
       return finding;
     }
   }
+  if (program == "xargs" && std::any_of(args.begin(), args.end(), [](const std::string& arg) { return IsDeleter(arg); })) {
+    return BulkDelete("xargs with rm, unlink, shred or truncate");
+  }
   return std::nullopt;
 }
 
@@ -303,6 +314,7 @@ Finding ClassifyFind(Args args, Walk walk) {
         finding->reason += " (run by find " + args[i] + ")";
         return finding;
       }
+      if (i + 1 < end && IsDeleter(args[i + 1])) return BulkDelete("find " + args[i] + " " + args[i + 1]);
     }
   }
   return std::nullopt;
@@ -327,7 +339,7 @@ Finding Classify(Args argv, Walk walk) {
   if (program == "rm" && HasOption(args, "rRf", {"recursive", "force", "no-preserve-root"})) {
     return Danger("rm-recursive-or-force", "rm -r/-f deletes whole trees without asking");
   }
-  if (OneOf(program, {"shred", "wipefs", "blkdiscard"})) {
+  if (OneOf(program, {"shred", "truncate", "wipefs", "blkdiscard"})) {
     return Danger("destroy-data", std::string(program) + " destroys data beyond recovery");
   }
   if (program == "dd" || program.substr(0, 4) == "mkfs" ||

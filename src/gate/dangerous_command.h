@@ -11,7 +11,11 @@
 //   privilege              sudo su doas pkexec runuser run0
 //   rm-recursive-or-force  rm with -r/-R/-f (in any flag cluster) or --recursive,
 //                          --force, --no-preserve-root (or a prefix of them)
-//   destroy-data           shred wipefs blkdiscard
+//   destroy-data           shred truncate wipefs blkdiscard
+//   bulk-delete            xargs with rm, unlink, rmdir, shred or truncate
+//                          anywhere in its arguments (erring: `xargs grep
+//                          rm` counts too), and find -exec/-execdir/-ok
+//                          running one of them
 //   disk                   dd, mkfs and mkfs.*, mke2fs mkswap fdisk sfdisk
 //                          parted sgdisk losetup mount umount
 //   recursive-permissions  chmod chown chgrp with -R or --recursive
