@@ -233,7 +233,8 @@ Result<Policy> PolicyBuilder::Build() const {
   // strictly inside a masked directory would lift the mask from its siblings
   // too, so it is refused: the user must name the directory itself.
   if (spec_.system_roots) {
-    for (MaskedPath& mask : DiscoverEtcSecrets()) {
+    CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> secrets, DiscoverEtcSecrets(host_.uid));
+    for (MaskedPath& mask : secrets) {
       bool granted = false;
       for (const std::string& p : flag_paths) {
         if (p == mask.path) {

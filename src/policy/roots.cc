@@ -118,7 +118,73 @@ SystemRoots DiscoverSystemRoots() {
   return roots;
 }
 
-std::vector<MaskedPath> DiscoverEtcSecrets() {
+namespace {
+
+// Bounds on the walk of /etc for root callers: far above any real /etc
+// (a desktop's holds a few thousand entries), low enough to stay quick.
+constexpr int kEtcWalkMaxEntries = 200000;
+constexpr int kEtcWalkMaxDepth = 64;
+
+bool IsDotOrDotDot(const char* name) {
+  return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+// Adds every file and directory under `dir` that only its owner or group may
+// read (no read bit, or no search bit for a directory, for others): what an
+// unprivileged caller could never see. Does not descend into what it masks.
+Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, int* entries,
+                          std::vector<MaskedPath>* masks) {
+  if (depth > kEtcWalkMaxDepth) {
+    return Error(ErrorKind::kPolicy, "cannot vet /etc for root-only files: " + dir + " is nested too deeply");
+  }
+  DIR* stream = ::fdopendir(dir_fd);
+  if (stream == nullptr) {
+    ::close(dir_fd);
+    return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", dir, errno);
+  }
+  Result<void> result = Ok();
+  while (result.ok()) {
+    errno = 0;
+    const struct dirent* entry = ::readdir(stream);
+    if (entry == nullptr) {
+      if (errno != 0) result = Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", dir, errno);
+      break;
+    }
+    if (IsDotOrDotDot(entry->d_name) || entry->d_type == DT_LNK) continue;
+    if (++*entries > kEtcWalkMaxEntries) {
+      result = Error(ErrorKind::kPolicy, "cannot vet /etc for root-only files: it holds more than " +
+                                             std::to_string(kEtcWalkMaxEntries) + " entries");
+      break;
+    }
+    std::string path = dir + "/" + entry->d_name;
+    struct stat st;
+    if (::fstatat(::dirfd(stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;  // removed while we looked
+      result = Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
+      break;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) {
+        masks->push_back({path, true});
+        continue;
+      }
+      int child = ::openat(::dirfd(stream), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child < 0) {
+        result = Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
+        break;
+      }
+      result = MaskRootOnly(child, path, depth + 1, entries, masks);
+    } else if (S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0) {
+      masks->push_back({path, false});
+    }
+  }
+  ::closedir(stream);
+  return result;
+}
+
+}  // namespace
+
+Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller) {
   static constexpr std::array<std::string_view, 24> kSecrets = {
       "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
       "/etc/sudoers.d", "/etc/ssl/private", "/etc/krb5.keytab", "/etc/security/opasswd",
@@ -128,12 +194,25 @@ std::vector<MaskedPath> DiscoverEtcSecrets() {
       "/etc/letsencrypt", "/etc/ssh/ssh_host_keys", "/etc/samba/private", "/etc/.pwd.lock",
   };
   std::vector<MaskedPath> masks;
+  if (caller == 0) {
+    // Inside the sandbox root has no capabilities, but it still owns the
+    // root-owned files: every 0600 key and config under /etc would be
+    // readable. So root sees /etc as an unprivileged user would.
+    int etc = ::open("/etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (etc < 0) {
+      if (errno == ENOENT) return masks;
+      return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", "/etc", errno);
+    }
+    int entries = 0;
+    CORRAL_TRY(MaskRootOnly(etc, "/etc", 0, &entries, &masks));
+    return masks;
+  }
   for (std::string_view secret : kSecrets) {
     struct stat st;
     std::string path(secret);
     if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
     // The sandbox runs with the caller's uid and no capabilities: a secret the
-    // caller cannot read needs no mask. (For root every one of them does.)
+    // caller cannot read needs no mask.
     if (::faccessat(AT_FDCWD, path.c_str(), R_OK, AT_EACCESS) != 0) continue;
     masks.push_back({path, S_ISDIR(st.st_mode)});
   }

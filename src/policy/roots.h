@@ -8,7 +8,8 @@
 //   command needs. On merged-/usr hosts /bin and friends are symlinks, and the
 //   sandbox recreates them as symlinks.
 // - /etc secrets: files masked inside the granted /etc (shadow, sudoers, host
-//   keys, ...). Masked paths read as "permission denied".
+//   keys, ...; for root, everything others may not read). Masked paths read
+//   as "permission denied".
 #pragma once
 
 #include <sys/types.h>
@@ -65,8 +66,14 @@ struct MaskedPath {
   bool is_dir = false;
 };
 
-// The secrets inside /etc that exist on this host, that the caller can read,
-// and so must be masked.
-std::vector<MaskedPath> DiscoverEtcSecrets();
+// What inside /etc must be masked for a sandbox running as `caller`.
+//
+// For a regular user: the well-known secrets (shadow, sudoers, private keys,
+// VPN and Wi-Fi credentials, ...) that exist and the caller can read, e.g.
+// through a group such as ssl-cert. For root (uid 0): every file and
+// directory under /etc that others may not read, found by a bounded walk
+// (sandboxed root has no capabilities, yet owns root's 0600 files). An /etc
+// too large or too deep to vet is an error, never a partial list.
+Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller);
 
 }  // namespace corral

@@ -3,11 +3,18 @@
 // merged-/usr host.
 #include "policy/roots.h"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <set>
 #include <string>
 
 namespace corral {
@@ -114,6 +121,74 @@ TEST(DiscoverSystemRoots, ReportsMergedUsrSymlinks) {
     EXPECT_EQ(tree->path.id, (FileIdentity{st.st_dev, st.st_ino}));
     EXPECT_EQ(link, roots.symlinks.end());
   }
+}
+
+// DiscoverEtcSecrets in a forked child that sees a tmpfs of our making as
+// /etc (a user namespace first when not root). Exit codes: 0 ok, 1 setup
+// failed, 2 root's masks are wrong, 3 a user's masks are wrong, 4 a too
+// deep /etc was not refused.
+int EtcSecretsChild() {
+  uid_t uid = ::getuid();
+  gid_t gid = ::getgid();
+  if (uid != 0) {
+    if (::unshare(CLONE_NEWUSER) != 0) return 1;
+    std::ofstream("/proc/self/setgroups") << "deny";
+    std::ofstream("/proc/self/uid_map") << std::to_string(uid) + " " + std::to_string(uid) + " 1\n";
+    std::ofstream("/proc/self/gid_map") << std::to_string(gid) + " " + std::to_string(gid) + " 1\n";
+  }
+  if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+      ::mount("tmpfs", "/etc", "tmpfs", 0, "mode=0755") != 0) {
+    return 1;
+  }
+  ::umask(0);
+  auto file = [](const std::string& path, mode_t mode) {
+    int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, mode);
+    if (fd >= 0) ::close(fd);
+  };
+  file("/etc/public", 0644);
+  file("/etc/secret", 0600);
+  file("/etc/group-only", 0640);
+  file("/etc/shadow", 0644);  // a listed secret this caller can read
+  ::mkdir("/etc/private", 0700);
+  file("/etc/private/inner", 0644);
+  ::mkdir("/etc/unsearchable", 0744);
+  ::mkdir("/etc/sub", 0755);
+  ::mkdir("/etc/sub/deep", 0755);
+  file("/etc/sub/deep/key", 0600);
+  file("/etc/sub/deep/ok", 0444);
+  if (::symlink("secret", "/etc/link") != 0) return 1;
+
+  auto listed = [](const std::vector<MaskedPath>& masks) {
+    std::set<std::string> paths;
+    for (const MaskedPath& mask : masks) paths.insert(mask.path + (mask.is_dir ? "/" : ""));
+    return paths;
+  };
+  Result<std::vector<MaskedPath>> root = DiscoverEtcSecrets(0);
+  std::set<std::string> root_expected = {"/etc/secret", "/etc/group-only", "/etc/private/", "/etc/unsearchable/",
+                                         "/etc/sub/deep/key"};
+  if (!root.ok() || listed(*root) != root_expected) return 2;
+  // A regular user gets the well-known list only: the rest the kernel hides.
+  Result<std::vector<MaskedPath>> user = DiscoverEtcSecrets(1000);
+  if (!user.ok() || listed(*user) != std::set<std::string>{"/etc/shadow"}) return 3;
+
+  std::string deep = "/etc/sub";
+  for (int i = 0; i < 70; ++i) {
+    deep += "/d";
+    if (::mkdir(deep.c_str(), 0755) != 0) return 1;
+  }
+  Result<std::vector<MaskedPath>> too_deep = DiscoverEtcSecrets(0);
+  if (too_deep.ok() || too_deep.error().message().find("nested too deeply") == std::string::npos) return 4;
+  return 0;
+}
+
+TEST(DiscoverEtcSecrets, RootSeesEtcAsAnUnprivilegedUserWould) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(EtcSecretsChild());
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see EtcSecretsChild for the code";
 }
 
 }  // namespace
