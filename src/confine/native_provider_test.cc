@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <iterator>
@@ -100,6 +101,25 @@ TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
   Result<Policy> loaded = LoadCompiledPolicy(ReadAll(confined->argv[3]));
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().kind(), ErrorKind::kPolicy);
+}
+
+// A policy file is data a harness hands back to corral: one edited to ask for
+// danger-full-access, or with a field of the wrong type, runs nothing.
+TEST(NativeProvider, AnEditedPolicyFileNeverRunsUnconfined) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  nlohmann::json edited = nlohmann::json::parse(SerializeCompiledPolicy(*policy));
+  edited["spec"]["mode"] = "danger-full-access";
+  edited["spec"]["acknowledge_danger"] = true;
+  Result<Policy> danger = LoadCompiledPolicy(edited.dump());
+  ASSERT_FALSE(danger.ok());
+  EXPECT_NE(danger.error().message().find("danger-full-access"), std::string::npos) << danger.error().ToString();
+
+  nlohmann::json mistyped = nlohmann::json::parse(SerializeCompiledPolicy(*policy));
+  mistyped["fingerprint"] = 42;
+  mistyped["pins"] = "all";
+  EXPECT_FALSE(LoadCompiledPolicy(mistyped.dump()).ok());
 }
 
 TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {

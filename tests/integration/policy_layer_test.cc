@@ -182,6 +182,39 @@ TEST_F(PolicyLayer, UserConfigGivenWithConfigOpensTheNetwork) {
   EXPECT_TRUE(listener.GotSomething());
 }
 
+// corral's own state (the user config, sessions, quarantine, compiled
+// policies) decides what the next run may do, so no run may write it: a
+// writable grant that holds it is refused before anything runs...
+TEST_F(PolicyLayer, CorralsOwnStateInsideAWritableGrantIsRefused) {
+  SpawnOptions options;
+  options.env["XDG_CONFIG_HOME"] = workspace_ / ".config";
+  workspace_.Mkdir(".config");
+  Outcome outcome = RunIn({}, {"sh", "-c",
+                               "touch canary; mkdir -p .config/corral && "
+                               "echo 'sandbox.network = true' > .config/corral/config.toml"},
+                          options);
+  ExpectNothingRan(outcome, kExitPolicy);
+  EXPECT_NE(outcome.err.find("corral's own state"), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".config/corral"));
+}
+
+// ...and a read grant that holds it shows it as "permission denied": a
+// session log or a quarantined file is not the command's to read.
+TEST_F(PolicyLayer, CorralsOwnStateInsideAReadGrantIsHidden) {
+  std::string token = RandomToken("OWNSTATE");
+  outside_.Write("state/corral/sessions/s.jsonl", token + "\n");
+  SpawnOptions options;
+  options.env["XDG_STATE_HOME"] = outside_ / "state";
+  Outcome outcome =
+      RunIn({"--allow-read", outside_.path()}, {"cat", outside_ / "state/corral/sessions/s.jsonl"}, options);
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find(token), std::string::npos) << outcome.Describe();
+  // Control: the same file outside corral's state is readable.
+  outside_.Write("state/other/s.jsonl", token + "\n");
+  Outcome control = RunIn({"--allow-read", outside_.path()}, {"cat", outside_ / "state/other/s.jsonl"}, options);
+  EXPECT_NE(control.out.find(token), std::string::npos) << control.Describe();
+}
+
 TEST_F(PolicyLayer, NoConfigIgnoresTheUserAndTheProjectFiles) {
   WriteUserConfig("[sandbox]\nnetwork = true\n");
   WriteProjectConfig("[sandbox]\nforbid_read = [\".env\"]\n");

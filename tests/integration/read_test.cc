@@ -107,6 +107,31 @@ TEST_F(ReadEscape, InheritedDirectoryDescriptorsAreClosed) {
   ExpectSecretAbsent(outcome, secret_);
 }
 
+// Descriptors 0-2 pass into the sandbox as they are, so a directory or an
+// O_PATH handle there would reach outside the mount view (openat(0, ...)).
+// corral refuses to run at all; the canary proves nothing started.
+TEST_F(ReadEscape, DirectoryOrPathHandleOnStdioIsRefused) {
+  int dir_fd = ::open(outside_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int path_fd = ::open(outside_.path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dir_fd, 0);
+  ASSERT_GE(path_fd, 0);
+  const std::string canary = workspace_ / "ran";
+  for (bool on_stdin : {true, false}) {
+    SCOPED_TRACE(on_stdin ? "directory on stdin" : "O_PATH handle on stderr");
+    SpawnOptions options;
+    (on_stdin ? options.stdin_fd : options.stderr_fd) = on_stdin ? dir_fd : path_fd;
+    Outcome outcome = RunIn({}, {"sh", "-c", "touch ran; cat /proc/self/fd/0/secret.txt"}, options);
+    EXPECT_EQ(outcome.exit_code, 64) << outcome.Describe();
+    EXPECT_FALSE(Exists(canary)) << outcome.Describe();
+    ExpectSecretAbsent(outcome, secret_);
+  }
+  ::close(dir_fd);
+  ::close(path_fd);
+  // Control: with ordinary stdio the same command runs.
+  EXPECT_EQ(RunIn({}, {"sh", "-c", "touch ran"}).exit_code, 0);
+  EXPECT_TRUE(Exists(canary));
+}
+
 TEST_F(ReadEscape, EnvironmentSecretsAreScrubbed) {
   std::string token = RandomToken("ENVSECRET");
   SpawnOptions options = WithEnv({{"SECRET_TOKEN", token}, {"AWS_SECRET_ACCESS_KEY", token}});

@@ -151,6 +151,23 @@ TEST_P(WrapTest, DangerFullAccessIsNeverWrapped) {
   EXPECT_NE(Field(report["wrap"], "stderr").find("cannot_confine_danger"), std::string::npos) << last_;
 }
 
+// wrap passes the same approval gate as run: a dangerous command under
+// ask-dangerous with no terminal gets no argv, so the harness spawns nothing.
+TEST_P(WrapTest, ADangerousCommandRefusedByTheApprovalGateIsNeverWrapped) {
+  workspace_.Write("victim/file", "keep");
+  SpawnOptions no_terminal;
+  no_terminal.new_session = true;  // no controlling terminal to ask on
+  nlohmann::json report = Script({}, {"--approval", "ask-dangerous"}, {"rm", "-rf", workspace_ / "victim"}, no_terminal);
+  EXPECT_FALSE(report.value("spawned", true)) << last_;
+  ASSERT_TRUE(report["wrap"].is_object()) << last_;
+  EXPECT_EQ(report["wrap"]["exit_code"], 77) << last_;
+  EXPECT_NE(Field(report["wrap"], "stderr").find("approval_denied"), std::string::npos) << last_;
+  EXPECT_TRUE(Exists(workspace_ / "victim/file"));
+  // Control: a safe command under the same policy is wrapped and runs.
+  nlohmann::json safe = Script({}, {"--approval", "ask-dangerous"}, {"true"}, no_terminal);
+  EXPECT_TRUE(safe.value("spawned", false)) << last_;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, WrapTest, ::testing::Values("native", "bubblewrap"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
