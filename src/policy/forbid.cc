@@ -31,17 +31,25 @@ std::vector<std::string> Segments(const std::string& path) {
 
 bool HasGlob(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
 
-bool MatchSegments(const std::vector<std::string>& pattern, size_t p, const std::vector<std::string>& path, size_t q) {
-  if (p == pattern.size()) return q == path.size();
-  if (pattern[p] == "**") {
-    for (size_t skip = q; skip <= path.size(); ++skip) {
-      if (MatchSegments(pattern, p + 1, path, skip)) return true;
+// Segment-wise glob match, `**` spanning any number of segments. Dynamic
+// programming over (pattern, path) positions keeps it O(P * Q) whatever the
+// pattern: naive backtracking is exponential in the number of `**`s, and a
+// project's corral.toml is only partly trusted.
+bool MatchSegments(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
+  // row[q]: pattern[p..] matches path[q..]; computed from the last pattern
+  // segment backwards.
+  std::vector<char> row(path.size() + 1, 0), next(path.size() + 1, 0);
+  next[path.size()] = 1;  // the empty pattern matches only the empty path
+  for (size_t p = pattern.size(); p-- > 0;) {
+    const bool any = pattern[p] == "**";
+    row[path.size()] = any && next[path.size()];
+    for (size_t q = path.size(); q-- > 0;) {
+      row[q] = any ? (next[q] || row[q + 1])
+                   : (next[q + 1] && ::fnmatch(pattern[p].c_str(), path[q].c_str(), 0) == 0);
     }
-    return false;
+    std::swap(row, next);
   }
-  if (q == path.size()) return false;
-  if (::fnmatch(pattern[p].c_str(), path[q].c_str(), 0) != 0) return false;
-  return MatchSegments(pattern, p + 1, path, q + 1);
+  return next[0] != 0;
 }
 
 class Walker {
@@ -119,7 +127,7 @@ Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std
 }
 
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path) {
-  return MatchSegments(Segments(pattern), 0, Segments(path), 0);
+  return MatchSegments(Segments(pattern), Segments(path));
 }
 
 Result<std::vector<MaskedPath>> ExpandForbidden(const std::vector<std::string>& patterns, const std::string& home,

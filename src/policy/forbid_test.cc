@@ -1,0 +1,149 @@
+// forbid_read: pattern normalisation, the segment-wise glob matcher, and
+// the expansion to masks on a temporary tree (relative patterns per user
+// root, globs walked within grants, symlinks hiding their targets, the walk
+// budget failing closed).
+#include "policy/forbid.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "base/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+using ::corral::testing::TestTree;
+
+TEST(ForbidPattern, NormalisationExpandsHomeAndRefusesDotDot) {
+  EXPECT_EQ(*NormalizeForbidPattern("~/.ssh", "/home/ana"), "/home/ana/.ssh");
+  EXPECT_EQ(*NormalizeForbidPattern("~", "/home/ana"), "/home/ana");
+  EXPECT_EQ(*NormalizeForbidPattern("/srv//data/", "/home/ana"), "/srv/data");
+  EXPECT_EQ(*NormalizeForbidPattern("**/.env", "/home/ana"), "**/.env");
+  EXPECT_FALSE(NormalizeForbidPattern("", "/home/ana").ok());
+  for (const char* bad : {"../x", "/srv/../etc/shadow", "a/..", "~/../other"}) {
+    Result<std::string> normalized = NormalizeForbidPattern(bad, "/home/ana");
+    ASSERT_FALSE(normalized.ok()) << bad;
+    EXPECT_EQ(normalized.error().kind(), ErrorKind::kUsage) << bad;
+  }
+}
+
+TEST(ForbidPattern, MatchTable) {
+  struct Case {
+    const char* pattern;
+    const char* path;
+    bool matches;
+  };
+  const Case cases[] = {
+      {"/ws/.env", "/ws/.env", true},
+      {"/ws/.env", "/ws/.env.example", false},
+      {"/ws/.env", "/ws", false},
+      {"/ws/**/.env", "/ws/.env", true},  // ** spans zero segments
+      {"/ws/**/.env", "/ws/a/b/c/.env", true},
+      {"/ws/**/.env", "/other/.env", false},
+      {"/ws/**", "/ws", true},
+      {"/ws/**", "/ws/a/b", true},
+      {"/ws/*.pem", "/ws/key.pem", true},
+      {"/ws/*.pem", "/ws/.hidden.pem", true},  // globs match dot files too
+      {"/ws/*.pem", "/ws/sub/key.pem", false},  // * stays within one segment
+      {"/ws/key?.pem", "/ws/key1.pem", true},
+      {"/ws/key[0-9].pem", "/ws/keyA.pem", false},
+      {"/ws/**/secrets/*", "/ws/a/secrets/x", true},
+      {"/ws/**/secrets/*", "/ws/a/secrets", false},
+      {"/**/**/**/x", "/x", true},
+      {"/**/a/**/b", "/a/b", true},
+      {"/**/a/**/b", "/b/a", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(MatchesForbidPattern(c.pattern, c.path), c.matches) << c.pattern << " vs " << c.path;
+  }
+}
+
+// Backtracking would take exponential time here; the matcher must not.
+TEST(ForbidPattern, ManyDoubleStarsStayCheap) {
+  std::string pattern, path;
+  for (int i = 0; i < 40; ++i) pattern += "/**/a";
+  pattern += "/b";
+  for (int i = 0; i < 200; ++i) path += "/a";
+  EXPECT_FALSE(MatchesForbidPattern(pattern, path));
+  EXPECT_TRUE(MatchesForbidPattern(pattern, path + "/b"));
+}
+
+std::set<std::string> Paths(const std::vector<MaskedPath>& masks) {
+  std::set<std::string> paths;
+  for (const MaskedPath& mask : masks) paths.insert(mask.path + (mask.is_dir ? "/" : ""));
+  return paths;
+}
+
+class ForbidExpand : public ::testing::Test {
+ protected:
+  ForbidExpand() {
+    tree_.File("ws/.env", "x");
+    tree_.File("ws/app/.env", "x");
+    tree_.File("ws/app/main.c", "x");
+    tree_.Dir("ws/keys");
+    tree_.File("ws/keys/id.pem", "x");
+    tree_.File("data/.env", "x");
+    tree_.File("outside/.env", "x");
+    tree_.File("home/.ssh/id_ed25519", "x");
+  }
+  ForbidScope Scope() const {
+    ForbidScope scope;
+    scope.user_roots = {tree_.Join("ws"), tree_.Join("data")};
+    scope.visible_roots = {tree_.Join("ws"), tree_.Join("data"), tree_.Join("home")};
+    return scope;
+  }
+  Result<std::vector<MaskedPath>> Expand(const std::vector<std::string>& patterns) const {
+    return ExpandForbidden(patterns, tree_.Join("home"), Scope());
+  }
+
+  TestTree tree_;
+};
+
+TEST_F(ForbidExpand, RelativeGlobAppliesUnderEveryUserRootAndOnlyInsideGrants) {
+  Result<std::vector<MaskedPath>> masks = Expand({"**/.env"});
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  EXPECT_EQ(Paths(*masks), (std::set<std::string>{tree_.Join("ws/.env"), tree_.Join("ws/app/.env"),
+                                                  tree_.Join("data/.env")}));
+}
+
+TEST_F(ForbidExpand, AbsoluteHomeAndDirectoryPatterns) {
+  Result<std::vector<MaskedPath>> masks = Expand({"~/.ssh", tree_.Join("ws/keys"), tree_.Join("outside/.env")});
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  // outside/ is in no grant: it is invisible already and needs no mask.
+  EXPECT_EQ(Paths(*masks), (std::set<std::string>{tree_.Join("home/.ssh/"), tree_.Join("ws/keys/")}));
+}
+
+TEST_F(ForbidExpand, AMissingPathNeedsNoMask) {
+  Result<std::vector<MaskedPath>> masks = Expand({tree_.Join("ws/missing"), "**/nothing-like-this"});
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  EXPECT_TRUE(masks->empty());
+}
+
+TEST_F(ForbidExpand, AHiddenSymlinkHidesItsTargetInsideTheGrants) {
+  tree_.Symlink("ws/link-to-keys", tree_.Join("ws/keys/id.pem"));
+  Result<std::vector<MaskedPath>> masks = Expand({"link-to-keys"});
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  EXPECT_EQ(Paths(*masks), (std::set<std::string>{tree_.Join("ws/link-to-keys"), tree_.Join("ws/keys/id.pem")}));
+}
+
+TEST_F(ForbidExpand, AWalkOverTheBudgetIsAnErrorNotAPartialMask) {
+  for (int i = 0; i < 50; ++i) tree_.File("ws/many/f" + std::to_string(i), "x");
+  ForbidScope scope = Scope();
+  scope.walk_budget = 20;
+  Result<std::vector<MaskedPath>> masks = ExpandForbidden({"**/.env"}, tree_.Join("home"), scope);
+  ASSERT_FALSE(masks.ok());
+  EXPECT_EQ(masks.error().kind(), ErrorKind::kPolicy);
+  EXPECT_NE(masks.error().message().find("narrower"), std::string::npos) << masks.error().ToString();
+}
+
+TEST_F(ForbidExpand, DotDotIsRefusedBeforeAnyWalk) {
+  Result<std::vector<MaskedPath>> masks = Expand({"ws/../outside/.env"});
+  ASSERT_FALSE(masks.ok());
+  EXPECT_EQ(masks.error().kind(), ErrorKind::kUsage);
+}
+
+}  // namespace
+}  // namespace corral
