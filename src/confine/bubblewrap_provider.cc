@@ -107,6 +107,10 @@ std::vector<std::string> BubblewrapGaps(const Policy& policy) {
     gaps.push_back("protected paths: no post-run sweep; a missing protected path (.git/hooks, .envrc, ...) the "
                    "command creates stays in the tree");
   }
+  if (!policy.env_allow().empty()) {
+    gaps.push_back("environment: --allow-env values travel in bwrap's argv (--setenv NAME VALUE), where other "
+                   "processes of the same user can read them in /proc/<pid>/cmdline");
+  }
   if (policy.timeout()) gaps.push_back("timeout: --timeout is not enforced (bwrap has no deadline)");
   if (policy.pin_sha256()) {
     gaps.push_back("pin: --pin-sha256 is not checked; the program is resolved by path inside the sandbox");

@@ -157,6 +157,12 @@ TEST(BubblewrapProvider, IsPartialAndNamesWhatBwrapCannotGive) {
   ASSERT_TRUE(timed.ok());
   std::vector<std::string> gaps = MustConfine(*timed).gaps;
   EXPECT_TRUE(std::any_of(gaps.begin(), gaps.end(), [](const std::string& g) { return g.starts_with("timeout:"); }));
+  EXPECT_EQ(all.find("environment:"), std::string::npos);  // only with --allow-env
+  Result<Policy> env = BuildTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.AllowEnv("API_TOKEN"); });
+  ASSERT_TRUE(env.ok());
+  gaps = MustConfine(*env).gaps;
+  EXPECT_TRUE(
+      std::any_of(gaps.begin(), gaps.end(), [](const std::string& g) { return g.starts_with("environment:"); }));
 }
 
 TEST(BubblewrapProvider, RunnerRuleRecognisesBwrapsOwnErrors) {

@@ -113,8 +113,9 @@ TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
 }
 
 TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
-  // The command is PID 1 of its namespace, which the kernel never hands a
-  // signal it does not handle: corral carries out the default action.
+  // corral's init (PID 1 of the namespace) passes the signal on to the
+  // command's process group: a command without a handler dies by it, and
+  // the run reports 128 + the signal, as it would outside.
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(sig);
     std::string token = SleepToken();

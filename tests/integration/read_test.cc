@@ -132,6 +132,22 @@ TEST_F(ReadEscape, DirectoryOrPathHandleOnStdioIsRefused) {
   EXPECT_TRUE(Exists(canary));
 }
 
+// --home real shows the home read-only, but never its credentials.
+TEST_F(ReadEscape, RealHomeKeepsItsCredentialsHidden) {
+  std::string token = RandomToken("HOMECRED");
+  outside_.Write("home/.ssh/id_ed25519", token + "\n");
+  outside_.Write("home/.aws/credentials", token + "\n");
+  outside_.Write("home/notes.txt", "notes\n");
+  SpawnOptions options = WithEnv({{"HOME", outside_ / "home"}});
+  Outcome outcome = RunIn({"--home", "real"},
+                          {"sh", "-c", "cat \"$HOME/notes.txt\" \"$HOME/.ssh/id_ed25519\" \"$HOME/.aws/credentials\"; "
+                                       "echo x > \"$HOME/planted\""},
+                          options);
+  EXPECT_NE(outcome.out.find("notes"), std::string::npos) << outcome.Describe();  // the control
+  ExpectSecretAbsent(outcome, token);
+  EXPECT_FALSE(Exists(outside_ / "home/planted"));  // and read-only
+}
+
 TEST_F(ReadEscape, EnvironmentSecretsAreScrubbed) {
   std::string token = RandomToken("ENVSECRET");
   SpawnOptions options = WithEnv({{"SECRET_TOKEN", token}, {"AWS_SECRET_ACCESS_KEY", token}});
