@@ -24,6 +24,14 @@
 namespace corral::cli {
 namespace {
 
+// corral exits right after the run: it need not wait while the kernel frees
+// the emptied sandbox's namespaces.
+RunOptions CliRunOptions() {
+  RunOptions options;
+  options.wait_for_teardown = false;
+  return options;
+}
+
 int Refuse(const AuditTrail& trail, const Error& error) {
   AuditEvent event("failed");
   event.Set("source", "corral")
@@ -113,7 +121,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     }
     Result<Policy> policy = LoadPolicyFile(*policy_file);
     if (!policy.ok()) return Refuse(trail, policy.error());
-    RunResult result = RunConfined(*policy, std::move(command), trail);
+    RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
     if (result.error) PrintError(result.error->ToString());
     return result.exit_status;
   }
@@ -168,7 +176,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   }
 
   std::string program = command[0];
-  RunResult result = RunConfined(*policy, std::move(command), trail);
+  RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
   if (result.error) {
     const Error& error = *result.error;
     if (error.kind() == ErrorKind::kNotFound) {

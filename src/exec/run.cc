@@ -160,6 +160,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
     Result<Outcome> outcome = Supervise(*process, supervise);
+    if (!options.wait_for_teardown) process->Release();
     if (!outcome.ok()) {
       result = Failed(audit, policy, std::move(outcome).error());
     } else if (outcome->kind == Outcome::Kind::kTimedOut) {

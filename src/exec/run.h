@@ -31,6 +31,11 @@ struct RunOptions {
   // Where quarantined protected paths go; default
   // $XDG_STATE_HOME/corral/quarantine/<run> (or ~/.local/state/...).
   std::optional<std::string> quarantine_dir;
+  // false: return as soon as every process of the sandbox has been killed
+  // and reaped, without waiting for init's own exit, in which the kernel
+  // frees the namespaces. Init's zombie then passes to whoever reaps this
+  // process's orphans: only for a caller about to exit (the CLI).
+  bool wait_for_teardown = true;
 };
 
 struct RunResult {

@@ -206,10 +206,35 @@ int CommandMain(void* arg) {
 
 void NoopHandler(int) {}
 
+// As the PID namespace's init: kills every other process in it and reaps
+// them, so that when init reports the command's status nothing of the
+// sandbox runs any more, and corral need not wait for the kernel to free the
+// namespaces after init exits. All of them have init's uid and no
+// capabilities, so none can refuse SIGKILL; each reap is followed by another
+// kill(-1) for a child forked meanwhile, and ECHILD means none is left (every
+// process in the namespace descends from init). Without a PID namespace of
+// its own (best effort) kill(-1) would reach the caller's other processes, so
+// it does nothing there.
+void EmptyNamespace() {
+  if (::getpid() != 1) return;
+  sigset_t child;
+  ::sigemptyset(&child);
+  ::sigaddset(&child, SIGCHLD);
+  for (;;) {
+    ::kill(-1, SIGKILL);
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
+    if (pid > 0 || (pid < 0 && errno == EINTR)) continue;
+    if (pid < 0) return;  // ECHILD: init is alone
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    ::sigtimedwait(&child, nullptr, &tick);
+  }
+}
+
 // The sandbox's PID 1: corral's trusted code, not the command. It holds
 // PR_SET_PDEATHSIG, which the command cannot clear; forwards signals to the
 // command's process group (the command leads one of its own); reaps orphans;
-// and exits with the command, which kills whatever is left in the namespace.
+// and when the command exits, empties the namespace, reports, and exits.
 [[noreturn]] void RunInit(const ChildContext& ctx) {
   // Init is a copy of corral's memory: nothing of it may be read from inside.
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kCaps, errno);
@@ -245,9 +270,10 @@ void NoopHandler(int) {}
       pid_t pid = ::waitpid(-1, &status, WNOHANG);
       if (pid <= 0) break;
       if (pid == command) {
+        EmptyNamespace();
         ssize_t ignored = ::write(ctx.status_fd, &status, sizeof status);
         (void)ignored;
-        ::_exit(0);  // in its own PID namespace, this kills what is left
+        ::_exit(0);
       }
     }
   }
@@ -468,6 +494,8 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::move(other.pidfd_);
     status_ = std::move(other.status_);
+    status_taken_ = other.status_taken_;
+    command_status_ = other.command_status_;
     reaped_ = std::exchange(other.reaped_, true);
     wait_status_ = other.wait_status_;
   }
@@ -503,9 +531,28 @@ Result<void> SandboxProcess::Forward(int signal) {
   return {};
 }
 
+bool SandboxProcess::TakeStatus() {
+  if (status_taken_) return command_status_.has_value();
+  status_taken_ = true;
+  int status = 0;
+  ssize_t n;
+  do {
+    n = ::read(status_.get(), &status, sizeof status);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof status)) return false;
+  command_status_ = status;
+  return true;
+}
+
+void SandboxProcess::Release() {
+  if (emptied()) reaped_ = true;
+}
+
 std::optional<int> SandboxProcess::CommandStatus() const {
+  if (command_status_) return command_status_;
   if (!reaped_) return std::nullopt;
   if (unconfined_) return wait_status_;
+  if (status_taken_) return std::nullopt;
   int status = 0;
   ssize_t n;
   do {

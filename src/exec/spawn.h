@@ -17,8 +17,9 @@
 //
 // Init holds PR_SET_PDEATHSIG (the command cannot clear another process's),
 // forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to the command's process
-// group, reaps orphans, and exits with the command, which kills everything
-// left in the PID namespace. The command is an ordinary process (PID 2):
+// group, and reaps orphans. When the command exits, init kills and reaps
+// everything left in the PID namespace, then writes the command's status to
+// corral and exits. The command is an ordinary process (PID 2):
 // signals, SIGPIPE and alarms behave as they do outside.
 //
 // PR_SET_PDEATHSIG follows the thread that spawned: a library user that
@@ -68,8 +69,23 @@ class SandboxProcess {
   Result<void> Kill();
   // Delivers a forwarded signal to the command's process group.
   Result<void> Forward(int signal);
-  // After Reap: the command's wait status (from init's status pipe, or
-  // directly for an unconfined command).
+  // Init's status pipe: readable once the command has ended and (with a PID
+  // namespace) every other process of the sandbox has been killed and
+  // reaped; at EOF without data if init died first.
+  int status_fd() const { return status_.get(); }
+  // Reads the command's wait status from init's pipe (once). False when init
+  // died without writing one.
+  bool TakeStatus();
+  // The status was taken and init had emptied its PID namespace first: no
+  // process of the sandbox is left, only init's own exit.
+  bool emptied() const { return command_status_.has_value() && own_pid_namespace_; }
+  // Once emptied(): stop owning init without waiting for its exit, in which
+  // the kernel frees the namespaces (a few hundred microseconds). Its zombie
+  // passes to whoever reaps this process's orphans, so only a caller about
+  // to exit should do this.
+  void Release();
+  // The command's wait status: from TakeStatus, or after Reap from init's
+  // pipe, or directly for an unconfined command.
   std::optional<int> CommandStatus() const;
   // Waits for init to exit. Idempotent.
   void Reap();
@@ -84,6 +100,8 @@ class SandboxProcess {
   pid_t pid_ = -1;
   UniqueFd pidfd_;
   UniqueFd status_;  // init writes the command's wait status here
+  bool status_taken_ = false;
+  std::optional<int> command_status_;
   bool reaped_ = false;
   int wait_status_ = 0;
 };

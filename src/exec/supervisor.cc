@@ -105,23 +105,36 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
 
   std::optional<Relay> relay;
   if (options.relay) relay.emplace(*options.relay);
+  bool status_checked = false;
   for (;;) {
-    struct pollfd fds[4] = {{process.pidfd(), POLLIN, 0},
+    // Init's status pipe ends the run as soon as the sandbox is empty; its
+    // exit (the pidfd) comes after the kernel has freed the namespaces.
+    bool want_status = !process.unconfined() && !status_checked;
+    struct pollfd fds[5] = {{process.pidfd(), POLLIN, 0},
                             {signals.get(), POLLIN, 0},
                             {relay ? relay->input_fd() : -1, POLLIN, 0},
-                            {relay ? relay->output_fd() : -1, POLLOUT, 0}};
+                            {relay ? relay->output_fd() : -1, POLLOUT, 0},
+                            {want_status ? process.status_fd() : -1, POLLIN, 0}};
     int wait_ms = -1;
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       wait_ms = left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
     }
-    int ready = ::poll(fds, 4, wait_ms);
+    int ready = ::poll(fds, 5, wait_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Error::FromErrno(ErrorKind::kInternal, "cannot wait for the sandbox", "poll", errno);
     }
     if (relay && fds[2].revents != 0) relay->Read();
     if (relay && fds[3].revents != 0) relay->Write();
+    if (fds[4].revents != 0) {
+      status_checked = true;
+      if (process.TakeStatus() && process.emptied()) {
+        if (relay) relay->Finish();
+        return ReadOutcome(process);
+      }
+      continue;  // without a PID namespace of its own, or init died: wait for init
+    }
     if (fds[0].revents != 0) {
       process.Reap();
       if (relay) relay->Finish();

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <random>
+#include <thread>
 
 #include "harness.h"
 
@@ -96,6 +98,23 @@ TEST_F(Lifecycle, BackgroundProcessesDieWhenTheCommandExits) {
   Outcome outcome = RunIn({}, {"sh", "-c", "(setsid sleep " + orphan + " &); exit 3"});
   EXPECT_EQ(outcome.exit_code, 3) << outcome.Describe();
   ExpectNoSurvivors({orphan}, 0ms);
+}
+
+// corral returns before the kernel has freed the sandbox's namespaces, but
+// only after init has killed and reaped every process in them: a background
+// writer the command left behind writes nothing once corral has returned.
+TEST_F(Lifecycle, NothingOfTheSandboxRunsOnceCorralReturns) {
+  std::string orphan = SleepToken();
+  Outcome outcome = RunIn({}, {"sh", "-c",
+                               "(setsid sleep " + orphan + " &); (trap '' TERM HUP; while :; do echo x >> log; done) & "
+                               "while [ ! -s log ]; do :; done; exit 5"});
+  ASSERT_EQ(outcome.exit_code, 5) << outcome.Describe();
+  ExpectNoSurvivors({orphan}, 0ms);
+  std::error_code error;
+  auto size = std::filesystem::file_size(workspace_ / "log", error);
+  ASSERT_FALSE(error) << error.message();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(std::filesystem::file_size(workspace_ / "log"), size) << "a process of the sandbox still wrote";
 }
 
 TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
