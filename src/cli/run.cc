@@ -151,6 +151,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     request.sandbox_permissions = sandbox_permissions;
     request.justification = justification;
     request.action = Action::Command(command).Summary();
+    request.ceiling = resolved->mode_ceiling;
     ApproverEscalationChannel channel(tty);
     Result<EscalationGrant> grant = ApproveEscalation(request, &channel);
     AuditEvent event("escalation");

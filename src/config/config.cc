@@ -92,6 +92,7 @@ LoadOptions DefaultLoadOptions(const std::string& home, const std::string& works
 Result<Config> LoadConfig(const LoadOptions& options) {
   MergeContext context;
   context.user_file = options.user_path.value_or("~/.config/corral/config.toml");
+  context.preset = options.preset;
   if (!options.workspace_root.empty()) {
     Result<std::string> root = CanonicalAbsolutePath(options.workspace_root);
     if (!root.ok()) {

@@ -38,6 +38,7 @@
 
 #include "base/result.h"
 #include "gate/approval.h"
+#include "gate/presets.h"
 #include "policy/mode.h"
 #include "policy/spec.h"
 
@@ -91,6 +92,10 @@ struct LoadOptions {
   std::string home;                         // for "~" expansion
   std::string workspace_root;               // absolute; the project file's grants must lie inside it
   uid_t uid = 0;                            // the caller; the user file must be its or root's
+  // The preset the caller chose outside the files (--preset). With the user
+  // file's own approval.preset, it is part of what the project file may only
+  // narrow: a project mode or approval policy wider than the preset's is refused.
+  std::optional<Preset> preset;
 };
 
 // $XDG_CONFIG_HOME/corral/config.toml when XDG_CONFIG_HOME is set and

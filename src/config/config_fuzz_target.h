@@ -58,7 +58,7 @@ inline std::optional<std::string> ExerciseConfigParsers(std::string_view text) {
   } else {
     std::optional<ConfigLayer> base;
     if (user.ok()) base = user.value();
-    Result<Config> merged = MergeConfigLayers(base, project.value(), MergeContext{kUserFile, "/fuzz/ws"});
+    Result<Config> merged = MergeConfigLayers(base, project.value(), MergeContext{kUserFile, "/fuzz/ws", std::nullopt});
     if (!merged.ok()) {
       if (std::string bad = CheckRejection(merged.error(), kProjectFile); !bad.empty()) return bad;
     } else {

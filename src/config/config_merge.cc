@@ -58,8 +58,20 @@ class ProjectMerge {
   Status Apply() {
     // Decided against what the user (or the defaults) allow, before the
     // project narrows anything.
-    const Mode mode_ceiling = config_.mode.value_or(Mode::kWorkspaceWrite);
-    const std::optional<ApprovalPolicy> approval_ceiling = config_.approval_policy;
+    // The user's own settings, else the user's preset (the --preset flag,
+    // then the user file's approval.preset), else the defaults.
+    std::optional<Preset> preset = context_.preset;
+    if (!preset && config_.preset) {
+      Result<Preset> named = ResolvePreset(*config_.preset);
+      if (named.ok()) preset = *named;
+    }
+    const Mode mode_ceiling = config_.mode ? *config_.mode : preset ? preset->mode : Mode::kWorkspaceWrite;
+    const std::optional<ApprovalPolicy> approval_ceiling =
+        config_.approval_policy ? config_.approval_policy
+                                : preset ? std::optional<ApprovalPolicy>(preset->approval) : std::nullopt;
+    const std::string from_preset = preset ? "the preset \"" + std::string(preset->name) + "\"" : std::string();
+    mode_source_ = config_.mode || !preset ? "the user config" : from_preset;
+    approval_source_ = config_.approval_policy || !preset ? "the user config" : from_preset;
     CORRAL_TRY(OnlyUser(project_.workspace_root, "sandbox.workspace_root", "set the workspace root"));
     CORRAL_TRY(OnlyUser(project_.backend, "sandbox.backend", "choose the backend"));
     CORRAL_TRY(CheckMode(mode_ceiling));
@@ -104,8 +116,9 @@ class ProjectMerge {
     if (project_.mode) {
       if (IsStrictlyWider(project_.mode->value, ceiling)) {
         return Widens(project_.mode->where, "sandbox.mode",
-                      "the project config cannot widen the mode from " + std::string(ModeName(ceiling)) + " to " +
-                          std::string(ModeName(project_.mode->value)) + ": " + OnlyUserCan("widen the mode"));
+                      "the project config cannot widen the mode from " + std::string(ModeName(ceiling)) + " (" +
+                          mode_source_ + ") to " + std::string(ModeName(project_.mode->value)) + ": " +
+                          OnlyUserCan("widen the mode"));
       }
       Set(config_.mode, project_.mode, "sandbox.mode", config_);
     }
@@ -216,7 +229,8 @@ class ProjectMerge {
       return Widens(project_.approval_policy->where, "approval.policy",
                     "the project config cannot loosen approval to \"" + std::string(ApprovalPolicyName(asked)) +
                         "\"" +
-                        (ceiling ? " (the user config says \"" + std::string(ApprovalPolicyName(*ceiling)) + "\")"
+                        (ceiling ? " (" + approval_source_ + " says \"" + std::string(ApprovalPolicyName(*ceiling)) +
+                                       "\")"
                                  : std::string()) +
                         ": " + OnlyUserCan("loosen approval"));
     }
@@ -255,6 +269,8 @@ class ProjectMerge {
   const ConfigLayer& project_;
   const MergeContext& context_;
   Config& config_;
+  std::string mode_source_;      // where the mode ceiling came from
+  std::string approval_source_;  // where the approval ceiling came from
 };
 
 }  // namespace

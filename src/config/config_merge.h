@@ -19,6 +19,7 @@ namespace corral {
 struct MergeContext {
   std::string user_file;       // named in refusals even when it does not exist
   std::string workspace_root;  // absolute canonical text; project grants must lie inside it
+  std::optional<Preset> preset;  // the caller's --preset, which beats the user file's
 };
 
 Result<Config> MergeConfigLayers(const std::optional<ConfigLayer>& user, const std::optional<ConfigLayer>& project,

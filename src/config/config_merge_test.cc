@@ -17,7 +17,7 @@ std::optional<ConfigLayer> Layer(const std::optional<std::string>& text, const c
 
 Result<Config> Merge(const std::optional<std::string>& user, const std::optional<std::string>& project) {
   return MergeConfigLayers(Layer(user, kUserFile, ConfigScope::kUser),
-                           Layer(project, kProjectFile, ConfigScope::kProject), MergeContext{kUserFile, "/ws"});
+                           Layer(project, kProjectFile, ConfigScope::kProject), MergeContext{kUserFile, "/ws", std::nullopt});
 }
 
 Config Merged(const std::optional<std::string>& user, const std::optional<std::string>& project) {
@@ -86,7 +86,7 @@ TEST(ConfigMerge, ProjectMayRepeatOrCloseTheUsersNetwork) {
 
 TEST(ConfigMerge, ProjectCannotWidenTheMode) {
   EXPECT_EQ(Refused("[sandbox]\nmode = \"read-only\"\n", "[sandbox]\nmode = \"workspace-write\"\n"),
-            "/ws/corral.toml:2:1: sandbox.mode: the project config cannot widen the mode from read-only to "
+            "/ws/corral.toml:2:1: sandbox.mode: the project config cannot widen the mode from read-only (the user config) to "
             "workspace-write: only the user config (/home/u/.config/corral/config.toml) can widen the mode");
   // Without a user file the ceiling is the default, workspace-write.
   EXPECT_TRUE(StartsWith(Refused(std::nullopt, "[sandbox]\nmode = \"danger-full-access\"\n"),

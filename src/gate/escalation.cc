@@ -84,6 +84,11 @@ Result<EscalationGrant> ApproveEscalation(const EscalationRequest& request, Esca
   }
 
   std::string target_name(ModeName(*target));
+  if (request.ceiling && IsStrictlyWider(*target, *request.ceiling)) {
+    return Refusal("escalation_beyond_ceiling", DenialMarker(request.current) + " escalation to " + target_name +
+                                                    " refused: the profile allows at most " +
+                                                    std::string(ModeName(*request.ceiling)));
+  }
   if (approver == nullptr) {
     return Refusal("escalation_unavailable", DenialMarker(request.current) + " escalation to " + target_name +
                                                  " refused: nobody is available to approve it");

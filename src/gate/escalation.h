@@ -10,8 +10,11 @@
 //   2. the target is workspace-write or danger-full-access and strictly
 //      wider than the current mode; otherwise it is refused before anyone
 //      is asked                               -> kDenied "escalation_not_wider"
-//   3. there is an approver                   -> kDenied "escalation_unavailable"
-//   4. the approver's answer: approve         -> allowed-once (the target mode)
+//   3. the target is within the ceiling, when there is one (a profile's
+//      mode); otherwise refused before anyone is asked
+//                                             -> kDenied "escalation_beyond_ceiling"
+//   4. there is an approver                   -> kDenied "escalation_unavailable"
+//   5. the approver's answer: approve         -> allowed-once (the target mode)
 //                             reject          -> kDenied "escalation_rejected"
 //                             cancel          -> kDenied "escalation_cancelled"
 //                             an error        -> kDenied "escalation_unavailable"
@@ -44,6 +47,7 @@ struct EscalationRequest {
   std::optional<std::string> sandbox_permissions;  // the target mode's name
   std::optional<std::string> justification;        // why, in the model's words
   std::string action;                              // what the call does, for the question
+  std::optional<Mode> ceiling;                     // the widest mode allowed at all (a profile's)
 };
 
 enum class EscalationAnswer { kApprove, kReject, kCancel };

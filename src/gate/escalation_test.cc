@@ -34,7 +34,7 @@ using FakeEscalationApprover = Canned<EscalationApprover, EscalationQuestion, Es
 using OneAnswer = Canned<Approver, ApprovalRequest, ApprovalAnswer>;
 
 EscalationRequest Ask(Mode current, std::optional<std::string> target, std::optional<std::string> why) {
-  return EscalationRequest{current, std::move(target), std::move(why), "write build/out"};
+  return EscalationRequest{current, std::move(target), std::move(why), "write build/out", std::nullopt};
 }
 
 TEST(Escalation, NeitherArgumentMeansNoEscalation) {
@@ -94,6 +94,24 @@ TEST(Escalation, NotStrictlyWiderIsRefusedBeforeAnyoneIsAsked) {
   // Checked before the approver's presence, too.
   EXPECT_EQ(ApproveEscalation(Ask(Mode::kWorkspaceWrite, "read-only", "x"), nullptr).error().code(),
             "escalation_not_wider");
+}
+
+TEST(Escalation, BeyondTheCeilingIsRefusedBeforeAnyoneIsAsked) {
+  FakeEscalationApprover approver(EscalationAnswer::kApprove);
+  EscalationRequest request = Ask(Mode::kReadOnly, "danger-full-access", "needs everything");
+  request.ceiling = Mode::kWorkspaceWrite;
+  Result<EscalationGrant> grant = ApproveEscalation(request, &approver);
+  ASSERT_FALSE(grant.ok());
+  EXPECT_EQ(grant.error().code(), "escalation_beyond_ceiling");
+  EXPECT_THAT(grant.error().message(), HasSubstr("at most workspace-write"));
+  EXPECT_TRUE(approver.asked.empty());
+
+  // Within the ceiling, the approver decides as usual.
+  request.sandbox_permissions = "workspace-write";
+  Result<EscalationGrant> within = ApproveEscalation(request, &approver);
+  ASSERT_TRUE(within.ok()) << within.error().ToString();
+  EXPECT_EQ(within->mode, Mode::kWorkspaceWrite);
+  EXPECT_EQ(approver.asked.size(), 1u);
 }
 
 TEST(Escalation, NoApproverMeansUnavailable) {

@@ -17,6 +17,10 @@ Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, co
   if (request.no_config) return Config{};
   LoadOptions options = DefaultLoadOptions(host.home, workspace.empty() ? host.cwd : workspace);
   if (request.user_config) options.user_path = *request.user_config;
+  if (request.preset) {
+    CORRAL_ASSIGN_OR_RETURN(Preset preset, ResolvePreset(*request.preset));
+    options.preset = preset;
+  }
   if (workspace.empty()) options.project_path.reset();  // no workspace, no project file
   return LoadConfig(options);
 }
@@ -92,6 +96,20 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   // config's workspace_root must not swap in another tree), else the config's.
   PolicyService service(out.spec.mode, request.profile ? out.spec.workspace : config.workspace_root);
   out.resolution = service.Explain(PolicyRequest{flags.mode, out.session ? &*out.session : nullptr});
+  // A profile is the whole authority, and its ceiling a ceiling: neither
+  // --mode nor a session's sandbox/mode event may widen its mode.
+  if (request.profile && IsStrictlyWider(out.resolution.policy.mode, out.spec.mode)) {
+    std::string by = out.resolution.mode_layer == ModeLayer::kOverride
+                         ? "--mode " + std::string(ModeName(out.resolution.policy.mode))
+                         : "the session's sandbox/mode event (" + std::string(ModeName(out.resolution.policy.mode)) +
+                               ")";
+    return Error(ErrorKind::kPolicy, by + " is wider than " + std::string(ModeName(out.spec.mode)) +
+                                         ", all that the profile" +
+                                         (request.profile_ceiling ? std::string(" and its ceiling") : std::string()) +
+                                         " allow; nothing was run. Narrow the mode, or edit the profile")
+        .WithCode("profile_widened");
+  }
+  if (request.profile) out.mode_ceiling = out.spec.mode;
   out.spec.mode = out.resolution.policy.mode;
   if (flags.workspace) {
     // --workspace beats the session's cwd: say so in the resolution too.

@@ -9,7 +9,8 @@
 //   -> a preset (safe, review, custom, danger): the deployment's default
 //      mode and approval policy
 //   -> or instead of config and preset: a profile (Deny/Gated/Allow per
-//      dimension), optionally Restricted by a ceiling profile
+//      dimension), optionally Restricted by a ceiling profile; its mode is
+//      a ceiling that no later layer (or escalation) may widen
 //   -> the session: its last sandbox/mode event beats the default mode, and
 //      its cwd is the workspace root
 //   -> the explicit overrides (CLI flags, MCP arguments): --mode beats the
@@ -76,6 +77,9 @@ struct ResolvedRequest {
   std::string approval_source;  // "flag", "config", "preset" or "default"
   std::optional<PermissionState> preset;
   std::vector<Dimension> gated;  // from a profile: each needs a grant before the spawn
+  // From a profile: the widest mode it allows; an escalation beyond it is
+  // refused before anyone is asked.
+  std::optional<Mode> mode_ceiling;
   std::vector<std::string> config_files;
   std::optional<std::string> profile_fingerprint;
   std::optional<Session> session;

@@ -324,6 +324,62 @@ TEST_F(RequestTest, AProfilesWorkspaceIsNotReplacedByTheConfigsWorkspaceRoot) {
   EXPECT_EQ(denied.spec.workspace, std::nullopt);
 }
 
+// A profile's mode is a ceiling: --mode and the session may narrow it, never widen it.
+TEST_F(RequestTest, NeitherTheModeFlagNorTheSessionWidensAProfile) {
+  std::string ws = tree_.Dir("ws");
+  std::string read_only = Write("ro.toml", "[profile]\nworkspace_root = \"" + ws +
+                                               "\"\nworkspace_read = \"allow\"\ncommand = \"allow\"\n");
+  RunRequest request = request_;
+  request.profile = read_only;
+  request.profile_ceiling = read_only;
+  ResolvedRequest plain = Resolve(request);
+  EXPECT_EQ(plain.spec.mode, Mode::kReadOnly);
+  EXPECT_EQ(plain.mode_ceiling, Mode::kReadOnly);
+
+  for (Mode wider : {Mode::kWorkspaceWrite, Mode::kDangerFullAccess}) {
+    RunRequest flag = request;
+    flag.overrides.mode = wider;
+    flag.overrides.acknowledge_danger = true;
+    Error error = Refusal(flag);
+    EXPECT_EQ(error.code(), "profile_widened") << ModeName(wider);
+    EXPECT_THAT(error.message(), HasSubstr("--mode " + std::string(ModeName(wider))));
+
+    RunRequest session = request;
+    session.session_id = NewSession(ws, wider);
+    EXPECT_EQ(Refusal(session).code(), "profile_widened") << ModeName(wider);
+  }
+
+  // Narrowing a writable profile is fine.
+  RunRequest narrow = request_;
+  narrow.profile = Profile(ws, "");
+  narrow.overrides.mode = Mode::kReadOnly;
+  EXPECT_EQ(Resolve(narrow).spec.mode, Mode::kReadOnly);
+}
+
+// A preset (the flag or the user file's) is the user's default: the project
+// file may narrow its mode and approval, never widen them.
+TEST_F(RequestTest, AProjectFileCannotWidenThePreset) {
+  std::string ws = tree_.Dir("ws");
+  RunRequest request = request_;
+  request.overrides.workspace = ws;
+  request.preset = "safe";
+  Project(ws, "mode = \"workspace-write\"\n");
+  Error mode = Refusal(request);
+  EXPECT_EQ(mode.code(), "config_project_widens");
+  EXPECT_THAT(mode.message(), HasSubstr("the preset \"safe\""));
+
+  request.preset.reset();
+  User("[approval]\npreset = \"review\"\n");
+  Project(ws, "[approval]\npolicy = \"ask-dangerous\"\n");
+  Error approval = Refusal(request);
+  EXPECT_EQ(approval.code(), "config_project_widens");
+  EXPECT_THAT(approval.message(), HasSubstr("the preset \"review\""));
+
+  // Narrower than the preset is fine.
+  Project(ws, "[approval]\npolicy = \"deny-all\"\n");
+  EXPECT_EQ(Resolve(request).approval, ApprovalPolicy::kDenyAll);
+}
+
 TEST_F(RequestTest, AnUnknownSessionIsAnError) {
   RunRequest request = request_;
   request.session_id = "no-such-session";
