@@ -94,6 +94,10 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     op.kind = MountKind::kBind;
     op.dir = false;
     op.devices = true;
+    // Read-only binds: reading and writing a device node do not need a
+    // writable mount, but chmod and chown of the host's node would (for a
+    // root caller, the node is root's).
+    op.read_only = true;
     // Under the /dev rule already; the rule of its own matters only without
     // a mount view (best effort), where it is the host's node.
     op.landlock = rights.fs & (kFsReadFile | kFsWriteFile | kFsIoctlDev);
@@ -149,7 +153,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   for (const MountOp& op : plan.ops) {
     CORRAL_INVARIANT(op.target != nullptr && op.target[0] == '/' && std::string_view(op.target) != "/",
                      "every mount target is an absolute path below the new root");
-    CORRAL_INVARIANT(op.kind != MountKind::kBind || !op.read_only || (op.landlock & kFsWriteFile) == 0,
+    // (Device nodes excepted: writing to one does not write the mount.)
+    CORRAL_INVARIANT(op.kind != MountKind::kBind || !op.read_only || op.devices || (op.landlock & kFsWriteFile) == 0,
                      "a read-only bind never carries Landlock write rights");
   }
   plan.root_landlock = rights.fs & kFsReadDir;

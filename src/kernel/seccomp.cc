@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -108,6 +109,31 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
       if (rc < 0) return SeccompError("personality", rc);
     }
   }
+
+  // Set-user-ID and set-group-ID bits: a file the command leaves in the
+  // workspace must not run with its owner's identity when someone outside
+  // runs it (for a root caller, a root-owned set-user-ID shell). Every call
+  // that sets a mode is refused when the mode carries either bit, compared
+  // on the low 32 bits (mode_t); openat2 hides its mode in a struct seccomp
+  // cannot read, so it reports ENOSYS and callers fall back to openat.
+  struct ModeArgument {
+    const char* name;
+    unsigned int arg;
+  };
+  const ModeArgument mode_arguments[] = {
+      {"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"creat", 1},
+      {"open", 2},  {"openat", 3}, {"mknod", 1},    {"mknodat", 2},
+  };
+  for (const ModeArgument& call : mode_arguments) {
+    int nr = seccomp_syscall_resolve_name(call.name);
+    if (nr < 0) return Error(ErrorKind::kSeccomp, std::string("unknown syscall ") + call.name);
+    for (uint64_t bit : {static_cast<uint64_t>(S_ISUID), static_cast<uint64_t>(S_ISGID)}) {
+      rc = seccomp_rule_add(ctx.get(), eperm, nr, 1, scmp_arg_cmp{call.arg, SCMP_CMP_MASKED_EQ, bit, bit});
+      if (rc < 0) return SeccompError(std::string("mode bits of ") + call.name, rc);
+    }
+  }
+  rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+  if (rc < 0) return SeccompError("openat2", rc);
 
   // Terminal injection, compared on the low 32 bits as the kernel does.
   for (uint64_t request : {static_cast<uint64_t>(TIOCSTI), static_cast<uint64_t>(TIOCLINUX)}) {

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "harness.h"
 
 namespace corral_it {
@@ -125,6 +127,39 @@ TEST_F(WriteEscape, RenamingGitAwayFails) {
   EXPECT_FALSE(Exists(workspace_ / ".git-moved"));
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks-moved"));
   EXPECT_FALSE(Exists(workspace_ / "config-moved"));
+}
+
+// A file the command leaves behind must not run with its owner's identity
+// (for a root caller: root) when someone outside runs it. Judged on the host:
+// no file in the workspace carries a set-user-ID or set-group-ID bit.
+TEST_F(WriteEscape, NoSetIdFileIsLeftInTheWorkspace) {
+  Outcome outcome = Probe("setuid_file", {workspace_.path()});
+  EXPECT_PROBE_BLOCKED(outcome);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(workspace_.path())) {
+    struct stat st;
+    ASSERT_EQ(::lstat(entry.path().c_str(), &st), 0) << entry.path();
+    EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0u) << entry.path() << " mode " << std::oct << st.st_mode;
+    ++files;
+  }
+  EXPECT_GE(files, 5) << outcome.Describe();  // the probe did write its files
+}
+
+// The sandbox's device nodes are the host's: a root caller must not be able
+// to change their modes (chmod 000 /dev/null would break the host for every
+// user). Judged on the host: the node's mode is unchanged.
+TEST_F(WriteEscape, HostDeviceNodesKeepTheirModes) {
+  struct stat before;
+  ASSERT_EQ(::stat("/dev/full", &before), 0);
+  Outcome outcome = RunIn({}, {"sh", "-c", "chmod 0667 /dev/full; chmod 0600 /dev/zero; echo x > /dev/null"});
+  struct stat after_full, after_zero;
+  ASSERT_EQ(::stat("/dev/full", &after_full), 0);
+  ASSERT_EQ(::stat("/dev/zero", &after_zero), 0);
+  if (after_full.st_mode != before.st_mode) ::chmod("/dev/full", before.st_mode & 07777);  // repair the host
+  if ((after_zero.st_mode & 07777) != 0666) ::chmod("/dev/zero", 0666);
+  EXPECT_EQ(after_full.st_mode, before.st_mode) << outcome.Describe();
+  EXPECT_EQ(after_zero.st_mode & 07777, 0666u) << outcome.Describe();
+  EXPECT_EQ(outcome.exit_code, 0) << "writing to /dev/null still works: " << outcome.Describe();
 }
 
 }  // namespace
