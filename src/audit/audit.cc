@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace corral {
@@ -119,8 +121,24 @@ AuditTrail AuditTrail::Discard() { return AuditTrail(-1, UniqueFd()); }
 Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd) return Error::FromErrno(ErrorKind::kUsage, "--audit " + path + ": cannot open", "open", errno);
+  // The path of what was opened, not of what was typed: a relative path or
+  // one through a symlinked directory names the same file canonically.
+  char resolved[PATH_MAX];
+  std::string link = "/proc/self/fd/" + std::to_string(fd.get());
+  ssize_t n = ::readlink(link.c_str(), resolved, sizeof resolved - 1);
+  std::string canonical;
+  if (n > 0 && resolved[0] == '/') {
+    canonical.assign(resolved, static_cast<size_t>(n));
+  } else if (::realpath(path.c_str(), resolved) != nullptr) {
+    canonical = resolved;
+  } else {
+    return Error::FromErrno(ErrorKind::kUsage, "--audit " + path + ": cannot resolve its canonical path", "realpath",
+                            errno);
+  }
   int raw = fd.get();
-  return AuditTrail(raw, std::move(fd));
+  AuditTrail trail(raw, std::move(fd));
+  trail.file_ = std::move(canonical);
+  return trail;
 }
 
 void AuditTrail::Record(const AuditEvent& event) const {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,13 +56,18 @@ class AuditTrail {
  public:
   // A trail writing to stderr (fd 2).
   static AuditTrail ToStderr();
-  // Appends to `path` (created 0600).
+  // Appends to `path` (created 0600). The file is named afterwards by its
+  // canonical path (file()), so it can be kept out of a sandbox's reach
+  // however `path` was spelled (relative, through a symlinked directory).
   static Result<AuditTrail> ToFile(const std::string& path);
   // A trail that writes nowhere (for tests and embedders with their own sink).
   static AuditTrail Discard();
 
   // Identifies this run across processes writing to one file.
   const std::string& run_id() const { return run_id_; }
+
+  // The canonical path of the file written to, if any.
+  const std::optional<std::string>& file() const { return file_; }
 
   // Adds `ts` and `run`, then writes one line with a single write(2).
   void Record(const AuditEvent& event) const;
@@ -70,6 +76,7 @@ class AuditTrail {
   AuditTrail(int fd, UniqueFd owned);
   int fd_ = -1;
   UniqueFd owned_;
+  std::optional<std::string> file_;
   std::string run_id_;
 };
 

@@ -121,6 +121,17 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     }
     Result<Policy> policy = LoadPolicyFile(*policy_file);
     if (!policy.ok()) return Refuse(trail, policy.error());
+    // A compiled policy cannot take the audit file in as one of corral's own
+    // files: refuse a trail the command could rewrite.
+    if (trail.file()) {
+      const PathGrant* grant = policy->GrantFor(*trail.file());
+      if (grant != nullptr && Has(grant->access, Access::kWrite)) {
+        return Refuse(trail, Error(ErrorKind::kUsage, "--audit " + *trail.file() +
+                                                          " lies inside a writable grant of the policy file, where the "
+                                                          "command could rewrite it; write the trail outside the "
+                                                          "workspace"));
+      }
+    }
     RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
     if (result.error) PrintError(result.error->ToString());
     return result.exit_status;
@@ -132,7 +143,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!resolved.ok()) return Refuse(trail, resolved.error());
   PolicySpec spec = resolved->spec;
   // The audit trail lives outside the command's reach, even in the workspace.
-  if (audit && !audit->empty() && audit->front() == '/') spec.own_files.push_back(*audit);
+  if (trail.file()) spec.own_files.push_back(*trail.file());
 
   // The approval gate: allow, deny or ask on the terminal (never persisted).
   TtyApprover tty;

@@ -19,10 +19,6 @@ extern char** environ;
 namespace corral {
 namespace {
 
-std::string Truncated(const std::string& text, size_t limit) {
-  return text.size() <= limit ? text : text.substr(0, limit) + "…";
-}
-
 AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vector<std::string>& argv) {
   int read = 0, write = 0, exec = 0;
   for (const PathGrant& grant : policy.grants()) {
@@ -30,16 +26,12 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
     write += Has(grant.access, Access::kWrite);
     exec += Has(grant.access, Access::kExec);
   }
-  std::vector<std::string> args;
-  size_t budget = 512;
-  for (size_t i = 1; i < argv.size() && budget > 0; ++i) {
-    args.push_back(Truncated(argv[i], budget));
-    budget -= std::min(budget, argv[i].size());
-  }
+  // The program's name and the argument count, never the arguments: a
+  // secret the caller's shell expanded into them must not reach the trail.
   AuditEvent event("spawned");
   event.Set("policy", policy.fingerprint())
       .Set("program", argv.empty() ? std::string() : argv[0])
-      .Set("args", args)
+      .Set("argc", static_cast<int>(argv.size()))
       .Set("readable", read)
       .Set("writable", write)
       .Set("executable", exec)
@@ -132,7 +124,6 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     }
     command.env = ScrubEnvironment(policy, env);
     command.cwd = SandboxWorkingDirectory(policy);
-    audit.Record(SpawnedEvent(policy, **plan, argv));
     previous = BlockForwardedSignals();
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
@@ -141,13 +132,13 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
       if (fallback.ok()) {
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
         plan = std::move(fallback);
-        // The run that happens now is this one: a spawned record that says so.
-        audit.Record(SpawnedEvent(policy, **plan, argv));
         process = Spawn(**plan, command);
       } else {
         process = std::move(fallback).error();
       }
     }
+    // One spawned record, for the attempt that counts (its failure follows).
+    audit.Record(SpawnedEvent(policy, **plan, argv));
   }
 
   relay_write.Reset();  // the sandbox holds the only write end now

@@ -54,7 +54,6 @@ struct ChildContext {
   sigset_t original_mask = {};
   mode_t umask = 022;
   bool probe_only = false;
-  bool drop_caps = true;
 };
 
 [[noreturn]] void ChildFail(const ChildContext& ctx, ChildStage stage, int err, int index = -1) {
@@ -173,9 +172,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
 
   if (int e = NewSessionChild(); e != 0) ChildFail(ctx, ChildStage::kSetsid, e);
   if (int e = DisableCoreDumpsChild(); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
-  if (ctx.drop_caps) {
-    if (int e = DropCapabilitiesChild(); e != 0) ChildFail(ctx, ChildStage::kCaps, e);
-  }
+  if (int e = DropCapabilitiesChild(); e != 0) ChildFail(ctx, ChildStage::kCaps, e);
   if (int e = SetNoNewPrivsChild(); e != 0) ChildFail(ctx, ChildStage::kNoNewPrivs, e);
   if (ruleset >= 0) {
     if (int e = LandlockRestrictSelfChild(ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
@@ -351,7 +348,6 @@ class Spawner {
     std::vector<MountOp> ops;
     if (plan != nullptr) {
       const Policy& policy = plan->policy();
-      ctx.drop_caps = plan->mechanisms().namespaces || ::geteuid() == 0;
       ops = plan->mounts().ops;  // the child records the fds it opens here
       ctx.ops = ops.data();
       ctx.op_count = ops.size();

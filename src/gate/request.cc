@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
 #include "config/config.h"
 #include "config/profile_file.h"
 
@@ -143,8 +147,18 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   // config or profile named on the command line is hidden (and so cannot be
   // changed) wherever a grant would show it.
   std::optional<std::string> user_config = request.no_config ? std::nullopt : request.user_config;
+  // Canonical, however it was spelled: relative, or through a symlink.
   for (const std::optional<std::string>& file : {user_config, request.profile, request.profile_ceiling}) {
-    if (file && !file->empty() && file->front() == '/') out.spec.own_files.push_back(*file);
+    if (!file || file->empty()) continue;
+    char resolved[PATH_MAX];
+    if (::realpath(file->c_str(), resolved) != nullptr) {
+      out.spec.own_files.push_back(resolved);
+    } else if (errno == ENOENT) {
+      // A user config that does not exist yet: kept from being created.
+      out.spec.own_files.push_back(file->front() == '/' ? *file : host.cwd + "/" + *file);
+    } else {
+      return Error::FromErrno(ErrorKind::kUsage, *file + ": cannot resolve its canonical path", "realpath", errno);
+    }
   }
 
   // Approval: the flag, then the config, then the preset, then allow-all (the

@@ -113,9 +113,10 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
   // Set-user-ID and set-group-ID bits: a file the command leaves in the
   // workspace must not run with its owner's identity when someone outside
   // runs it (for a root caller, a root-owned set-user-ID shell). Every call
-  // that sets a mode is refused when the mode carries either bit, compared
-  // on the low 32 bits (mode_t); openat2 hides its mode in a struct seccomp
-  // cannot read, so it reports ENOSYS and callers fall back to openat.
+  // that sets a mode is refused when the mode carries either bit. openat2
+  // hides its mode in a struct seccomp cannot read, but what it creates is
+  // empty, and the kernel clears both bits on the first write or truncate by
+  // a process without CAP_FSETID, which no process in the sandbox has.
   struct ModeArgument {
     const char* name;
     unsigned int arg;
@@ -132,8 +133,6 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
       if (rc < 0) return SeccompError(std::string("mode bits of ") + call.name, rc);
     }
   }
-  rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
-  if (rc < 0) return SeccompError("openat2", rc);
 
   // Terminal injection, compared on the low 32 bits as the kernel does.
   for (uint64_t request : {static_cast<uint64_t>(TIOCSTI), static_cast<uint64_t>(TIOCLINUX)}) {

@@ -74,5 +74,30 @@ TEST_F(ProcessEscape, ConfinedProcessHasNoPrivilegesAsSeenFromOutside) {
   EXPECT_EQ(outcome.exit_code, 128 + SIGKILL) << outcome.Describe();
 }
 
+// --best-effort without namespaces (here: corral inside corral, where the
+// outer filter refuses new namespaces) still empties every capability set
+// and sets no_new_privs, also for an unprivileged caller who cannot touch
+// the bounding set. Judged from outside, on the inner command's /proc entry.
+TEST_F(ProcessEscape, BestEffortWithoutNamespacesStillDropsPrivileges) {
+  std::string token = RandomToken("sleeper");
+  std::vector<std::string> inner = {CorralBin(), "run", "--best-effort", "--allow-exec", ProbesDir(), "--",
+                                    ProbePath("sleeper"), token};
+  Process run(RunArgv({"--allow-exec", CorralBin(), "--allow-exec", ProbesDir()}, inner), Defaults({}));
+  std::vector<pid_t> found;
+  ASSERT_TRUE(WaitFor([&] { return (found = ProcessesStartingWith(CommandLine({ProbePath("sleeper"), token}))).size() == 1; },
+                      10s))
+      << run.OutputSoFar();
+  pid_t pid = found[0];
+  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapAmb"}) {
+    EXPECT_EQ(StatusField(pid, set), "0000000000000000") << set;
+  }
+  EXPECT_EQ(StatusField(pid, "NoNewPrivs"), "1");
+  EXPECT_EQ(StatusField(pid, "Seccomp"), "2");
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 128 + SIGKILL) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("\"degraded\""), std::string::npos) << "the inner run says what it dropped";
+}
+
 }  // namespace
 }  // namespace corral_it

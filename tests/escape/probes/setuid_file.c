@@ -1,7 +1,8 @@
 /* Tries to leave a set-user-ID or set-group-ID file in DIR, by each call
- * that sets a mode: chmod, fchmod, fchmodat, open and creat with the bits,
- * mknod of a regular file, and openat2. Each file is written first, so a
- * file whose mode call was refused still exists to be inspected. */
+ * that sets a mode: chmod, fchmod, fchmodat, fchmodat2, open and creat with
+ * the bits, mknod of a regular file, and openat2 followed by a write. Each
+ * chmod target is written first, so a file whose mode call was refused
+ * still exists to be inspected from outside. */
 #include "probe.h"
 
 #include <linux/openat2.h>
@@ -46,7 +47,20 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/mknod", dir);
   escaped |= probe_try("mknod S_IFREG|04755", mknod(path, S_IFREG | 04755, 0));
   snprintf(path, sizeof path, "%s/openat2", dir);
+  /* openat2's mode is out of seccomp's sight: it creates the file with the
+   * bit, which the first write must clear (no CAP_FSETID in the sandbox). */
   struct open_how how = {.flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, .mode = 04755};
-  escaped |= probe_try("openat2 04755", syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
+  fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  if (fd >= 0) {
+    (void)!write(fd, "#!/bin/sh\nid\n", 13);
+    struct stat st;
+    if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
+      printf("openat2 04755 then write: SUCCEEDED (mode %o)\n", st.st_mode);
+      escaped = 1;
+    } else {
+      printf("openat2 04755 then write: blocked (the write cleared the bit)\n");
+    }
+    close(fd);
+  }
   return probe_verdict(escaped);
 }
