@@ -23,6 +23,10 @@ struct RunCommand {
   std::optional<std::string> justification;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
+  // A run refused before its flags could be parsed (`args`: the words
+  // before `--`) still leaves its failed record: on stderr, and in the
+  // --audit file when `args` names one. Prints `message`; returns the exit code.
+  static int RefuseUsage(const std::vector<std::string>& args, const std::string& message);
 
  private:
   Result<Policy> LoadPolicy() const;

@@ -70,10 +70,16 @@ int Main(int argc, char** argv) {
   }
   bool wants_help = std::any_of(before.begin(), before.end(),
                                 [](const std::string& a) { return a == "-h" || a == "--help" || a == "--version"; });
-  if (known != subcommands.end() && known->takes_command && !separated && !wants_help) {
-    PrintError(std::string("corral ") + known->name + ": missing `--` before the command; usage: corral " +
-               known->name + " [policy flags] -- CMD [ARGS...]");
+  const bool is_run = known != subcommands.end() && std::string_view(known->name) == "run";
+  // A refused `run` leaves a failed record even when its flags are bad.
+  auto usage_error = [&](const std::string& message) {
+    if (is_run) return RunCommand::RefuseUsage(before, message);
+    PrintError(message);
     return corral::kExitUsage;
+  };
+  if (known != subcommands.end() && known->takes_command && !separated && !wants_help) {
+    return usage_error(std::string("corral ") + known->name + ": missing `--` before the command; usage: corral " +
+                       known->name + " [policy flags] -- CMD [ARGS...]");
   }
   // Registering flags is most of corral's own start-up work: register only
   // the subcommand asked for (all of them when none is, for --help).
@@ -96,17 +102,15 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    PrintError(e.what() + std::string(" (see corral --help)"));
-    return corral::kExitUsage;
+    return usage_error(e.what() + std::string(" (see corral --help)"));
   }
 
   for (const auto& [sub, sub_app] : registered) {
     if (!sub_app->parsed()) continue;
     std::string name = sub->name;
     if (sub->takes_command && (command.empty() || command[0].empty())) {
-      PrintError("corral " + name + ": empty command after `--`; usage: corral " + name +
-                 " [policy flags] -- CMD [ARGS...]");
-      return corral::kExitUsage;
+      return usage_error("corral " + name + ": empty command after `--`; usage: corral " + name +
+                         " [policy flags] -- CMD [ARGS...]");
     }
     if (!sub->takes_command && separated) {
       PrintError("corral " + name + " takes no `--` command");

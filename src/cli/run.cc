@@ -104,6 +104,20 @@ void RunCommand::Register(CLI::App& app) {
   app.add_option("--justification", justification, "why the escalation is needed")->type_name("TEXT");
 }
 
+int RunCommand::RefuseUsage(const std::vector<std::string>& args, const std::string& message) {
+  std::optional<std::string> file;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--audit" && i + 1 < args.size()) file = args[i + 1];
+    if (args[i].starts_with("--audit=")) file = args[i].substr(std::string_view("--audit=").size());
+  }
+  AuditTrail trail = AuditTrail::ToStderr();
+  if (file) {
+    Result<AuditTrail> to_file = AuditTrail::ToFile(*file);
+    if (to_file.ok()) trail = std::move(to_file).value();
+  }
+  return Refuse(trail, Error(ErrorKind::kUsage, message));
+}
+
 int RunCommand::Execute(std::vector<std::string> command) const {
   AuditTrail trail = AuditTrail::ToStderr();
   if (audit) {

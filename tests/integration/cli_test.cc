@@ -23,6 +23,17 @@ class BadInput : public SandboxTest {
     EXPECT_EQ(outcome.out, "");
     EXPECT_FALSE(Exists(workspace_ / "canary"));
     EXPECT_EQ(AuditEvents("spawned").size(), 0u);
+    // Even a run whose flags could not be parsed leaves its failed record.
+    if (args[0] == "run") {
+      std::vector<nlohmann::json> failed = AuditEvents("failed");
+      EXPECT_EQ(failed.size(), 1u) << outcome.Describe();
+      if (!failed.empty()) {
+        EXPECT_EQ(failed[0]["source"], "corral");
+        if (code == 64) {
+          EXPECT_EQ(failed[0]["reason"], "usage");
+        }
+      }
+    }
     return outcome;
   }
   Outcome ExpectUsageError(const std::vector<std::string>& grants) {
@@ -59,6 +70,10 @@ TEST_F(BadInput, GrantThroughASymlink) {
 }
 
 TEST_F(BadInput, EmptyCommand) { ExpectRefused({"run", "--"}, 64); }
+
+TEST_F(BadInput, BadNetworkValue) { ExpectUsageError({"--network", "sometimes"}); }
+
+TEST_F(BadInput, BadTimeoutValue) { ExpectUsageError({"--timeout", "soon"}); }
 
 TEST_F(BadInput, HomeAsTheWorkspaceIsRefused) {
   TempDir home("corral-home");
