@@ -194,32 +194,19 @@ Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view
   for (size_t start = 0; start < text.size();) {
     ++line_number;
     size_t newline = text.find('\n', start);
-    bool complete = newline != std::string_view::npos;
-    size_t end = complete ? newline : text.size();
-    size_t next = complete ? newline + 1 : text.size();
-    bool last = next >= text.size();
-    std::string_view line = text.substr(start, end - start);
-    LineError fail(file, line_number);
-
-    if (!complete) {  // a torn append: the line never got its newline
+    // Each append is one write(2) ending in '\n', so only a last line that
+    // never got its newline can be torn. Every complete line must parse.
+    if (newline == std::string_view::npos) {
       parsed.dropped_torn_line = true;
       break;
     }
+    std::string_view line = text.substr(start, newline - start);
+    LineError fail(file, line_number);
     if (line.size() > kMaxLineBytes) {
-      if (last) {
-        parsed.dropped_torn_line = true;
-        break;
-      }
       return fail(kCorrupt, "line longer than " + std::to_string(kMaxLineBytes) + " bytes; the log is corrupt");
     }
     Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) {
-      if (last) {
-        parsed.dropped_torn_line = true;
-        break;
-      }
-      return fail(kCorrupt, "not JSON, and not the last line: the log is corrupt in the middle");
-    }
+    if (json.is_discarded()) return fail(kCorrupt, "a complete line that is not JSON; the log is corrupt");
     CORRAL_ASSIGN_OR_RETURN(SessionEvent event, DecodeEvent(json, fail));
     bool is_start = std::holds_alternative<SessionStartData>(event.data);
     if (parsed.events.empty() && !is_start) return fail(kCorrupt, "the first event must be session/start");
@@ -227,8 +214,8 @@ Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view
       return fail(kCorrupt, "a second session/start: a session's working directory never changes");
     }
     parsed.events.push_back(std::move(event));
-    parsed.complete_bytes = next;
-    start = next;
+    start = newline + 1;
+    parsed.complete_bytes = start;
   }
   return parsed;
 }

@@ -11,12 +11,14 @@
 //   CORRAL_ASSIGN_OR_RETURN(ParsedSessionLog log, ParseSessionLog(text, path));
 //   std::optional<SandboxModeData> mode = EffectiveSandboxMode(log.events);
 //
-// Reading is strict. A torn last line (no trailing newline, or not JSON) is
-// what a crash mid-append leaves: it is dropped and reported. Anything else
-// wrong (a corrupt line in the middle, an unknown type, an unknown version,
-// an unknown key, a bad value, a missing or repeated session/start) refuses
-// the whole text with an Error "<file>:<line>: ...": a session is never
-// resumed half-read.
+// Reading is strict. corral writes each event with one write(2) ending in
+// '\n', so a crash mid-append can leave only a last line WITHOUT a trailing
+// newline: that torn line is dropped and reported, whatever it holds. Every
+// newline-terminated line must be a valid event, the last one included;
+// anything wrong in one (not JSON, an unknown type, an unknown version, an
+// unknown key, a bad value, a missing or repeated session/start) refuses the
+// whole text with an Error "<file>:<line>: ...": a session is never resumed
+// half-read.
 //
 // Security: the events decide how much a later command may touch; the files
 // holding them are guarded by session_log.h. Error messages quote file
@@ -75,6 +77,7 @@ struct ParsedSessionLog {
   std::vector<SessionEvent> events;
   // Bytes of complete, accepted lines; a torn last line starts here.
   size_t complete_bytes = 0;
+  // True when the text ends in bytes after its last '\n' (a torn append).
   bool dropped_torn_line = false;
 };
 

@@ -52,11 +52,41 @@ TEST(SessionLogReader, CompleteJsonWithoutNewlineIsStillTorn) {
   EXPECT_TRUE(parsed->dropped_torn_line);
 }
 
-TEST(SessionLogReader, UnparsableLastLineIsDropped) {
-  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, "{\"v\":1,\"type\":\"sandb"}), "s.jsonl");
+TEST(SessionLogReader, UnparsableLastLineWithoutNewlineIsDropped) {
+  std::string complete = Lines({kStart, kReadOnly});
+  Result<ParsedSessionLog> parsed = ParseSessionLog(complete + "{\"v\":1,\"type\":\"sandb", "s.jsonl");
   ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
   EXPECT_EQ(parsed->events.size(), 2u);
   EXPECT_TRUE(parsed->dropped_torn_line);
+  EXPECT_EQ(parsed->complete_bytes, complete.size());
+}
+
+// corral ends every append with its newline in the same write(2), so a
+// newline-terminated last line is complete: if it does not parse, the log
+// is corrupt, not torn.
+TEST(SessionLogReader, UnparsableLastLineWithNewlineIsRefusedWithFileAndLine) {
+  for (std::string_view last : {"{\"v\":1,\"type\":\"sandb", "garbage", ""}) {
+    Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, kReadOnly, last}), "/x/s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << last;
+    EXPECT_EQ(parsed.error().kind(), ErrorKind::kConfig) << last;
+    EXPECT_EQ(parsed.error().code(), "session_log_corrupt") << last;
+    EXPECT_THAT(parsed.error().message(), StartsWith("/x/s.jsonl:3: ")) << last;
+  }
+}
+
+TEST(SessionLogReader, OverlongLastLineWithNewlineIsRefused) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog(Lines({kStart, std::string(70000, 'x')}), "s.jsonl");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().code(), "session_log_corrupt");
+  EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: "));
+}
+
+TEST(SessionLogReader, TextWithoutAnyNewlineIsOneTornLine) {
+  Result<ParsedSessionLog> parsed = ParseSessionLog("garbage", "s.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_TRUE(parsed->events.empty());
+  EXPECT_TRUE(parsed->dropped_torn_line);
+  EXPECT_EQ(parsed->complete_bytes, 0u);
 }
 
 TEST(SessionLogReader, CorruptInteriorLineIsRefusedWithFileAndLine) {

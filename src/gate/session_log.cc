@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "base/hex.h"
@@ -99,11 +101,15 @@ Result<std::string> ReadAll(int fd, const std::string& path) {
   }
 }
 
-// Holds flock(LOCK_EX) on a descriptor for one scope.
+// Readers share the lock; an append (which may cut a torn tail) holds it alone.
+enum class LockKind { kShared, kExclusive };
+
+// Holds flock on a descriptor for one scope.
 class FileLock {
  public:
-  explicit FileLock(int fd) : fd_(fd) {
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  FileLock(int fd, LockKind kind) : fd_(fd) {
+    int operation = kind == LockKind::kShared ? LOCK_SH : LOCK_EX;
+    while (::flock(fd_, operation) != 0 && errno == EINTR) {
     }
   }
   ~FileLock() { ::flock(fd_, LOCK_UN); }
@@ -113,6 +119,37 @@ class FileLock {
  private:
   int fd_;
 };
+
+// Truncates the log from `size` to `complete` bytes, if that is shorter.
+Result<off_t> Cut(int fd, const std::string& path, off_t size, off_t complete) {
+  if (complete < size && ::ftruncate(fd, complete) != 0) {
+    return Error::FromErrno(ErrorKind::kIo, "cutting a torn last line off session log " + path, "ftruncate", errno);
+  }
+  return complete;
+}
+
+// Cuts a torn tail (the bytes after the log's last '\n', all of them if it
+// has none; see ParseSessionLog) and returns where the complete lines end.
+// Call it only under the exclusive lock, right before an append.
+Result<off_t> CutTornTail(int fd, const std::string& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return Error::FromErrno(ErrorKind::kIo, "checking session log " + path, "fstat", errno);
+  char buffer[4096];
+  for (off_t end = info.st_size; end > 0;) {
+    size_t want = static_cast<size_t>(std::min<off_t>(end, sizeof buffer));
+    ssize_t got = ::pread(fd, buffer, want, end - static_cast<off_t>(want));
+    if (got < 0 && errno == EINTR) continue;
+    if (got != static_cast<ssize_t>(want)) {
+      return Error::FromErrno(ErrorKind::kIo, "reading the end of session log " + path, "pread",
+                              got < 0 ? errno : EIO);
+    }
+    for (size_t i = want; i > 0; --i) {
+      if (buffer[i - 1] == '\n') return Cut(fd, path, info.st_size, end - static_cast<off_t>(want - i));
+    }
+    end -= static_cast<off_t>(want);
+  }
+  return Cut(fd, path, info.st_size, 0);
+}
 }  // namespace
 
 Status ValidateSessionId(std::string_view id) {
@@ -183,17 +220,31 @@ Status Session::RecordMode(Mode mode, ModeSource source) {
 
 Status Session::Append(SessionEvent event) {
   std::string line = event.ToJsonLine() + "\n";
-  FileLock lock(fd_.get());
+  FileLock lock(fd_.get(), LockKind::kExclusive);
+  // A torn tail (bytes after the last '\n', left by a crash mid-append) is
+  // cut now, under the lock, so this line does not get glued onto it. The
+  // end is found afresh: other processes may have appended since Load.
+  CORRAL_ASSIGN_OR_RETURN(off_t end, CutTornTail(fd_.get(), path_));
   ssize_t wrote;
   do {
     wrote = ::write(fd_.get(), line.data(), line.size());
   } while (wrote < 0 && errno == EINTR);
-  if (wrote < 0) return Error::FromErrno(ErrorKind::kIo, "appending to session log " + path_, "write", errno);
-  if (static_cast<size_t>(wrote) != line.size()) {
-    return Error(ErrorKind::kIo, "short write to session log " + path_ + "; the torn line is dropped on next load");
+  if (wrote >= 0 && static_cast<size_t>(wrote) == line.size()) {
+    events_.push_back(std::move(event));
+    return Ok();
   }
-  events_.push_back(std::move(event));
-  return Ok();
+  // A failed or short write: cut back to the last complete line (best
+  // effort), so neither readers nor later appends see torn bytes.
+  int write_errno = wrote < 0 ? errno : 0;
+  std::string cut_back = ::ftruncate(fd_.get(), end) == 0
+                             ? "; cut back to the last complete line"
+                             : "; cutting the torn bytes back off failed (" + std::string(std::strerror(errno)) +
+                                   "), readers drop them and the next append cuts them";
+  if (wrote < 0) {
+    return Error::FromErrno(ErrorKind::kIo, "appending to session log " + path_ + cut_back, "write", write_errno);
+  }
+  return Error(ErrorKind::kIo, "short write to session log " + path_ + " (" + std::to_string(wrote) + " of " +
+                                   std::to_string(line.size()) + " bytes)" + cut_back);
 }
 
 // SessionStore
@@ -273,6 +324,7 @@ Result<Session> SessionStore::Load(std::string_view id) const {
     return Error::FromErrno(ErrorKind::kConfig, "checking session log " + path, "fstatat", errno);
   }
   CORRAL_TRY(CheckFileStat(before, path));
+  // Read-write so the Session can append later; Load itself never writes.
   int fd = ::openat(dir_fd_.get(), name.c_str(), O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Error::FromErrno(ErrorKind::kConfig, "opening session log " + path, "openat", errno);
   UniqueFd file(fd);
@@ -282,16 +334,17 @@ Result<Session> SessionStore::Load(std::string_view id) const {
   }
   CORRAL_TRY(CheckFileStat(info, path));
 
-  FileLock lock(file.get());
-  CORRAL_ASSIGN_OR_RETURN(std::string text, ReadAll(file.get(), path));
+  std::string text;
+  {
+    FileLock lock(file.get(), LockKind::kShared);
+    CORRAL_ASSIGN_OR_RETURN(text, ReadAll(file.get(), path));
+  }
+  // A torn last line is dropped here and left in the file: reading never
+  // changes the log. The next Append cuts it.
   CORRAL_ASSIGN_OR_RETURN(ParsedSessionLog parsed, ParseSessionLog(text, path));
   if (parsed.events.empty()) {
     return Error(ErrorKind::kConfig, path + ":1: empty session log: no session/start event")
         .WithCode(std::string(kCorrupt));
-  }
-  if (parsed.dropped_torn_line &&
-      ::ftruncate(file.get(), static_cast<off_t>(parsed.complete_bytes)) != 0) {
-    return Error::FromErrno(ErrorKind::kIo, "cutting the torn last line off " + path, "ftruncate", errno);
   }
   return Session(std::string(id), path, std::move(file), std::move(parsed.events));
 }

@@ -10,10 +10,13 @@
 //   ... later, in another process ...
 //   CORRAL_ASSIGN_OR_RETURN(Session again, store.Load(id));  // again.mode() == read-only
 //
-// Load reads the whole log strictly (ParseSessionLog). A torn last line is
-// dropped and cut off the file, so the next append starts on a fresh line;
-// anything else wrong refuses the session, naming file and line. Each append
-// is one write(2) of one whole line on an O_APPEND descriptor, under flock.
+// Load reads the whole log strictly (ParseSessionLog) and never changes the
+// file. A torn last line (bytes after the last '\n') is dropped; a complete
+// line that is not a valid event, the last one included, refuses the
+// session, naming file and line. Each append is one write(2) of one whole
+// line on an O_APPEND descriptor under an exclusive flock: it first cuts a
+// torn tail back to the last '\n', so the new line starts fresh, and a
+// failed or short write is cut back off (best effort) and reported.
 //
 // Security: the log decides how much a later command may touch, so it must
 // be the user's alone. The directory is created 0700 and each file 0600; a
@@ -63,7 +66,10 @@ class Session {
   // The last sandbox/mode event's mode, if the session has one.
   std::optional<Mode> mode() const;
 
-  // Appends a sandbox/mode event (one write(2) on an O_APPEND descriptor).
+  // Appends a sandbox/mode event (one write(2) on an O_APPEND descriptor,
+  // after cutting any torn tail). On a failed or short write the file is cut
+  // back to its last complete line, best effort, and an ErrorKind::kIo
+  // error is returned; the event is not recorded.
   Status RecordMode(Mode mode, ModeSource source);
 
  private:
@@ -92,8 +98,9 @@ class SessionStore {
   // A new session `id` starting in `cwd` (absolute, valid UTF-8). Fails if
   // the id is taken.
   Result<Session> Create(std::string_view id, std::string_view cwd) const;
-  // An existing session, its events read and checked. A torn last line is
-  // cut off the file so later appends start on a fresh line.
+  // An existing session, its events read and checked. Never writes to the
+  // file: a torn last line is only dropped from events(); the session's
+  // next append cuts it.
   Result<Session> Load(std::string_view id) const;
 
  private:

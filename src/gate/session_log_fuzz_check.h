@@ -4,7 +4,9 @@
 //   - a rejection is ErrorKind::kConfig with a message "<file>:<line>: ..."
 //     (a positive line number) and a non-empty code;
 //   - an accepted log re-serialises to lines that parse back to the same
-//     events, and its complete_bytes lies within the input.
+//     events; its complete_bytes ends just past the input's last newline
+//     (0 if it has none), and only what follows, if anything, is the
+//     dropped torn line: a newline-terminated line is never dropped.
 #pragma once
 
 #include <optional>
@@ -36,6 +38,10 @@ inline std::optional<std::string> CheckSessionLogReader(std::string_view text) {
     return std::nullopt;
   }
   if (parsed->complete_bytes > text.size()) return "complete_bytes beyond the input";
+  size_t last_newline = text.rfind('\n');
+  size_t expected = last_newline == std::string_view::npos ? 0 : last_newline + 1;
+  if (parsed->complete_bytes != expected) return "complete_bytes is not just past the last newline";
+  if (parsed->dropped_torn_line != (expected < text.size())) return "torn line reported wrongly";
   std::string again;
   for (const SessionEvent& event : parsed->events) again += event.ToJsonLine() + "\n";
   Result<ParsedSessionLog> reparsed = ParseSessionLog(again, kFuzzLogName);

@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -148,20 +151,104 @@ TEST_F(SessionLogTest, ModeEventsSurviveReloadAndTheLastWriteWins) {
   EXPECT_EQ(store_->Load("s1")->mode(), Mode::kWorkspaceWrite);
 }
 
-TEST_F(SessionLogTest, TornTailIsDroppedAndCutBeforeTheNextAppend) {
-  WriteFile(LogPath("s1"), Lines({kStart, kReadOnly}) + std::string(kWrite).substr(0, 40));
-  {
+TEST_F(SessionLogTest, TornTailIsDroppedByALoadThatLeavesTheFileUnchanged) {
+  std::string torn = Lines({kStart, kReadOnly}) + std::string(kWrite).substr(0, 40);
+  WriteFile(LogPath("s1"), torn);
+  for (int load = 0; load < 2; ++load) {
     Result<Session> session = store_->Load("s1");
     ASSERT_TRUE(session.ok()) << session.error().ToString();
     EXPECT_EQ(session->events().size(), 2u);
     EXPECT_EQ(session->mode(), Mode::kReadOnly);
-    EXPECT_EQ(ReadFile(LogPath("s1")), Lines({kStart, kReadOnly}));
+    EXPECT_EQ(ReadFile(LogPath("s1")), torn);  // reading never writes
+  }
+}
+
+TEST_F(SessionLogTest, AppendCutsATornTailFirst) {
+  WriteFile(LogPath("s1"), Lines({kStart, kReadOnly}) + std::string(kWrite).substr(0, 40));
+  {
+    Result<Session> session = store_->Load("s1");
+    ASSERT_TRUE(session.ok()) << session.error().ToString();
     ASSERT_TRUE(session->RecordMode(Mode::kWorkspaceWrite, ModeSource::kUser).ok());
   }
+  std::string text = ReadFile(LogPath("s1"));
+  EXPECT_THAT(text, StartsWith(Lines({kStart, kReadOnly}) + R"({"v":1,"type":"sandbox/mode")"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  Result<ParsedSessionLog> parsed = ParseSessionLog(text, "s1.jsonl");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_FALSE(parsed->dropped_torn_line);
   Result<Session> again = store_->Load("s1");
   ASSERT_TRUE(again.ok()) << again.error().ToString();
   EXPECT_EQ(again->events().size(), 3u);
   EXPECT_EQ(again->mode(), Mode::kWorkspaceWrite);
+}
+
+TEST_F(SessionLogTest, AppendCutsATornTailLeftAfterTheLoad) {
+  ASSERT_TRUE(store_->Create("s1", "/w").ok());
+  Result<Session> session = store_->Load("s1");
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+  // Another process crashes mid-append after this one loaded.
+  int fd = ::open(LogPath("s1").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, kWrite, 40), 40);
+  ::close(fd);
+  ASSERT_TRUE(session->RecordMode(Mode::kReadOnly, ModeSource::kUser).ok());
+  Result<Session> again = store_->Load("s1");
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_EQ(again->events().size(), 2u);
+  EXPECT_EQ(again->mode(), Mode::kReadOnly);
+  EXPECT_EQ(ReadFile(LogPath("s1")).back(), '\n');
+}
+
+TEST_F(SessionLogTest, GarbageLastLineWithNewlineIsRefusedWithFileAndLine) {
+  std::string text = Lines({kStart, kReadOnly, "garbage"});
+  WriteFile(LogPath("s1"), text);
+  Result<Session> session = store_->Load("s1");
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.error().code(), "session_log_corrupt");
+  EXPECT_THAT(session.error().message(), StartsWith(LogPath("s1") + ":3: "));
+  EXPECT_EQ(ReadFile(LogPath("s1")), text);
+}
+
+// Run in a forked child: it lowers RLIMIT_FSIZE and ignores SIGXFSZ for the
+// whole process. Returns 0 when a short or failed write is cut back off and
+// later appends still land as whole lines; otherwise the failing step.
+int ShortWriteChild(Session& session, SessionStore& store) {
+  if (::signal(SIGXFSZ, SIG_IGN) == SIG_ERR) return 10;
+  std::string before = ReadFile(session.path());
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0) return 11;
+  rlim_t unlimited = limit.rlim_cur;
+  // Room for 10 more bytes: write(2) stops short. No room: it fails (EFBIG).
+  for (rlim_t room : {rlim_t{10}, rlim_t{0}}) {
+    limit.rlim_cur = before.size() + room;
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 12;
+    Status recorded = session.RecordMode(Mode::kDangerFullAccess, ModeSource::kUser);
+    if (recorded.ok()) return 1;
+    if (recorded.error().kind() != ErrorKind::kIo) return 2;
+    if (room != 0 && recorded.error().message().find("short write") == std::string::npos) return 3;
+    if (recorded.error().message().find("cut back to the last complete line") == std::string::npos) return 4;
+    if (ReadFile(session.path()) != before) return 5;
+    if (session.events().size() != 1) return 6;
+  }
+  limit.rlim_cur = unlimited;
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 13;
+  if (!session.RecordMode(Mode::kReadOnly, ModeSource::kUser).ok()) return 7;
+  Result<Session> again = store.Load(session.id());
+  if (!again.ok() || again->events().size() != 2 || again->mode() != Mode::kReadOnly) return 8;
+  if (ReadFile(session.path()).substr(0, before.size()) != before) return 9;
+  return 0;
+}
+
+TEST_F(SessionLogTest, ShortWriteIsCutBackAndLaterAppendsStayWhole) {
+  Result<Session> session = store_->Create("s1", "/w");
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(ShortWriteChild(*session, *store_));
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see ShortWriteChild for the code";
 }
 
 TEST_F(SessionLogTest, CorruptInteriorLineRefusesTheLoad) {

@@ -326,6 +326,41 @@ TEST_F(PolicyLayer, CorruptInteriorSessionLineIsRefusedWithFileAndLine) {
   EXPECT_NE(outcome.err.find(SessionLog(id) + ":2: "), std::string::npos) << outcome.Describe();
 }
 
+// Only a last line without its newline is torn; reading drops it and leaves
+// the bytes alone, and the next append cuts it. A garbage line that ends in a
+// newline is corrupt even when it is the last one.
+TEST_F(PolicyLayer, ReadingASessionNeverChangesItsLog) {
+  std::string id = NewSession(workspace_.path());
+  ASSERT_EQ(Corral({"session", "mode", id, "read-only"}).exit_code, 0);
+  std::string complete = ReadFile(SessionLog(id)).value_or("");
+  std::string torn = complete + R"({"v":1,"type":"sandbox/mode","ts":"2026)";
+  WriteFile(SessionLog(id), torn, 0600);
+
+  Outcome show = Corral({"session", "show", id, "--json"});
+  EXPECT_EQ(show.exit_code, 0) << show.Describe();
+  EXPECT_NE(show.out.find("\"read-only\""), std::string::npos) << show.Describe();
+  EXPECT_EQ(ExplainJson({"--session", id})["resolution"]["mode"], "read-only");
+  Outcome ran = RunIn({"--session", id}, {"true"});
+  EXPECT_EQ(ran.exit_code, 0) << ran.Describe();
+  EXPECT_EQ(ReadFile(SessionLog(id)).value_or(""), torn);
+
+  ASSERT_EQ(Corral({"session", "mode", id, "workspace-write"}).exit_code, 0);
+  std::string appended = ReadFile(SessionLog(id)).value_or("");
+  EXPECT_EQ(appended.substr(0, complete.size()), complete);
+  EXPECT_EQ(std::count(appended.begin(), appended.end(), '\n'), 3) << appended;
+  EXPECT_EQ(ExplainJson({"--session", id})["resolution"]["mode"], "workspace-write");
+
+  std::string garbage = appended + "garbage\n";
+  WriteFile(SessionLog(id), garbage, 0600);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"session", "show", id}, {"explain", "--session", id, "--", "true"}}) {
+    Outcome refused = Corral(args);
+    EXPECT_EQ(refused.exit_code, kExitConfig) << refused.Describe();
+    EXPECT_NE(refused.err.find(SessionLog(id) + ":4: "), std::string::npos) << refused.Describe();
+  }
+  EXPECT_EQ(ReadFile(SessionLog(id)).value_or(""), garbage);
+}
+
 TEST_F(PolicyLayer, WorldWritableSessionLogIsRefused) {
   std::string id = NewSession(workspace_.path());
   ASSERT_EQ(::chmod(SessionLog(id).c_str(), 0666), 0);
