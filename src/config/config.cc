@@ -7,6 +7,7 @@
 #include "config/config_file.h"
 #include "config/config_merge.h"
 #include "config/config_read.h"
+#include "policy/path.h"
 #include "policy/path_text.h"
 
 namespace corral {
@@ -77,6 +78,26 @@ std::string UserConfigPath(std::string_view home, const char* xdg_config_home) {
 
 std::string ProjectConfigPath(std::string_view workspace_root) {
   return std::string(workspace_root) + "/corral.toml";
+}
+
+Status Config::CheckPaths() const {
+  auto check = [](const std::string& path, const std::string& where) -> Status {
+    Result<PinnedPath> pinned = PinPath(path, "the path");
+    if (pinned.ok()) return Ok();
+    return Error(ErrorKind::kConfig, where + ": " + pinned.error().message()).WithCode("config_bad_value");
+  };
+  if (workspace_root) {
+    auto origin = origins.find("sandbox.workspace_root");
+    CORRAL_TRY(check(*workspace_root,
+                     (origin == origins.end() ? std::string("config") : origin->second) + ": sandbox.workspace_root"));
+  }
+  for (const std::vector<std::string>* list : {&allow_read, &allow_write, &allow_exec}) {
+    for (const std::string& path : *list) {
+      auto origin = path_origins.find(path);
+      CORRAL_TRY(check(path, origin == path_origins.end() ? std::string("config") : origin->second));
+    }
+  }
+  return Ok();
 }
 
 LoadOptions DefaultLoadOptions(const std::string& home, const std::string& workspace_root) {

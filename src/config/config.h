@@ -80,6 +80,12 @@ struct Config {
   std::vector<std::string> files_read;
   // Where each effective value came from: dotted key -> "file:line:column".
   std::map<std::string, std::string> origins;
+  // Where each path grant was written: path -> "file:line:column: key".
+  std::map<std::string, std::string> path_origins;
+  // Each path grant and the workspace root exists and is reached without a
+  // symlink; otherwise an error naming the file, line, column and key (code
+  // "config_bad_value"), instead of one naming a flag nobody typed.
+  Status CheckPaths() const;
 
   // Sets every field a file set; list fields are appended.
   void ApplyTo(PolicySpec& spec) const;

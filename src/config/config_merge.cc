@@ -21,6 +21,15 @@ void Append(std::vector<std::string>& to, const std::vector<Sourced<std::string>
   }
 }
 
+// A path grant also records where it was written, for errors found later.
+void AppendPaths(std::vector<std::string>& to, const std::vector<Sourced<std::string>>& items, std::string_view key,
+                 Config& config) {
+  Append(to, items);
+  for (const Sourced<std::string>& item : items) {
+    config.path_origins.try_emplace(item.value, item.where.ToString() + ": " + std::string(key));
+  }
+}
+
 void ApplyUser(const ConfigLayer& user, Config& config) {
   std::optional<Sourced<Mode>> mode = user.EffectiveMode();
   if (mode) {
@@ -42,9 +51,9 @@ void ApplyUser(const ConfigLayer& user, Config& config) {
     config.backend = user.backend->value;
     config.origins["sandbox.backend"] = user.backend->where.ToString();
   }
-  Append(config.allow_read, user.allow_read);
-  Append(config.allow_write, user.allow_write);
-  Append(config.allow_exec, user.allow_exec);
+  AppendPaths(config.allow_read, user.allow_read, "sandbox.allow_read", config);
+  AppendPaths(config.allow_write, user.allow_write, "sandbox.allow_write", config);
+  AppendPaths(config.allow_exec, user.allow_exec, "sandbox.allow_exec", config);
   Append(config.allow_env, user.allow_env);
   Append(config.forbid_read, user.forbid_read);
   config.files_read.push_back(user.file);
@@ -84,9 +93,9 @@ class ProjectMerge {
     CORRAL_TRY(CheckEnv());
     CORRAL_TRY(CheckApproval(approval_ceiling));
     CORRAL_TRY(CheckPreset(mode_ceiling, approval_ceiling));
-    Append(config_.allow_read, project_.allow_read);
-    Append(config_.allow_write, project_.allow_write);
-    Append(config_.allow_exec, project_.allow_exec);
+    AppendPaths(config_.allow_read, project_.allow_read, "sandbox.allow_read", config_);
+    AppendPaths(config_.allow_write, project_.allow_write, "sandbox.allow_write", config_);
+    AppendPaths(config_.allow_exec, project_.allow_exec, "sandbox.allow_exec", config_);
     Append(config_.allow_env, project_.allow_env);
     Append(config_.forbid_read, project_.forbid_read);
     config_.files_read.push_back(project_.file);

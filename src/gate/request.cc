@@ -82,6 +82,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
     out.gated = std::move(mapped.gated);
     out.profile_fingerprint = Fingerprint(profile);
   } else {
+    CORRAL_TRY(config.CheckPaths());
     config.ApplyTo(out.spec);
   }
 

@@ -380,6 +380,28 @@ TEST_F(RequestTest, AProjectFileCannotWidenThePreset) {
   EXPECT_EQ(Resolve(request).approval, ApprovalPolicy::kDenyAll);
 }
 
+// A config file's bad path is reported at its file, line and key, not as a
+// flag the user never typed.
+TEST_F(RequestTest, ABadPathInAConfigFileNamesTheFileLineAndKey) {
+  std::string missing = tree_.Join("missing");
+  User("[sandbox]\nallow_read = [\"" + missing + "\"]\n");
+  Error error = Refusal(request_);
+  EXPECT_EQ(error.kind(), ErrorKind::kConfig);
+  EXPECT_EQ(error.code(), "config_bad_value");
+  EXPECT_THAT(error.message(), HasSubstr(*request_.user_config + ":2:"));
+  EXPECT_THAT(error.message(), HasSubstr("sandbox.allow_read"));
+  EXPECT_THAT(error.message(), HasSubstr("no such file"));
+
+  std::string real = tree_.Dir("real");
+  std::string link = tree_.Join("link");
+  ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
+  User("[sandbox]\nworkspace_root = \"" + link + "\"\n");
+  Error through = Refusal(request_);
+  EXPECT_EQ(through.code(), "config_bad_value");
+  EXPECT_THAT(through.message(), HasSubstr("sandbox.workspace_root"));
+  EXPECT_THAT(through.message(), HasSubstr("symlink"));
+}
+
 TEST_F(RequestTest, AnUnknownSessionIsAnError) {
   RunRequest request = request_;
   request.session_id = "no-such-session";
