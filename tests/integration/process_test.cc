@@ -1,5 +1,6 @@
 // Other processes and privileges, judged from outside: the decoy is alive and
-// saw no signal; the confined process's /proc/PID/status, read by the test.
+// saw no signal; the confined process's /proc/PID/status (capabilities,
+// no_new_privs, its seccomp filters), read by the test.
 #include <signal.h>
 #include <unistd.h>
 
@@ -42,6 +43,12 @@ std::string NamespaceOf(const std::string& pid, const std::string& kind) {
   return n > 0 ? std::string(target, static_cast<size_t>(n)) : "unreadable";
 }
 
+// A decimal status field, or -1 when it is missing or not a number.
+long Count(const std::optional<std::string>& field) {
+  if (!field || field->empty() || field->find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stol(*field);
+}
+
 size_t Levels(const std::optional<std::string>& nspid) {
   size_t levels = 0;
   std::istringstream in(nspid.value_or(""));
@@ -61,7 +68,13 @@ TEST_F(ProcessEscape, ConfinedProcessHasNoPrivilegesAsSeenFromOutside) {
     EXPECT_EQ(StatusField(pid, set), "0000000000000000") << set;
   }
   EXPECT_EQ(StatusField(pid, "NoNewPrivs"), "1");
+  // A seccomp filter is installed (mode 2), and it is corral's: the confined
+  // process holds more filters than this test process, so one inherited from
+  // whatever runs the tests does not count.
   EXPECT_EQ(StatusField(pid, "Seccomp"), "2");
+  long own_filters = Count(StatusField(::getpid(), "Seccomp_filters"));
+  EXPECT_GE(own_filters, 0) << "this kernel shows no Seccomp_filters in /proc/PID/status";
+  EXPECT_GE(Count(StatusField(pid, "Seccomp_filters")), own_filters + 1);
   // One PID namespace deeper than the test: NSpid has one more level.
   EXPECT_EQ(Levels(StatusField(pid, "NSpid")), Levels(StatusField(::getpid(), "NSpid")) + 1);
   for (const char* kind : {"user", "mnt", "pid", "ipc", "uts", "net"}) {
