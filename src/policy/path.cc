@@ -123,13 +123,4 @@ Result<PinnedPath> PinDerivedPath(std::string_view path, std::string_view what) 
   return PinAbsolute(CollapseSlashes(path), what);
 }
 
-Result<void> VerifyPinned(const PinnedPath& pinned) {
-  UniqueFd fd(OpenNoSymlinks(pinned.path));
-  struct stat st;
-  if (!fd || ::fstat(fd.get(), &st) != 0 || FileIdentity{st.st_dev, st.st_ino} != pinned.id) {
-    return Error(ErrorKind::kPolicy, pinned.path + ": the path changed between the check and the spawn");
-  }
-  return {};
-}
-
 }  // namespace corral

@@ -50,8 +50,4 @@ Result<PinnedPath> PinPath(std::string_view given, std::string_view what);
 // working directory. Symlinks are still refused.
 Result<PinnedPath> PinDerivedPath(std::string_view path, std::string_view what);
 
-// Re-checks identity without following symlinks. Used by tests and by the
-// parent side; the child repeats the check with raw syscalls.
-Result<void> VerifyPinned(const PinnedPath& pinned);
-
 }  // namespace corral

@@ -1,0 +1,144 @@
+// A granted directory swapped between the check and the spawn, through the
+// library as every front end uses it. Building the policy pins each grant by
+// (device, inode); nothing in the parent looks again. The check that refuses
+// is the sandbox child's: just before mounting a grant it re-opens the path
+// without following symlinks and compares the pin (kernel/mounts.cc). The
+// command would leave canaries in the workspace and in the grant; the test
+// looks for them from outside.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "audit/audit.h"
+#include "confine/host.h"
+#include "confine/mount_plan.h"
+#include "confine/plan.h"
+#include "exec/env.h"
+#include "exec/run.h"
+#include "exec/spawn.h"
+#include "harness.h"
+#include "policy/policy.h"
+#include "policy/roots.h"
+
+namespace corral_it {
+namespace {
+
+enum class Change { kAnotherDirectory, kSymlinkToTheOriginal, kRemoved };
+
+class PinnedGrant : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    outside_.Mkdir("data");
+    corral::Result<corral::HostContext> host = corral::CaptureHostContext();
+    ASSERT_TRUE(host.ok()) << host.error().ToString();
+    corral::PolicyBuilder builder(*host);
+    builder.Workspace(workspace_.path()).AllowWrite(outside_ / "data");
+    corral::Result<corral::Policy> policy = builder.Build();
+    ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+    policy_.emplace(std::move(policy).value());
+  }
+
+  // Moves the granted directory away and puts `change` at its path.
+  void Swap(Change change) {
+    std::filesystem::rename(outside_ / "data", outside_ / "data-pinned");
+    if (change == Change::kAnotherDirectory) outside_.Mkdir("data");
+    if (change == Change::kSymlinkToTheOriginal) {
+      std::filesystem::create_directory_symlink(outside_ / "data-pinned", outside_ / "data");
+    }
+  }
+
+  // The refusal the README documents (exit 77), naming the grant and what
+  // happened to it: another file at the path, or a path that cannot be opened
+  // without following a symlink (a symlink, or nothing at all).
+  void ExpectRefusal(const corral::Error& error, Change change) {
+    EXPECT_EQ(error.kind(), corral::ErrorKind::kPolicy) << error.ToString();
+    const char* says = change == Change::kAnotherDirectory ? "changed between the check and the spawn"
+                                                           : "can no longer be opened without following a symlink";
+    EXPECT_NE(error.message().find(says), std::string::npos) << error.ToString();
+    EXPECT_NE(error.message().find(outside_ / "data"), std::string::npos) << error.ToString();
+  }
+
+  void ExpectNothingRan() {
+    EXPECT_FALSE(Exists(workspace_ / "ran"));
+    EXPECT_FALSE(Exists(outside_ / "data/canary"));
+    EXPECT_FALSE(Exists(outside_ / "data-pinned/canary"));
+  }
+
+  corral::RunOptions Options() const {
+    corral::RunOptions options;
+    options.forward_signals = false;
+    options.quarantine_dir = state_ / "quarantine";
+    return options;
+  }
+
+  TempDir workspace_{"corral-ws"};
+  TempDir outside_{"corral-outside"};
+  TempDir state_{"corral-state"};
+  std::optional<corral::Policy> policy_;
+  const std::vector<std::string> command_ = {"/usr/bin/touch", workspace_ / "ran", outside_ / "data/canary"};
+};
+
+// The whole run, as the CLI makes it: RunConfined compiles and spawns.
+TEST_F(PinnedGrant, ADirectorySwappedAfterThePolicyIsBuiltIsRefusedAndNothingRuns) {
+  // Control: unswapped, the command runs and leaves both canaries.
+  corral::RunResult control = corral::RunConfined(*policy_, command_, corral::AuditTrail::Discard(), Options());
+  ASSERT_EQ(control.source, corral::RunResult::Source::kCommand)
+      << (control.error ? control.error->ToString() : std::string());
+  EXPECT_EQ(control.exit_status, 0);
+  EXPECT_TRUE(Exists(workspace_ / "ran"));
+  EXPECT_TRUE(Exists(outside_ / "data/canary"));
+  ::unlink((workspace_ / "ran").c_str());
+  ::unlink((outside_ / "data/canary").c_str());
+
+  Swap(Change::kAnotherDirectory);
+  std::string audit_path = state_ / "audit.jsonl";
+  corral::Result<corral::AuditTrail> trail = corral::AuditTrail::ToFile(audit_path);
+  ASSERT_TRUE(trail.ok()) << trail.error().ToString();
+  corral::RunResult swapped = corral::RunConfined(*policy_, command_, *trail, Options());
+  ExpectNothingRan();
+  EXPECT_EQ(swapped.source, corral::RunResult::Source::kCorral);
+  EXPECT_EQ(swapped.exit_status, 77);
+  ASSERT_TRUE(swapped.error.has_value());
+  ExpectRefusal(*swapped.error, Change::kAnotherDirectory);
+  std::vector<nlohmann::json> audit = ReadAudit(audit_path);
+  ASSERT_FALSE(audit.empty());
+  EXPECT_EQ(audit.back()["event"], "failed");
+  EXPECT_EQ(audit.back()["reason"], "policy");
+}
+
+// The narrowest window: the plan is compiled, then the grant changes, then
+// the sandbox is spawned from that plan.
+class PinnedGrantChanged : public PinnedGrant, public ::testing::WithParamInterface<Change> {};
+
+TEST_P(PinnedGrantChanged, AGrantChangedAfterThePlanIsCompiledIsRefusedBySpawn) {
+  corral::Result<corral::Plan> plan = corral::Compile(*policy_, corral::ProbeHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  Swap(GetParam());
+  corral::Command command;
+  command.argv = command_;
+  command.env = corral::ScrubEnvironment(*policy_, environ);
+  command.cwd = corral::SandboxWorkingDirectory(*policy_);
+  sigset_t previous = corral::BlockForwardedSignals();
+  corral::Result<corral::SandboxProcess> process = corral::Spawn(*plan, command);
+  if (process.ok()) process->Reap();
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ExpectNothingRan();
+  ASSERT_FALSE(process.ok()) << "the sandbox was spawned on a changed grant";
+  ExpectRefusal(process.error(), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Changes, PinnedGrantChanged,
+                         ::testing::Values(Change::kAnotherDirectory, Change::kSymlinkToTheOriginal, Change::kRemoved),
+                         [](const ::testing::TestParamInfo<Change>& info) {
+                           switch (info.param) {
+                             case Change::kAnotherDirectory: return "AnotherDirectory";
+                             case Change::kSymlinkToTheOriginal: return "SymlinkToTheOriginal";
+                             case Change::kRemoved: return "Removed";
+                           }
+                           return "Unknown";
+                         });
+
+}  // namespace
+}  // namespace corral_it
