@@ -42,11 +42,23 @@ bool IsLongOption(std::string_view arg, std::string_view full) {
 }
 
 // Options before "--": any short cluster holding one of `letters`, or a long
-// option abbreviating one of `longs`.
-bool HasOption(Args args, std::string_view letters, std::initializer_list<std::string_view> longs) {
-  for (const std::string& arg : args) {
+// option abbreviating one of `longs`. A letter in `value_letters` takes a
+// value: the rest of its cluster (or the next argument) is that value.
+bool HasOption(Args args, std::string_view letters, std::initializer_list<std::string_view> longs,
+               std::string_view value_letters = {}) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
     if (arg == "--") return false;
-    if (IsShortCluster(arg) && arg.find_first_of(letters, 1) != std::string::npos) return true;
+    if (IsShortCluster(arg)) {
+      for (size_t j = 1; j < arg.size(); ++j) {
+        if (letters.find(arg[j]) != std::string_view::npos) return true;
+        if (value_letters.find(arg[j]) != std::string_view::npos) {
+          if (j + 1 == arg.size()) ++i;
+          break;
+        }
+      }
+      continue;
+    }
     for (std::string_view full : longs) {
       if (IsLongOption(arg, full)) return true;
     }
@@ -159,6 +171,49 @@ Finding ClassifyShell(std::string_view shell, Args args, Walk walk) {
   return Danger("shell-script", std::string(shell) + " reading commands from its input");
 }
 
+// An operand that can only be a pathspec: check-ref-format forbids a leading
+// dot, `*`, `?`, `[` and a leading `:`, so `git checkout .` names paths and
+// `git checkout feature/x` names a branch.
+bool IsPathspec(std::string_view arg) {
+  return arg == "." || arg == ".." || arg.substr(0, 2) == "./" || arg.substr(0, 3) == "../" ||
+         (!arg.empty() && arg[0] == ':') || arg.find_first_of("*?[") != std::string_view::npos;
+}
+
+// True when `args` name paths: an operand after "--", a pathspec-shaped
+// operand before it, or --pathspec-from-file.
+bool NamesPaths(Args args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    if (arg == "--") return i + 1 < args.size();
+    if (IsLongOption(arg, "pathspec-from-file")) return true;
+    if (!arg.empty() && arg[0] != '-' && IsPathspec(arg)) return true;
+  }
+  return false;
+}
+
+Finding DiscardChanges(std::string_view what) {
+  return Danger("git-discard-changes", std::string(what) + " overwrites uncommitted changes in the working tree");
+}
+
+// checkout and restore with paths, and a forced checkout or switch, replace
+// working-tree files with their committed or staged versions: edits that
+// were never committed are gone. Switching branches stays safe (git refuses
+// when it would lose changes), and so does restore --staged alone (it only
+// resets the index).
+Finding ClassifyGitDiscard(std::string_view sub, Args rest) {
+  if (sub == "checkout") {
+    if (HasOption(rest, "f", {"force"}, "bB")) return DiscardChanges("git checkout --force");
+    if (HasOption(rest, "", {"ours", "theirs"}) || NamesPaths(rest)) return DiscardChanges("git checkout with paths");
+  }
+  if (sub == "switch" && HasOption(rest, "f", {"force", "discard-changes"}, "cC")) {
+    return DiscardChanges("git switch --discard-changes");
+  }
+  if (sub == "restore" && (!HasOption(rest, "S", {"staged"}, "s") || HasOption(rest, "W", {"worktree"}, "s"))) {
+    return DiscardChanges("git restore (without --staged alone)");
+  }
+  return std::nullopt;
+}
+
 Finding ClassifyGit(Args args) {
   size_t i = 0;
   for (; i < args.size() && !args[i].empty() && args[i][0] == '-'; ++i) {
@@ -181,6 +236,10 @@ Finding ClassifyGit(Args args) {
   }
   if (sub == "stash" && !rest.empty() && OneOf(rest[0], {"drop", "clear"})) {
     return Danger("git-stash-drop", "git stash drop/clear discards stashed work");
+  }
+  if (Finding finding = ClassifyGitDiscard(sub, rest)) return finding;
+  if (sub == "update-ref" && HasOption(rest, "d", {"stdin"}, "m")) {
+    return Danger("git-delete-ref", "git update-ref -d (or --stdin) deletes refs without the checks git branch -d makes");
   }
   if (OneOf(sub, {"filter-branch", "filter-repo"})) {
     return Danger("git-rewrite-history", "git " + std::string(sub) + " rewrites history");
@@ -282,6 +341,34 @@ Finding BulkDelete(std::string_view how) {
   return Danger("bulk-delete", std::string(how) + " deletes or destroys every file the list names");
 }
 
+// Archivers that delete what they archive: tar --remove-files, zip -m,
+// 7z -sdel. Extracting or creating an archive alone stays safe.
+Finding ClassifyArchiver(std::string_view program, Args args) {
+  bool deletes = (program == "tar" && HasOption(args, "", {"remove-files"})) ||
+                 (program == "zip" && HasOption(args, "m", {"move"})) ||
+                 (OneOf(program, {"7z", "7za", "7zr", "7zz"}) && Contains(args, "-sdel"));
+  if (!deletes) return std::nullopt;
+  return Danger("bulk-delete", std::string(program) + " deletes every file it puts in the archive");
+}
+
+bool NamesDevNull(std::string_view arg) {
+  return arg.size() >= 9 && arg.substr(arg.size() - 9) == "/dev/null";
+}
+
+// mv to or from /dev/null throws a file away; cp /dev/null FILE empties FILE.
+// (cp FILE /dev/null only reads. `cat /dev/null > f` and `: > f` are shell
+// redirections, which the shell-string rule already counts as unparsed.)
+Finding ClassifyDevNull(std::string_view program, Args args) {
+  if (program == "mv" && std::any_of(args.begin(), args.end(), [](const std::string& a) { return NamesDevNull(a); })) {
+    return Danger("destroy-data", "mv with /dev/null throws the file away");
+  }
+  if (program == "cp" && !args.empty() &&
+      std::any_of(args.begin(), args.end() - 1, [](const std::string& a) { return NamesDevNull(a); })) {
+    return Danger("destroy-data", "cp /dev/null empties the file it copies onto");
+  }
+  return std::nullopt;
+}
+
 Finding ClassifyWrapper(std::string_view program, Args args, Walk walk) {
   if (program == "env" && HasOption(args, "S", {"split-string"})) return Unparsed("env -S");
   if (program == "flock") {
@@ -342,6 +429,8 @@ Finding Classify(Args argv, Walk walk) {
   if (OneOf(program, {"shred", "truncate", "wipefs", "blkdiscard"})) {
     return Danger("destroy-data", std::string(program) + " destroys data beyond recovery");
   }
+  if (Finding finding = ClassifyDevNull(program, args)) return finding;
+  if (Finding finding = ClassifyArchiver(program, args)) return finding;
   if (program == "dd" || program.substr(0, 4) == "mkfs" ||
       OneOf(program, {"mke2fs", "mkswap", "fdisk", "sfdisk", "parted", "sgdisk", "losetup", "mount", "umount"})) {
     return Danger("disk", std::string(program) + " writes disks, partitions or mounts");

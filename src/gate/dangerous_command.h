@@ -11,11 +11,15 @@
 //   privilege              sudo su doas pkexec runuser run0
 //   rm-recursive-or-force  rm with -r/-R/-f (in any flag cluster) or --recursive,
 //                          --force, --no-preserve-root (or a prefix of them)
-//   destroy-data           shred truncate wipefs blkdiscard
+//   destroy-data           shred truncate wipefs blkdiscard; mv with
+//                          /dev/null as source or target; cp /dev/null FILE
+//                          (`cat /dev/null > f` is a shell redirection: see
+//                          unparsed-shell)
 //   bulk-delete            xargs with rm, unlink, rmdir, shred or truncate
 //                          anywhere in its arguments (erring: `xargs grep
 //                          rm` counts too), and find -exec/-execdir/-ok
-//                          running one of them
+//                          running one of them; archivers deleting what
+//                          they archive (tar --remove-files, zip -m, 7z -sdel)
 //   disk                   dd, mkfs and mkfs.*, mke2fs mkswap fdisk sfdisk
 //                          parted sgdisk losetup mount umount
 //   recursive-permissions  chmod chown chgrp with -R or --recursive
@@ -23,6 +27,12 @@
 //   remote-access          ssh scp sftp rsync sshpass (any use)
 //   git-push, git-reset-hard, git-clean, git-branch-force-delete,
 //   git-stash-drop, git-rewrite-history (filter-branch, filter-repo),
+//   git-discard-changes    git checkout with paths (`-- <path>`, `.`, a glob,
+//                          --ours/--theirs, --pathspec-from-file) or -f,
+//                          git restore unless it is --staged alone, git
+//                          switch -f/--discard-changes; a branch checkout
+//                          (`git checkout topic`) stays safe
+//   git-delete-ref         git update-ref -d or --stdin
 //   git-config-override    git -c / --config-env / --exec-path=, and any
 //                          `git config` that is not a --get/--list read
 //   package-publish        npm/pnpm/bun publish and unpublish, yarn publish,
@@ -52,6 +62,12 @@
 // exec builtin stdbuf ionice setsid xargs busybox chrt taskset unbuffer
 // strace ltrace chronic nsenter unshare chroot flock) are seen through:
 // every later argument is tried as the start of the wrapped command.
+//
+// Not asked, on purpose: build and install commands (make, npm install,
+// cargo build, pip install, ...). They run arbitrary project code, but that
+// is an agent's ordinary work: asking before each would teach people to say
+// yes without reading. The sandbox's confinement, not this list, bounds
+// what that code can reach.
 //
 // Security: this is a tripwire for asking, not a sandbox. It errs towards
 // "dangerous" (anything it cannot parse is), and a command it passes still

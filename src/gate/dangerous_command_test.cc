@@ -137,6 +137,99 @@ TEST(ApprovalClassifier, TheDocumentedDangerousClasses) {
   });
 }
 
+// Commands that throw away work or data without rm: git discarding the
+// working tree, archivers deleting their inputs, /dev/null as a file.
+TEST(ApprovalClassifier, DiscardingWorkAndDataIsDangerous) {
+  ExpectTable({
+      {{"git", "checkout", "--", "."}, "git-discard-changes"},
+      {{"git", "checkout", "--", "src/main.cc"}, "git-discard-changes"},
+      {{"git", "checkout", "."}, "git-discard-changes"},
+      {{"git", "checkout", "HEAD", "--", "a.c", "b.c"}, "git-discard-changes"},
+      {{"git", "checkout", "main", "./src"}, "git-discard-changes"},
+      {{"git", "checkout", "*.cc"}, "git-discard-changes"},
+      {{"git", "checkout", ":/"}, "git-discard-changes"},
+      {{"git", "checkout", "--theirs", "conflicted.c"}, "git-discard-changes"},
+      {{"git", "checkout", "--pathspec-from-file=list"}, "git-discard-changes"},
+      {{"git", "checkout", "-f", "main"}, "git-discard-changes"},
+      {{"git", "checkout", "-qf", "main"}, "git-discard-changes"},
+      {{"git", "-C", "repo", "checkout", "--", "."}, "git-discard-changes"},
+      {{"git", "restore", "."}, "git-discard-changes"},
+      {{"git", "restore", "src/main.cc"}, "git-discard-changes"},
+      {{"git", "restore", "--source", "HEAD~2", "f"}, "git-discard-changes"},
+      {{"git", "restore", "--staged", "--worktree", "f"}, "git-discard-changes"},
+      {{"git", "restore", "-SW", "f"}, "git-discard-changes"},
+      {{"git", "switch", "--discard-changes", "main"}, "git-discard-changes"},
+      {{"git", "switch", "-f", "main"}, "git-discard-changes"},
+      {{"git", "update-ref", "-d", "refs/heads/topic"}, "git-delete-ref"},
+      {{"git", "update-ref", "--stdin"}, "git-delete-ref"},
+      {{"git", "reset", "--hard"}, "git-reset-hard"},
+      {{"git", "-C", "repo", "reset", "-q", "--hard", "origin/main"}, "git-reset-hard"},
+      {{"git", "clean", "-f"}, "git-clean"},
+      {{"git", "clean", "-ffdx"}, "git-clean"},
+      {{"git", "stash", "drop"}, "git-stash-drop"},
+      {{"git", "stash", "drop", "stash@{1}"}, "git-stash-drop"},
+      {{"tar", "--remove-files", "-czf", "a.tgz", "src"}, "bulk-delete"},
+      {{"tar", "-czf", "a.tgz", "src", "--remove-files"}, "bulk-delete"},
+      {{"tar", "cf", "a.tar", "--remove", "logs"}, "bulk-delete"},
+      {{"zip", "-rm", "a.zip", "dir"}, "bulk-delete"},
+      {{"zip", "--move", "a.zip", "f"}, "bulk-delete"},
+      {{"7z", "a", "-sdel", "a.7z", "dir"}, "bulk-delete"},
+      {{"mv", "notes.txt", "/dev/null"}, "destroy-data"},
+      {{"mv", "-f", "data", "/dev/null"}, "destroy-data"},
+      {{"mv", "-t", "/dev/null", "f"}, "destroy-data"},
+      {{"mv", "--target-directory=/dev/null", "f"}, "destroy-data"},
+      {{"mv", "/dev/null", "f"}, "destroy-data"},
+      {{"cp", "/dev/null", "db.sqlite"}, "destroy-data"},
+      {{"cp", "-f", "/dev/null", "db.sqlite"}, "destroy-data"},
+      {{"truncate", "--size=0", "log"}, "destroy-data"},
+      {{"dd", "of=disk.img"}, "disk"},
+      {{"find", ".", "-name", "*.o", "-delete"}, "find-delete"},
+      {{"env", "tar", "--remove-files", "-cf", "a.tar", "x"}, "bulk-delete"},
+      {{"sh", "-c", "make && git checkout -- ."}, "git-discard-changes"},
+      // Shell redirections are not parsed at all: they already ask.
+      {{"sh", "-c", "cat /dev/null > f"}, "unparsed-shell"},
+      {{"bash", "-c", ": > f"}, "unparsed-shell"},
+  });
+}
+
+// The near misses of the rules above stay quiet.
+TEST(ApprovalClassifier, DiscardRulesKeepFalsePositivesLow) {
+  ExpectTable({
+      {{"git", "checkout", "main"}, nullptr},
+      {{"git", "checkout", "feature/login"}, nullptr},
+      {{"git", "checkout", "-b", "topic"}, nullptr},
+      {{"git", "checkout", "-bfix", "origin/fix"}, nullptr},  // -b's value, not -f
+      {{"git", "checkout", "-B", "fix", "origin/fix"}, nullptr},
+      {{"git", "checkout", "-"}, nullptr},
+      {{"git", "checkout", "HEAD~1"}, nullptr},
+      {{"git", "checkout", "v1.2.3"}, nullptr},
+      {{"git", "checkout", "--"}, nullptr},
+      {{"git", "switch", "main"}, nullptr},
+      {{"git", "switch", "-c", "fix"}, nullptr},
+      {{"git", "switch", "-cfix"}, nullptr},
+      {{"git", "restore", "--staged", "f"}, nullptr},
+      {{"git", "restore", "-S", "."}, nullptr},
+      {{"git", "restore", "--staged", "--source=HEAD~1", "--", "f"}, nullptr},
+      {{"git", "restore", "-s", "WIP", "--staged", "f"}, nullptr},  // -s's value, not -W
+      {{"git", "update-ref", "refs/heads/topic", "HEAD"}, nullptr},
+      {{"git", "update-ref", "-m", "-d", "refs/heads/x", "HEAD"}, nullptr},  // -m's value
+      {{"git", "stash"}, nullptr},
+      {{"git", "stash", "pop"}, nullptr},
+      {{"git", "stash", "list"}, nullptr},
+      {{"tar", "-czf", "a.tgz", "src"}, nullptr},
+      {{"tar", "xf", "a.tar"}, nullptr},
+      {{"tar", "--recursion", "-cf", "a.tar", "src"}, nullptr},
+      {{"zip", "-r", "a.zip", "dir"}, nullptr},
+      {{"7z", "x", "a.7z"}, nullptr},
+      {{"mv", "a", "b"}, nullptr},
+      {{"cp", "a", "b"}, nullptr},
+      {{"cp", "a", "/dev/null"}, nullptr},  // reads a, writes nowhere
+      {{"cat", "/dev/null"}, nullptr},
+      {{"npm", "ci"}, nullptr},
+      {{"pip", "install", "-r", "requirements.txt"}, nullptr},
+  });
+}
+
 TEST(ApprovalClassifier, ShellsAreSeenThroughOrCountAsDangerous) {
   ExpectTable({
       {{"bash", "-c", "rm -rf build"}, "rm-recursive-or-force"},
