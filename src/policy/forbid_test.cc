@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/test_scratch_dir.h"
+#include "policy/path.h"
 
 namespace corral {
 namespace {
@@ -143,6 +144,68 @@ TEST_F(ForbidExpand, DotDotIsRefusedBeforeAnyWalk) {
   Result<std::vector<MaskedPath>> masks = Expand({"ws/../outside/.env"});
   ASSERT_FALSE(masks.ok());
   EXPECT_EQ(masks.error().kind(), ErrorKind::kUsage);
+}
+
+// The credential stores --home real must hide: each path (a file inside a
+// store, where the store is a directory) is covered by a pattern, which
+// hides it or a directory holding it.
+TEST(HomeCredentials, CoverEveryKnownCredentialStore) {
+  const std::string home = "/home/ana";
+  std::vector<std::string> hidden;
+  for (const std::string& pattern : HomeCredentialPatterns()) {
+    Result<std::string> normalized = NormalizeForbidPattern(pattern, home);
+    ASSERT_TRUE(normalized.ok()) << pattern;
+    EXPECT_EQ(pattern.find_first_of("*?["), std::string::npos) << pattern << ": a glob walks the home every run";
+    hidden.push_back(*normalized);
+  }
+  const char* const stores[] = {
+      ".ssh/id_ed25519",
+      ".gnupg/private-keys-v1.d/k.key",
+      ".password-store/email.gpg",
+      ".local/share/keyrings/login.keyring",
+      ".config/op/config",
+      ".aws/credentials",
+      ".azure/msal_token_cache.json",
+      ".config/gcloud/credentials.db",
+      ".kube/config",
+      ".vault-token",
+      ".terraform.d/credentials.tfrc.json",
+      ".config/rclone/rclone.conf",
+      ".docker/config.json",
+      ".config/containers/auth.json",
+      ".netrc",
+      ".git-credentials",
+      ".config/git/credentials",
+      ".config/gh/hosts.yml",
+      ".config/hub",
+      ".pypirc",
+      ".npmrc",
+      ".cargo/credentials",
+      ".cargo/credentials.toml",
+      ".gem/credentials",
+      ".m2/settings.xml",
+      ".m2/settings-security.xml",
+      ".gradle/gradle.properties",
+      ".pgpass",
+      ".mozilla/firefox/abc.default-release/logins.json",
+      ".mozilla/firefox/abc.default-release/key4.db",
+      ".config/google-chrome/Default/Login Data",
+      ".config/chromium/Default/Cookies",
+      ".claude.json",
+      ".bash_history",
+  };
+  for (const char* store : stores) {
+    std::string path = home + "/" + store;
+    bool covered = std::any_of(hidden.begin(), hidden.end(), [&](const std::string& h) { return IsWithin(path, h); });
+    EXPECT_TRUE(covered) << "~/" << store << " stays readable with --home real";
+  }
+  // Not credentials: the rest of those trees stays visible.
+  for (const char* visible : {".m2/repository/x.jar", ".gradle/caches/x", ".cargo/registry/x", ".config/gh/config.yml",
+                              ".docker/buildx/x", ".gem/specs/x"}) {
+    std::string path = home + "/" + visible;
+    bool covered = std::any_of(hidden.begin(), hidden.end(), [&](const std::string& h) { return IsWithin(path, h); });
+    EXPECT_FALSE(covered) << "~/" << visible << " is hidden but holds no credential";
+  }
 }
 
 }  // namespace

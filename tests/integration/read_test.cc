@@ -137,13 +137,22 @@ TEST_F(ReadEscape, RealHomeKeepsItsCredentialsHidden) {
   std::string token = RandomToken("HOMECRED");
   outside_.Write("home/.ssh/id_ed25519", token + "\n");
   outside_.Write("home/.aws/credentials", token + "\n");
+  outside_.Write("home/.m2/settings.xml", "<password>" + token + "</password>\n");
+  outside_.Write("home/.gradle/gradle.properties", "signing.password=" + token + "\n");
+  outside_.Write("home/.config/containers/auth.json", "{\"auth\": \"" + token + "\"}\n");
+  outside_.Write("home/.mozilla/firefox/p.default/logins.json", token + "\n");
   outside_.Write("home/notes.txt", "notes\n");
+  outside_.Write("home/.m2/repository/readme.txt", "cached\n");
   SpawnOptions options = WithEnv({{"HOME", outside_ / "home"}});
-  Outcome outcome = RunIn({"--home", "real"},
-                          {"sh", "-c", "cat \"$HOME/notes.txt\" \"$HOME/.ssh/id_ed25519\" \"$HOME/.aws/credentials\"; "
-                                       "echo x > \"$HOME/planted\""},
-                          options);
-  EXPECT_NE(outcome.out.find("notes"), std::string::npos) << outcome.Describe();  // the control
+  Outcome outcome =
+      RunIn({"--home", "real"},
+            {"sh", "-c",
+             "cd \"$HOME\"; cat notes.txt .m2/repository/readme.txt .ssh/id_ed25519 .aws/credentials "
+             ".m2/settings.xml .gradle/gradle.properties .config/containers/auth.json "
+             ".mozilla/firefox/p.default/logins.json; grep -r . .mozilla .m2; echo x > \"$HOME/planted\""},
+            options);
+  EXPECT_NE(outcome.out.find("notes"), std::string::npos) << outcome.Describe();  // the controls
+  EXPECT_NE(outcome.out.find("cached"), std::string::npos) << outcome.Describe();
   ExpectSecretAbsent(outcome, token);
   EXPECT_FALSE(Exists(outside_ / "home/planted"));  // and read-only
 }
