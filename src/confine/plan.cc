@@ -6,12 +6,6 @@
 namespace corral {
 namespace {
 
-constexpr Guarantee kAllGuarantees[] = {
-    Guarantee::kProcessBoundary, Guarantee::kWriteBoundary, Guarantee::kReadBoundary,
-    Guarantee::kExecBoundary,    Guarantee::kNetworkBoundary, Guarantee::kEnvScrub,
-    Guarantee::kSyscallFilter,   Guarantee::kPrivilegeDrop, Guarantee::kResourceLimits,
-};
-
 std::string LandlockHelp() {
   return "Landlock needs Linux 5.13 or newer with \"landlock\" in the lsm= boot parameter "
          "(CONFIG_SECURITY_LANDLOCK)";
@@ -28,29 +22,6 @@ std::string_view LevelName(Level level) {
   return "none";
 }
 
-std::string_view GuaranteeName(Guarantee g) {
-  switch (g) {
-    case Guarantee::kProcessBoundary: return "process_boundary";
-    case Guarantee::kWriteBoundary: return "write_boundary";
-    case Guarantee::kReadBoundary: return "read_boundary";
-    case Guarantee::kExecBoundary: return "exec_boundary";
-    case Guarantee::kNetworkBoundary: return "network_boundary";
-    case Guarantee::kEnvScrub: return "env_scrub";
-    case Guarantee::kSyscallFilter: return "syscall_filter";
-    case Guarantee::kPrivilegeDrop: return "privilege_drop";
-    case Guarantee::kResourceLimits: return "resource_limits";
-  }
-  return "unknown";
-}
-
-std::vector<std::string> Guarantees::Names() const {
-  std::vector<std::string> names;
-  for (Guarantee g : kAllGuarantees) {
-    if (Has(g)) names.emplace_back(GuaranteeName(g));
-  }
-  return names;
-}
-
 std::string_view FeatureStatusName(FeatureStatus status) {
   switch (status) {
     case FeatureStatus::kEnforced: return "enforced";
@@ -58,13 +29,6 @@ std::string_view FeatureStatusName(FeatureStatus status) {
     case FeatureStatus::kUnavailable: return "unavailable";
   }
   return "unavailable";
-}
-
-Guarantees RequiredGuarantees(const Policy& policy) {
-  Guarantees required;
-  for (Guarantee g : kAllGuarantees) required.Add(g);
-  if (policy.network() == NetworkMode::kAll) required = Guarantees(required.bits() & ~static_cast<uint32_t>(Guarantee::kNetworkBoundary));
-  return required;
 }
 
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options) {
@@ -156,7 +120,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   // Sharing the host's network namespace shares its abstract unix sockets;
   // only Landlock's scope (ABI 6) keeps host daemons listening there apart.
   if (!network_none && m.landlock_abi < 6) {
-    provided = Guarantees(provided.bits() & ~static_cast<uint32_t>(Guarantee::kProcessBoundary));
+    provided.Remove(Guarantee::kProcessBoundary);
     if (!best_effort) {
       return Error(ErrorKind::kUnsupported,
                    "landlock: with --network all, this kernel's Landlock (ABI " + std::to_string(m.landlock_abi) +
@@ -235,9 +199,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
 
   Guarantees missing_guarantees = plan.required_.Missing(plan.provided_);
   if (missing_guarantees.bits() != 0 && !best_effort) {
-    std::string names;
-    for (const std::string& name : missing_guarantees.Names()) names += (names.empty() ? "" : ", ") + name;
-    return Error(ErrorKind::kUnsupported, "this host cannot provide " + names +
+    return Error(ErrorKind::kUnsupported, "this host cannot provide " + missing_guarantees.Joined() +
                                               ". The command was not run. Pass --best-effort to run anyway.");
   }
   plan.level_ = missing_guarantees.bits() == 0 && plan.dropped_.empty() ? Level::kFull : Level::kDegraded;

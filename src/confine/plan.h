@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "confine/guarantees.h"
 #include "confine/host.h"
 #include "confine/mount_plan.h"
 #include "kernel/landlock.h"
@@ -26,35 +27,6 @@ namespace corral {
 
 enum class Level { kFull, kDegraded, kNone };
 std::string_view LevelName(Level level);
-
-enum class Guarantee : uint32_t {
-  kProcessBoundary = 1u << 0,  // own PID namespace; host processes invisible; the tree dies together
-  kWriteBoundary = 1u << 1,    // writes land only inside writable grants
-  kReadBoundary = 1u << 2,     // only granted trees are visible or readable
-  kExecBoundary = 1u << 3,     // programs run only from exec grants
-  kNetworkBoundary = 1u << 4,  // no network unless granted
-  kEnvScrub = 1u << 5,         // only allowlisted environment variables pass
-  kSyscallFilter = 1u << 6,    // dangerous kernel interfaces are denied
-  kPrivilegeDrop = 1u << 7,    // no capabilities, no_new_privs
-  kResourceLimits = 1u << 8,   // no core dumps; the deadline kills the whole tree
-};
-
-class Guarantees {
- public:
-  Guarantees() = default;
-  explicit Guarantees(uint32_t bits) : bits_(bits) {}
-  bool Has(Guarantee g) const { return (bits_ & static_cast<uint32_t>(g)) != 0; }
-  void Add(Guarantee g) { bits_ |= static_cast<uint32_t>(g); }
-  bool Covers(Guarantees other) const { return (bits_ & other.bits_) == other.bits_; }
-  uint32_t bits() const { return bits_; }
-  std::vector<std::string> Names() const;
-  // The guarantees in `this` that `provided` lacks.
-  Guarantees Missing(Guarantees provided) const { return Guarantees(bits_ & ~provided.bits_); }
-
- private:
-  uint32_t bits_ = 0;
-};
-std::string_view GuaranteeName(Guarantee g);
 
 enum class FeatureStatus { kEnforced, kNarrowed, kUnavailable };
 std::string_view FeatureStatusName(FeatureStatus status);
@@ -108,9 +80,6 @@ class Plan {
   CompileReport report_;
   std::vector<std::string> dropped_;
 };
-
-// The guarantees `policy` needs.
-Guarantees RequiredGuarantees(const Policy& policy);
 
 // `policy` must outlive the returned plan.
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options = {});
