@@ -2,8 +2,10 @@
 // prints how to confine CMD, so a harness in any language can spawn it.
 // With --json, the ConfinedArgv (provider.h) plus a "detection" object
 // saying which backend won and why; without, the argv one shell-quoted word
-// per line (and any enforcement gaps on stderr). A refusal exits with
-// corral's usual code (77 for danger-full-access, 125 for no backend) and,
+// per line (and any enforcement gaps on stderr). A backend that cannot give
+// every guarantee the policy requires refuses (code "partial_enforcement")
+// unless --best-effort accepts the gaps. A refusal exits with corral's usual
+// code (77 for danger-full-access, 125 for no backend or a partial one) and,
 // with --json, prints {"error": {...}}. Nothing is run, except the backend
 // probes of detection.
 #include <unistd.h>
@@ -95,7 +97,7 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   Result<Detection> detection = DetectProvider(options);
   if (!detection.ok()) return Fail(detection.error(), json);
   Result<ConfinedArgv> confined = detection->provider->Confine(command, *policy);
-  if (!confined.ok()) return Fail(confined.error(), json);
+  if (!confined.ok()) return Fail(WithDetectionContext(confined.error(), *detection), json);
 
   if (json) {
     nlohmann::json out = ConfinedArgvToJson(*confined);

@@ -14,11 +14,13 @@ namespace {
 using namespace std::chrono_literals;
 
 // The default policy without a workspace: what every run needs, and what
-// `corral check` probes.
-Result<Policy> DefaultProbePolicy() {
+// `corral check` probes. The bwrap probe asks whether bwrap works at all, so
+// it builds a best-effort policy, which the bubblewrap backend wraps despite
+// its gaps (a required one it refuses, without running anything).
+Result<Policy> DefaultProbePolicy(Enforcement enforcement) {
   CORRAL_ASSIGN_OR_RETURN(HostContext host, CaptureHostContext());
   PolicyBuilder builder(host);
-  builder.NoWorkspace();
+  builder.NoWorkspace().BestEffort(enforcement == Enforcement::kBestEffort);
   return builder.Build();
 }
 
@@ -30,7 +32,7 @@ std::string FirstLine(const std::string& text) {
 class HostBackendProbes final : public BackendProbes {
  public:
   ProbeVerdict Native() override {
-    Result<Policy> policy = DefaultProbePolicy();
+    Result<Policy> policy = DefaultProbePolicy(Enforcement::kRequired);
     if (!policy.ok()) return {false, "cannot build the probe policy: " + policy.error().ToString()};
     Result<Plan> plan = Compile(*policy, ProbeHost());
     if (!plan.ok()) return {false, plan.error().ToString()};
@@ -46,7 +48,7 @@ class HostBackendProbes final : public BackendProbes {
   }
 
   ProbeVerdict Bubblewrap(const std::string& bwrap) override {
-    Result<Policy> policy = DefaultProbePolicy();
+    Result<Policy> policy = DefaultProbePolicy(Enforcement::kBestEffort);
     if (!policy.ok()) return {false, "cannot build the probe policy: " + policy.error().ToString()};
     BubblewrapOptions options;
     options.bwrap_path = bwrap;

@@ -118,11 +118,34 @@ std::vector<std::string> BubblewrapGaps(const Policy& policy) {
   return gaps;
 }
 
+Guarantees BubblewrapGuarantees(const Policy& policy) {
+  Guarantees provided;
+  provided.Add(Guarantee::kWriteBoundary);  // only writable grants are bound read-write
+  provided.Add(Guarantee::kReadBoundary);   // only grants are bound; masks cover secrets inside them
+  provided.Add(Guarantee::kEnvScrub);       // --clearenv, then the scrubbed --setenv list
+  provided.Add(Guarantee::kPrivilegeDrop);  // --cap-drop ALL; bwrap always sets no_new_privs
+  if (policy.network() == NetworkMode::kNone) {
+    provided.Add(Guarantee::kNetworkBoundary);  // an empty network namespace
+    // --unshare-pid and --die-with-parent. With --share-net the host's
+    // abstract unix sockets stay reachable, as for native without Landlock
+    // scopes, so there is no process boundary then.
+    provided.Add(Guarantee::kProcessBoundary);
+  }
+  // Never: exec boundary (no Landlock), syscall filter (no seccomp), resource
+  // limits (no RLIMIT_CORE=0, no deadline).
+  return provided;
+}
+
 Result<ConfinedArgv> BubblewrapProvider::Confine(const std::vector<std::string>& argv, const Policy& policy) {
   CORRAL_TRY(CheckConfinable(argv, policy));
   if (options_.bwrap_path.empty()) return Error(ErrorKind::kUsage, "the bubblewrap backend needs a bwrap path");
   ConfinedArgv confined;
   confined.backend = std::string(name());
+  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+  confined.gaps = BubblewrapGaps(policy);
+  confined.required = RequiredGuarantees(policy);
+  confined.provided = BubblewrapGuarantees(policy);
+  CORRAL_TRY(CheckEnforceable(confined, policy));
   std::vector<std::string>& out = confined.argv;
   out = {options_.bwrap_path, "--unshare-all"};
   if (policy.network() == NetworkMode::kAll) out.push_back("--share-net");
@@ -134,8 +157,6 @@ Result<ConfinedArgv> BubblewrapProvider::Confine(const std::vector<std::string>&
   for (ViewOp& op : BuildView(policy)) out.insert(out.end(), op.args.begin(), op.args.end());
   out.insert(out.end(), {"--chdir", SandboxWorkingDirectory(policy), "--"});
   out.insert(out.end(), argv.begin(), argv.end());
-  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
-  confined.gaps = BubblewrapGaps(policy);
   confined.denial_signatures = BubblewrapDenialSignatures();
   confined.runner_failure_rules = BubblewrapRunnerFailureRules();
   return confined;

@@ -24,7 +24,11 @@
 // The environment is scrubbed at wrap time (ScrubEnvironment over the given
 // environment) and passed as --setenv after --clearenv, so the values travel
 // in the argv. Enforcement is always kPartial: `gaps` names what bwrap
-// cannot give that the native backend gives.
+// cannot give that the native backend gives, and `provided` lacks the exec
+// boundary, the syscall filter and the resource limits every policy
+// requires. So Confine refuses a policy that requires enforcement
+// (CheckEnforceable, code "partial_enforcement"): only a best-effort policy
+// (--best-effort) is wrapped.
 #pragma once
 
 #include <optional>
@@ -53,5 +57,8 @@ class BubblewrapProvider final : public Provider {
 
 // What bwrap cannot enforce of `policy`, one sentence each.
 std::vector<std::string> BubblewrapGaps(const Policy& policy);
+
+// The guarantees the bwrap argv gives for `policy`.
+Guarantees BubblewrapGuarantees(const Policy& policy);
 
 }  // namespace corral

@@ -1,5 +1,7 @@
 // The bubblewrap backend: its argv against golden files, and the properties
-// that keep it honest (mount order, scrubbed environment, partial report).
+// that keep it honest (mount order, scrubbed environment, partial report,
+// refusing a policy that requires what bwrap cannot give). bwrap wraps only
+// best-effort policies, so every other test builds one.
 #include "confine/bubblewrap_provider.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +14,7 @@
 namespace corral {
 namespace {
 
-using testing::BuildTestPolicy;
+using testing::BuildBestEffortTestPolicy;
 using testing::TestTree;
 
 BubblewrapProvider FixedProvider() {
@@ -37,7 +39,7 @@ ConfinedArgv MustConfine(const Policy& policy, const std::vector<std::string>& a
 
 TEST(BubblewrapGolden, DefaultWorkspaceWrite) {
   TestTree tree;
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> policy = BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   testing::ExpectGolden("bwrap_default.txt", Golden(MustConfine(*policy), tree));
 }
@@ -45,7 +47,7 @@ TEST(BubblewrapGolden, DefaultWorkspaceWrite) {
 TEST(BubblewrapGolden, ReadOnlyModeWithExtraGrants) {
   TestTree tree;
   std::string data = tree.Dir("data"), tools = tree.Dir("tools"), out = tree.Dir("out");
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"), [&](PolicyBuilder& builder) {
+  Result<Policy> policy = BuildBestEffortTestPolicy(tree.Dir("ws"), [&](PolicyBuilder& builder) {
     builder.SetMode(Mode::kReadOnly).AllowRead(data).AllowExec(tools).AllowWrite(out);
   });
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
@@ -55,7 +57,7 @@ TEST(BubblewrapGolden, ReadOnlyModeWithExtraGrants) {
 TEST(BubblewrapGolden, ProtectedPathsMasksAndNetwork) {
   TestTree tree;
   std::string workspace = testing::ProjectWorkspace(tree);
-  Result<Policy> policy = BuildTestPolicy(workspace, [&](PolicyBuilder& builder) {
+  Result<Policy> policy = BuildBestEffortTestPolicy(workspace, [&](PolicyBuilder& builder) {
     builder.Network(NetworkMode::kAll).ForbidRead("**/.env").ForbidRead(workspace + "/secrets");
   });
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
@@ -76,7 +78,7 @@ TEST(BubblewrapProvider, ParentsAreMountedBeforeChildren) {
   HostContext host = testing::FixedHost(workspace);
   host.home = tree.path();  // the grant below lies inside the (isolated) home
   PolicyBuilder builder(host);
-  builder.WithoutSystemRoots();
+  builder.WithoutSystemRoots().BestEffort(true);
   Result<Policy> policy = builder.Build();
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::vector<std::string> argv = MustConfine(*policy).argv;
@@ -93,6 +95,7 @@ TEST(BubblewrapProvider, ParentsAreMountedBeforeChildren) {
 TEST(BubblewrapProvider, RecreatesTheSystemSymlinks) {
   TestTree tree;
   PolicyBuilder builder(testing::FixedHost(tree.Dir("ws")));  // with this host's system trees
+  builder.BestEffort(true);
   Result<Policy> policy = builder.Build();
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::vector<std::string> argv = MustConfine(*policy).argv;
@@ -116,7 +119,7 @@ TEST(BubblewrapProvider, RecreatesTheSystemSymlinks) {
 
 TEST(BubblewrapProvider, PassesOnlyTheScrubbedEnvironment) {
   TestTree tree;
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> policy = BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::vector<std::string> argv = MustConfine(*policy).argv;
   ASSERT_NE(std::find(argv.begin(), argv.end(), "--clearenv"), argv.end());
@@ -130,8 +133,8 @@ TEST(BubblewrapProvider, PassesOnlyTheScrubbedEnvironment) {
 
 TEST(BubblewrapProvider, SharesTheNetworkOnlyWhenGranted) {
   TestTree tree;
-  Result<Policy> none = BuildTestPolicy(tree.Dir("ws"));
-  Result<Policy> all = BuildTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.Network(NetworkMode::kAll); });
+  Result<Policy> none = BuildBestEffortTestPolicy(tree.Dir("ws"));
+  Result<Policy> all = BuildBestEffortTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.Network(NetworkMode::kAll); });
   ASSERT_TRUE(none.ok() && all.ok());
   std::vector<std::string> closed = MustConfine(*none).argv, open = MustConfine(*all).argv;
   EXPECT_EQ(std::count(closed.begin(), closed.end(), "--share-net"), 0);
@@ -141,7 +144,7 @@ TEST(BubblewrapProvider, SharesTheNetworkOnlyWhenGranted) {
 
 TEST(BubblewrapProvider, IsPartialAndNamesWhatBwrapCannotGive) {
   TestTree tree;
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> policy = BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   ConfinedArgv confined = MustConfine(*policy);
   EXPECT_EQ(confined.enforcement, ConfinedArgv::Enforcement::kPartial);
@@ -153,21 +156,63 @@ TEST(BubblewrapProvider, IsPartialAndNamesWhatBwrapCannotGive) {
     EXPECT_NE(all.find(needle), std::string::npos) << needle << " missing from\n" << all;
   }
   EXPECT_EQ(all.find("timeout:"), std::string::npos);  // only when the policy has one
-  Result<Policy> timed = BuildTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.Timeout(std::chrono::seconds(5)); });
+  Result<Policy> timed = BuildBestEffortTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.Timeout(std::chrono::seconds(5)); });
   ASSERT_TRUE(timed.ok());
   std::vector<std::string> gaps = MustConfine(*timed).gaps;
   EXPECT_TRUE(std::any_of(gaps.begin(), gaps.end(), [](const std::string& g) { return g.starts_with("timeout:"); }));
   EXPECT_EQ(all.find("environment:"), std::string::npos);  // only with --allow-env
-  Result<Policy> env = BuildTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.AllowEnv("API_TOKEN"); });
+  Result<Policy> env = BuildBestEffortTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.AllowEnv("API_TOKEN"); });
   ASSERT_TRUE(env.ok());
   gaps = MustConfine(*env).gaps;
   EXPECT_TRUE(
       std::any_of(gaps.begin(), gaps.end(), [](const std::string& g) { return g.starts_with("environment:"); }));
 }
 
+TEST(BubblewrapProvider, RefusesAPolicyThatRequiresWhatBwrapCannotGive) {
+  // Without --best-effort the policy requires every guarantee; bwrap lacks
+  // three of them, so nothing is wrapped, and the error says which and how
+  // to accept them.
+  TestTree tree;
+  for (NetworkMode network : {NetworkMode::kNone, NetworkMode::kAll}) {
+    Result<Policy> policy = testing::BuildTestPolicy(tree.Dir("ws"), [&](PolicyBuilder& b) { b.Network(network); });
+    ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+    ASSERT_EQ(policy->enforcement(), Enforcement::kRequired);
+    Result<ConfinedArgv> confined = FixedProvider().Confine({"make", "test"}, *policy);
+    ASSERT_FALSE(confined.ok());
+    EXPECT_EQ(confined.error().kind(), ErrorKind::kUnsupported);
+    EXPECT_EQ(confined.error().code(), kPartialEnforcementCode);
+    const std::string& message = confined.error().message();
+    for (const char* needle : {"bubblewrap backend", "exec_boundary", "syscall_filter", "resource_limits",
+                               "--best-effort", "seccomp: no syscall filter"}) {
+      EXPECT_NE(message.find(needle), std::string::npos) << needle << " missing from " << message;
+    }
+  }
+}
+
+TEST(BubblewrapProvider, ReportsTheRequiredAndTheProvidedGuarantees) {
+  TestTree tree;
+  Result<Policy> none = BuildBestEffortTestPolicy(tree.Dir("ws"));
+  Result<Policy> all = BuildBestEffortTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.Network(NetworkMode::kAll); });
+  ASSERT_TRUE(none.ok() && all.ok());
+  ConfinedArgv closed = MustConfine(*none);
+  EXPECT_EQ(closed.required.bits(), RequiredGuarantees(*none).bits());
+  EXPECT_EQ(closed.required.Missing(closed.provided).Names(),
+            (std::vector<std::string>{"exec_boundary", "syscall_filter", "resource_limits"}));
+  for (Guarantee g : {Guarantee::kProcessBoundary, Guarantee::kWriteBoundary, Guarantee::kReadBoundary,
+                      Guarantee::kNetworkBoundary, Guarantee::kEnvScrub, Guarantee::kPrivilegeDrop}) {
+    EXPECT_TRUE(closed.provided.Has(g)) << GuaranteeName(g);
+  }
+  // --share-net: no network boundary is required, and the host's abstract
+  // unix sockets are reachable, so there is no process boundary either.
+  ConfinedArgv open = MustConfine(*all);
+  EXPECT_FALSE(open.required.Has(Guarantee::kNetworkBoundary));
+  EXPECT_FALSE(open.provided.Has(Guarantee::kNetworkBoundary));
+  EXPECT_FALSE(open.provided.Has(Guarantee::kProcessBoundary));
+}
+
 TEST(BubblewrapProvider, RunnerRuleRecognisesBwrapsOwnErrors) {
   TestTree tree;
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> policy = BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   ConfinedArgv confined = MustConfine(*policy);
   ASSERT_EQ(confined.runner_failure_rules.size(), 1u);

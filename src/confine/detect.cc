@@ -118,6 +118,14 @@ Result<Detection> Detector::Detect(const DetectOptions& options) {
                 std::move(tried));
 }
 
+Error WithDetectionContext(const Error& error, const Detection& detection) {
+  if (error.code() != kPartialEnforcementCode || detection.tried.empty()) return error;
+  std::string tried;
+  for (const std::string& line : detection.tried) tried += (tried.empty() ? "" : "; ") + line;
+  return Error(error.kind(), error.message() + " [detection chose " + detection.backend + "; tried: " + tried + "]")
+      .WithCode(error.code());
+}
+
 Detector& ProcessDetector() {
   static Detector* detector = new Detector(HostProbes());  // never destroyed: callable until exit
   return *detector;

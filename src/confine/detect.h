@@ -8,8 +8,12 @@
 //               `corral check` does;
 //   bubblewrap  bwrap found on PATH (or at the given path), run ONCE with
 //               the argv the bubblewrap backend builds for that same policy
-//               around `true`. It binds the system trees, never "/". An
-//               installed bwrap that fails counts as unavailable;
+//               (best-effort, since bwrap is always partial) around `true`.
+//               It binds the system trees, never "/". An installed bwrap
+//               that fails counts as unavailable. A working bwrap wins, but
+//               its Confine still refuses a policy that requires full
+//               enforcement (no --best-effort): detection falls back to bwrap
+//               exactly when native cannot reach the full level;
 //   unavailable always "usable": its Confine fails with SANDBOX_UNAVAILABLE.
 // On macOS: seatbelt (probe: sandbox-exec runs `true`), then unavailable.
 //
@@ -91,6 +95,13 @@ Detector& ProcessDetector();
 
 // ProcessDetector().Detect(options). Fails only for an unknown forced name.
 Result<Detection> DetectProvider(const DetectOptions& options);
+
+// `error`, from the detected provider's Confine, with the detection added
+// when it is a partial-enforcement refusal of a backend detection chose
+// (bwrap, because native could not reach the full level here): "...
+// [detection chose bubblewrap; tried: native: ...; bubblewrap: ...]".
+// Any other error, or a forced backend (nothing tried), is returned as is.
+Error WithDetectionContext(const Error& error, const Detection& detection);
 
 // The executable `name` on $PATH (or `name` itself when it has a '/'), or
 // empty when there is none.

@@ -109,6 +109,39 @@ TEST(Detector, BrokenBwrapCountsAsUnavailable) {
   EXPECT_EQ(confined.error().code(), kSandboxUnavailableCode);
 }
 
+TEST(Detector, BwrapFallbackWrapsOnlyABestEffortPolicy) {
+  // Detection falls back to bwrap exactly when native cannot reach the full
+  // level; bwrap is partial, so a policy that requires full enforcement is
+  // refused, as native would refuse it.
+  TestTree tree;
+  ProbeLog log;
+  Detector detector(std::make_unique<FakeProbes>(&log, false, true));
+  Result<Detection> found = detector.Detect(Options(FakeBwrap(tree)));
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->backend, "bubblewrap");
+  Result<Policy> required = testing::BuildTestPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(required.ok()) << required.error().ToString();
+  Result<ConfinedArgv> refused = found->provider->Confine({"true"}, *required);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), kPartialEnforcementCode);
+  Result<Policy> best_effort = testing::BuildBestEffortTestPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(best_effort.ok()) << best_effort.error().ToString();
+  Result<ConfinedArgv> partial = found->provider->Confine({"true"}, *best_effort);
+  ASSERT_TRUE(partial.ok()) << partial.error().ToString();
+  EXPECT_EQ(partial->enforcement, ConfinedArgv::Enforcement::kPartial);
+  EXPECT_FALSE(partial->gaps.empty());
+
+  // The refusal says why bwrap was chosen; other errors are left alone.
+  Error explained = WithDetectionContext(refused.error(), *found);
+  EXPECT_EQ(explained.code(), kPartialEnforcementCode);
+  EXPECT_EQ(explained.kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(explained.message().find("[detection chose bubblewrap; tried: native: fake native refused; "),
+            std::string::npos)
+      << explained.message();
+  Error other = WithDetectionContext(UnavailableProvider("why").Confine({"true"}, *required).error(), *found);
+  EXPECT_EQ(other.message(), "no usable sandbox backend (why)");
+}
+
 TEST(Detector, MissingBwrapIsNotProbed) {
   TestTree tree;
   ProbeLog log;

@@ -64,6 +64,8 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
   CORRAL_ASSIGN_OR_RETURN(Plan plan, Compile(policy, host));
   ConfinedArgv confined;
   confined.backend = std::string(name());
+  confined.required = plan.required();
+  confined.provided = plan.provided();
   if (plan.level() == Level::kFull) {
     confined.enforcement = ConfinedArgv::Enforcement::kFull;
   } else if (policy.enforcement() == Enforcement::kBestEffort) {

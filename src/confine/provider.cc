@@ -20,7 +20,9 @@ nlohmann::json ConfinedArgvToJson(const ConfinedArgv& confined) {
           {"denialSignatures", confined.denial_signatures},
           {"runnerFailureRules", std::move(rules)},
           {"gaps", confined.gaps},
-          {"backend", confined.backend}};
+          {"backend", confined.backend},
+          {"requiredGuarantees", confined.required.Names()},
+          {"providedGuarantees", confined.provided.Names()}};
 }
 
 Status CheckConfinable(const std::vector<std::string>& argv, const Policy& policy) {
@@ -32,6 +34,19 @@ Status CheckConfinable(const std::vector<std::string>& argv, const Policy& polic
   }
   if (argv.empty() || argv[0].empty()) return Error(ErrorKind::kUsage, "cannot confine an empty command");
   return Ok();
+}
+
+Status CheckEnforceable(const ConfinedArgv& confined, const Policy& policy) {
+  Guarantees missing = confined.required.Missing(confined.provided);
+  if (missing.bits() == 0 || policy.enforcement() == Enforcement::kBestEffort) return Ok();
+  std::string gaps;
+  for (const std::string& gap : confined.gaps) gaps += (gaps.empty() ? "" : "; ") + gap;
+  return Error(ErrorKind::kUnsupported,
+               "the " + confined.backend + " backend cannot provide " + missing.Joined() +
+                   ", which this policy requires" + (gaps.empty() ? "" : " (its gaps: " + gaps + ")") +
+                   ". Nothing was wrapped. Pass --best-effort to accept partial enforcement, or use a host where "
+                   "the native backend gives full enforcement (see `corral check`)")
+      .WithCode(kPartialEnforcementCode);
 }
 
 }  // namespace corral

@@ -13,9 +13,10 @@
 //
 // Fail closed: Confine returns an error whenever it cannot wrap the command
 // (no backend, a host that cannot enforce, a danger-full-access policy) and
-// never returns an argv that would run the command unconfined. A consumer
-// that needs absolute boundaries must treat kPartial as "not confined
-// enough" and read `gaps`.
+// never returns an argv that would run the command unconfined. A backend
+// that cannot provide every guarantee the policy requires refuses too
+// (CheckEnforceable), unless the policy is best-effort: so kPartial, with
+// its `gaps`, comes back only for a policy that accepted it (--best-effort).
 #pragma once
 
 #include <string>
@@ -25,6 +26,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/result.h"
+#include "confine/guarantees.h"
 #include "confine/runner_failure.h"
 #include "policy/policy.h"
 
@@ -44,13 +46,16 @@ struct ConfinedArgv {
   std::vector<RunnerFailureRule> runner_failure_rules;
   std::vector<std::string> gaps;  // what partial enforcement lacks; empty when full
   std::string backend;            // the provider's name()
+  Guarantees required;            // what the policy requires (RequiredGuarantees)
+  Guarantees provided;            // what this argv enforces of them and beyond
 };
 
 std::string_view EnforcementName(ConfinedArgv::Enforcement enforcement);
 
 // {"argv", "enforcement": "full"|"partial", "denialSignatures",
 //  "runnerFailureRules": [{"allowedExitCodes", "fatalSignatures",
-//  "informationalLines"}], "gaps", "backend"}
+//  "informationalLines"}], "gaps", "backend", "requiredGuarantees",
+//  "providedGuarantees"} (guarantees by name, as GuaranteeName spells them)
 nlohmann::json ConfinedArgvToJson(const ConfinedArgv& confined);
 
 class Provider {
@@ -66,5 +71,14 @@ class Provider {
 // danger-full-access policy, which cannot be confined (kPolicy, code
 // "cannot_confine_danger"): the caller must run it unconfined on purpose.
 Status CheckConfinable(const std::vector<std::string>& argv, const Policy& policy);
+
+inline constexpr const char* kPartialEnforcementCode = "partial_enforcement";
+
+// The refusal every backend applies last, to what it built: when the policy
+// requires enforcement (no --best-effort) and `confined.provided` does not
+// cover `confined.required`, an ErrorKind::kUnsupported error (code
+// "partial_enforcement") naming the backend, the missing guarantees and the
+// gaps, and saying that --best-effort accepts them. Ok otherwise.
+Status CheckEnforceable(const ConfinedArgv& confined, const Policy& policy);
 
 }  // namespace corral

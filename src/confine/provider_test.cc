@@ -83,13 +83,18 @@ TEST(ConfinedArgvJson, HasTheSeedShape) {
   confined.runner_failure_rules = {RunnerFailureRule{{1}, {"bwrap: "}, {"note"}}};
   confined.gaps = {"seccomp: no syscall filter"};
   confined.backend = "bubblewrap";
+  confined.required.Add(Guarantee::kSyscallFilter);
+  confined.required.Add(Guarantee::kWriteBoundary);
+  confined.provided.Add(Guarantee::kWriteBoundary);
   nlohmann::json expected = nlohmann::json::parse(R"({
     "argv": ["bwrap", "--", "true"],
     "enforcement": "partial",
     "denialSignatures": ["Permission denied"],
     "runnerFailureRules": [{"allowedExitCodes": [1], "fatalSignatures": ["bwrap: "], "informationalLines": ["note"]}],
     "gaps": ["seccomp: no syscall filter"],
-    "backend": "bubblewrap"
+    "backend": "bubblewrap",
+    "requiredGuarantees": ["write_boundary", "syscall_filter"],
+    "providedGuarantees": ["write_boundary"]
   })");
   EXPECT_EQ(ConfinedArgvToJson(confined), expected);
 
@@ -100,6 +105,39 @@ TEST(ConfinedArgvJson, HasTheSeedShape) {
   EXPECT_TRUE(empty["gaps"].is_array());  // empty lists stay lists
   EXPECT_TRUE(empty["runnerFailureRules"].is_array());
   EXPECT_TRUE(empty["argv"].is_array());
+  EXPECT_TRUE(empty["requiredGuarantees"].is_array());
+  EXPECT_TRUE(empty["providedGuarantees"].is_array());
+}
+
+TEST(CheckEnforceable, RefusesMissingGuaranteesUnlessBestEffort) {
+  TestTree tree;
+  Result<Policy> required = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> best_effort = testing::BuildBestEffortTestPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(required.ok() && best_effort.ok());
+  ConfinedArgv confined;
+  confined.backend = "example";
+  confined.gaps = {"seccomp: none", "timeout: none"};
+  confined.required = RequiredGuarantees(*required);
+  confined.provided = confined.required;
+  EXPECT_TRUE(CheckEnforceable(confined, *required).ok());  // everything provided
+
+  confined.provided.Remove(Guarantee::kSyscallFilter);
+  confined.provided.Remove(Guarantee::kResourceLimits);
+  Status refused = CheckEnforceable(confined, *required);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(refused.error().code(), kPartialEnforcementCode);
+  EXPECT_NE(refused.error().message().find("the example backend cannot provide syscall_filter, resource_limits"),
+            std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().message().find("seccomp: none; timeout: none"), std::string::npos);
+  EXPECT_NE(refused.error().message().find("--best-effort"), std::string::npos);
+  EXPECT_TRUE(CheckEnforceable(confined, *best_effort).ok());
+
+  // Guarantees beyond the required ones do not matter.
+  confined.required.Remove(Guarantee::kSyscallFilter);
+  confined.required.Remove(Guarantee::kResourceLimits);
+  EXPECT_TRUE(CheckEnforceable(confined, *required).ok());
 }
 
 std::vector<std::unique_ptr<Provider>> EveryBackend(const std::string& policy_dir) {

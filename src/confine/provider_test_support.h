@@ -38,6 +38,16 @@ inline Result<Policy> BuildTestPolicy(const std::string& workspace,
   return builder.Build();
 }
 
+// The same, best-effort (--best-effort): the policy the bubblewrap and
+// seatbelt backends wrap, since neither gives every guarantee.
+inline Result<Policy> BuildBestEffortTestPolicy(const std::string& workspace,
+                                                const std::function<void(PolicyBuilder&)>& configure = {}) {
+  return BuildTestPolicy(workspace, [&](PolicyBuilder& builder) {
+    builder.BestEffort(true);
+    if (configure) configure(builder);
+  });
+}
+
 // `tree`/ws laid out like a project: a .git with hooks and config (protected
 // paths), a .env and a secrets/ directory (for forbid_read). Returns its path.
 inline std::string ProjectWorkspace(const TestTree& tree) {

@@ -95,6 +95,20 @@ std::vector<std::string> SeatbeltGaps(const Policy& policy, const std::string& p
   return gaps;
 }
 
+// What the profile enforces: (deny default) with path rules for reads,
+// writes and process-exec, and the network only when granted; `env -i`.
+Guarantees SeatbeltGuarantees(const Policy& policy) {
+  Guarantees provided;
+  provided.Add(Guarantee::kWriteBoundary);
+  provided.Add(Guarantee::kReadBoundary);
+  provided.Add(Guarantee::kExecBoundary);
+  provided.Add(Guarantee::kEnvScrub);
+  if (policy.network() == NetworkMode::kNone) provided.Add(Guarantee::kNetworkBoundary);
+  // Never: process boundary, syscall filter, privilege drop, resource limits
+  // (see SeatbeltGaps).
+  return provided;
+}
+
 std::string DefaultPrivateTmp(const Policy& policy) {
   return "/private/tmp/corral-" + std::to_string(::getuid()) + "-" + policy.fingerprint().substr(0, 16);
 }
@@ -169,6 +183,13 @@ Result<ConfinedArgv> SeatbeltProvider::Confine(const std::vector<std::string>& a
                                     "assignment or an option; name the program by its path");
   }
   std::string private_tmp = options_.private_tmp.empty() ? DefaultPrivateTmp(policy) : options_.private_tmp;
+  ConfinedArgv confined;
+  confined.backend = std::string(name());
+  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+  confined.gaps = SeatbeltGaps(policy, private_tmp);
+  confined.required = RequiredGuarantees(policy);
+  confined.provided = SeatbeltGuarantees(policy);
+  CORRAL_TRY(CheckEnforceable(confined, policy));
   CORRAL_ASSIGN_OR_RETURN(std::string profile, SeatbeltProfile(policy, private_tmp));
 #if defined(__APPLE__)
   if (options_.private_tmp.empty()) {
@@ -181,16 +202,12 @@ Result<ConfinedArgv> SeatbeltProvider::Confine(const std::vector<std::string>& a
     }
   }
 #endif
-  ConfinedArgv confined;
-  confined.backend = std::string(name());
   confined.argv = {options_.sandbox_exec_path, "-p", profile, "--", "/usr/bin/env", "-i"};
   for (const std::string& entry : ScrubForWrap(policy, options_.environment)) {
     if (!entry.starts_with("TMPDIR=")) confined.argv.push_back(entry);
   }
   confined.argv.push_back("TMPDIR=" + private_tmp);
   confined.argv.insert(confined.argv.end(), argv.begin(), argv.end());
-  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
-  confined.gaps = SeatbeltGaps(policy, private_tmp);
   // EPERM is how seatbelt reports a denied operation.
   confined.denial_signatures = {"Operation not permitted", "Permission denied", "Read-only file system"};
   RunnerFailureRule rule;

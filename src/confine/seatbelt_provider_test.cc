@@ -71,7 +71,7 @@ TEST(SeatbeltGolden, WorkspaceWriteProtectsGitEvenWhenMissing) {
 
 TEST(SeatbeltProvider, ArgvRunsSandboxExecWithTheProfileAndAScrubbedEnvironment) {
   TestTree tree;
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> policy = testing::BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   Result<ConfinedArgv> confined = FixedProvider().Confine({"make", "test"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
@@ -89,6 +89,26 @@ TEST(SeatbeltProvider, ArgvRunsSandboxExecWithTheProfileAndAScrubbedEnvironment)
   ASSERT_EQ(confined->runner_failure_rules.size(), 1u);
   EXPECT_EQ(confined->runner_failure_rules[0].Matches(71, "sandbox-exec: sandbox_apply: Operation not permitted\n"),
             "sandbox-exec: ");
+}
+
+TEST(SeatbeltProvider, RefusesAPolicyThatRequiresWhatSeatbeltCannotGive) {
+  TestTree tree;
+  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  Result<ConfinedArgv> confined = FixedProvider().Confine({"make", "test"}, *policy);
+  ASSERT_FALSE(confined.ok());
+  EXPECT_EQ(confined.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(confined.error().code(), kPartialEnforcementCode);
+  for (const char* needle : {"seatbelt backend", "process_boundary", "syscall_filter", "--best-effort"}) {
+    EXPECT_NE(confined.error().message().find(needle), std::string::npos) << confined.error().message();
+  }
+  // Best-effort accepts the same gaps, and says which guarantees are missing.
+  Result<Policy> accepted = testing::BuildBestEffortTestPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(accepted.ok()) << accepted.error().ToString();
+  Result<ConfinedArgv> partial = FixedProvider().Confine({"make", "test"}, *accepted);
+  ASSERT_TRUE(partial.ok()) << partial.error().ToString();
+  EXPECT_EQ(partial->required.Missing(partial->provided).Names(),
+            (std::vector<std::string>{"process_boundary", "syscall_filter", "privilege_drop", "resource_limits"}));
 }
 
 TEST(SeatbeltProvider, DenialsComeAfterEveryAllow) {
@@ -116,7 +136,7 @@ TEST(SeatbeltProvider, QuotesPathsAndRefusesControlCharacters) {
   EXPECT_NE(profile.find("(subpath \"" + tree.path() + "/we \\\"said\\\" \\\\ok\")"), std::string::npos) << profile;
 
   std::string newline = tree.Dir("line\nbreak");
-  Result<Policy> broken = BuildTestPolicy(newline);
+  Result<Policy> broken = testing::BuildBestEffortTestPolicy(newline);
   ASSERT_TRUE(broken.ok()) << broken.error().ToString();
   Result<ConfinedArgv> confined = FixedProvider().Confine({"true"}, *broken);
   ASSERT_FALSE(confined.ok());
@@ -125,7 +145,7 @@ TEST(SeatbeltProvider, QuotesPathsAndRefusesControlCharacters) {
 
 TEST(SeatbeltProvider, RefusesAProgramNameEnvWouldMisread) {
   TestTree tree;
-  Result<Policy> policy = BuildTestPolicy(tree.Dir("ws"));
+  Result<Policy> policy = testing::BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   EXPECT_FALSE(FixedProvider().Confine({"FOO=bar", "x"}, *policy).ok());
   EXPECT_FALSE(FixedProvider().Confine({"-u", "x"}, *policy).ok());

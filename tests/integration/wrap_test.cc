@@ -6,6 +6,7 @@
 //
 // The script is found through $CORRAL_WRAP_SCRIPT, else beside this file's
 // source tree (tests/wrap/); python3 through $PATH.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -25,13 +26,16 @@ class WrapTest : public SandboxTest, public ::testing::WithParamInterface<std::s
   WrapTest() { outside_.Write("secret.txt", secret_ + "\n"); }
 
   // spawn_wrapped.py [MODE FILE] --backend B --policy-dir DIR FLAGS -- COMMAND,
-  // run from the workspace; returns its JSON report.
+  // run from the workspace; returns its JSON report. bubblewrap is partial,
+  // so it is given --best-effort to accept its gaps, unless a test clears
+  // accept_partial_.
   nlohmann::json Script(const std::vector<std::string>& mode, const std::vector<std::string>& flags,
                         const std::vector<std::string>& command, SpawnOptions options = {}) {
     std::vector<std::string> argv = {"/usr/bin/env", "python3", WrapScript(), "--corral", CorralBin()};
     argv.insert(argv.end(), mode.begin(), mode.end());
     if (!command.empty()) {
       argv.insert(argv.end(), {"--backend", GetParam(), "--policy-dir", state_ / "policies"});
+      if (accept_partial_ && GetParam() == "bubblewrap") argv.push_back("--best-effort");
       argv.insert(argv.end(), flags.begin(), flags.end());
       argv.push_back("--");
       argv.insert(argv.end(), command.begin(), command.end());
@@ -64,6 +68,7 @@ class WrapTest : public SandboxTest, public ::testing::WithParamInterface<std::s
 
   const std::string secret_ = RandomToken("WRAPSECRET");
   std::string last_;
+  bool accept_partial_ = true;
 };
 
 TEST_P(WrapTest, ReportsTheBackendAndItsEnforcement) {
@@ -79,9 +84,45 @@ TEST_P(WrapTest, ReportsTheBackendAndItsEnforcement) {
     EXPECT_EQ(confined["enforcement"], "partial");
     EXPECT_FALSE(confined["gaps"].empty());
   }
-  for (const char* key : {"argv", "denialSignatures", "runnerFailureRules", "gaps"}) {
+  for (const char* key : {"argv", "denialSignatures", "runnerFailureRules", "gaps", "requiredGuarantees",
+                          "providedGuarantees"}) {
     EXPECT_TRUE(confined[key].is_array()) << key;
   }
+  // The policy's required guarantees next to the backend's: native covers
+  // them all; bubblewrap, accepted with --best-effort, lacks some.
+  const nlohmann::json& required = confined["requiredGuarantees"];
+  const nlohmann::json& provided = confined["providedGuarantees"];
+  EXPECT_NE(std::find(required.begin(), required.end(), "exec_boundary"), required.end()) << required;
+  if (GetParam() == "native") {
+    EXPECT_EQ(provided, required);
+  } else {
+    for (const char* missing : {"exec_boundary", "syscall_filter", "resource_limits"}) {
+      EXPECT_EQ(std::find(provided.begin(), provided.end(), missing), provided.end()) << missing;
+    }
+  }
+}
+
+// Without --best-effort the policy requires every guarantee: native gives
+// them and is wrapped; bubblewrap cannot, so the harness gets no argv, only
+// corral's error, and spawns nothing.
+TEST_P(WrapTest, ARequiredPolicyIsWrappedOnlyByABackendThatGivesEveryGuarantee) {
+  accept_partial_ = false;
+  nlohmann::json report = Script({}, {}, {"touch", workspace_ / "canary"});
+  if (GetParam() == "native") {
+    EXPECT_TRUE(report.value("spawned", false)) << last_;
+    EXPECT_EQ(report["confined"]["enforcement"], "full") << last_;
+    return;
+  }
+  EXPECT_FALSE(report.value("spawned", true)) << last_;
+  EXPECT_TRUE(report["confined"].is_null()) << last_;
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+  ASSERT_TRUE(report["wrap"].is_object()) << last_;
+  EXPECT_EQ(report["wrap"]["exit_code"], 125) << last_;
+  const nlohmann::json& error = report["wrap"]["error"];
+  ASSERT_TRUE(error.is_object()) << last_;
+  EXPECT_EQ(error["kind"], "unsupported");
+  EXPECT_EQ(error["code"], "partial_enforcement");
+  EXPECT_NE(Field(error, "message").find("--best-effort"), std::string::npos) << last_;
 }
 
 TEST_P(WrapTest, CanaryOutsideTheWorkspaceIsNotWritten) {
@@ -166,6 +207,70 @@ TEST_P(WrapTest, ADangerousCommandRefusedByTheApprovalGateIsNeverWrapped) {
   // Control: a safe command under the same policy is wrapped and runs.
   nlohmann::json safe = Script({}, {"--approval", "ask-dangerous"}, {"true"}, no_terminal);
   EXPECT_TRUE(safe.value("spawned", false)) << last_;
+}
+
+// `corral wrap` itself, without the harness: what it prints when bubblewrap
+// refuses a policy that requires full enforcement, and when --best-effort
+// accepts the gaps.
+class WrapEnforcement : public SandboxTest {
+ protected:
+  WrapEnforcement() { workspace_.Write("f", "contents\n"); }
+  Outcome Wrap(const std::vector<std::string>& flags) {
+    std::vector<std::string> args = {"wrap"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--policy-dir", state_ / "policies", "--", "cat", "f"});
+    return Corral(args);
+  }
+};
+
+TEST_F(WrapEnforcement, BubblewrapWithoutBestEffortPrintsAnErrorAndNoArgv) {
+  Outcome outcome = Wrap({"--json", "--backend", "bubblewrap"});
+  EXPECT_EQ(outcome.exit_code, 125) << outcome.Describe();
+  nlohmann::json out = nlohmann::json::parse(outcome.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(out.is_object()) << outcome.Describe();
+  EXPECT_FALSE(out.contains("argv")) << outcome.Describe();
+  ASSERT_TRUE(out["error"].is_object()) << outcome.Describe();
+  EXPECT_EQ(out["error"]["kind"], "unsupported");
+  EXPECT_EQ(out["error"]["code"], "partial_enforcement");
+  std::string message = out["error"].value("message", "");
+  for (const char* needle : {"bubblewrap backend", "exec_boundary", "syscall_filter", "resource_limits",
+                             "seccomp: no syscall filter", "--best-effort"}) {
+    EXPECT_NE(message.find(needle), std::string::npos) << needle << "\n" << message;
+  }
+  EXPECT_NE(outcome.err.find("corral: wrap: the bubblewrap backend cannot provide"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.err.find("[partial_enforcement]"), std::string::npos) << outcome.Describe();
+
+  // Without --json: no argv on stdout either.
+  Outcome text = Wrap({"--backend", "bubblewrap"});
+  EXPECT_EQ(text.exit_code, 125) << text.Describe();
+  EXPECT_EQ(text.out, "") << text.Describe();
+  EXPECT_NE(text.err.find("[partial_enforcement]"), std::string::npos) << text.Describe();
+}
+
+TEST_F(WrapEnforcement, BubblewrapWithBestEffortIsPartialAndListsItsGaps) {
+  Outcome outcome = Wrap({"--json", "--backend", "bubblewrap", "--best-effort"});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  nlohmann::json out = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(out["backend"], "bubblewrap");
+  EXPECT_EQ(out["enforcement"], "partial");
+  EXPECT_FALSE(out["gaps"].empty());
+  EXPECT_EQ(out["argv"].back(), "f");
+  const nlohmann::json& required = out["requiredGuarantees"];
+  const nlohmann::json& provided = out["providedGuarantees"];
+  for (const nlohmann::json& name : provided) {
+    EXPECT_NE(std::find(required.begin(), required.end(), name), required.end()) << name;
+  }
+  EXPECT_LT(provided.size(), required.size());
+}
+
+TEST_F(WrapEnforcement, NativeOnAFullHostNeedsNoBestEffort) {
+  Outcome outcome = Wrap({"--json", "--backend", "native"});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  nlohmann::json out = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(out["enforcement"], "full");
+  EXPECT_TRUE(out["gaps"].empty());
+  EXPECT_EQ(out["providedGuarantees"], out["requiredGuarantees"]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WrapTest, ::testing::Values("native", "bubblewrap"),

@@ -5,12 +5,14 @@ what it printed, and report how the command ended, as JSON on stdout.
     spawn_wrapped.py [--corral PATH] [--save FILE | --load FILE] WRAP_ARGS...
 
 WRAP_ARGS go to `corral wrap --json` unchanged, for example
-    --backend bubblewrap --mode read-only -- sh -c 'echo hi > out.txt'
+    --backend bubblewrap --best-effort --mode read-only -- sh -c 'echo hi > out.txt'
+(bubblewrap is partial: without --best-effort, corral refuses to wrap.)
 
 --save FILE  only wrap: write the ConfinedArgv JSON to FILE, spawn nothing.
 --load FILE  only spawn: read a ConfinedArgv saved by --save (no wrapping).
 
-The report: {"wrap": {"exit_code", "stderr"} | null, "confined": {...} | null,
+The report: {"wrap": {"exit_code", "stderr", "error": the {"kind", "code",
+"message"} corral printed when it refused, else null} | null, "confined": {...} | null,
 "spawned", "exit_code", "stdout", "stderr", "denied": [denial signatures
 found in stderr], "runner_failure": the matched fatal signature or null}.
 The script exits 0 once it has printed a report, 2 on bad usage.
@@ -72,8 +74,12 @@ def main(argv):
         if not argv:
             usage("no arguments for `corral wrap`")
         wrapped = subprocess.run([corral, "wrap", "--json"] + argv, capture_output=True, text=True)
-        report["wrap"] = {"exit_code": wrapped.returncode, "stderr": wrapped.stderr}
+        report["wrap"] = {"exit_code": wrapped.returncode, "stderr": wrapped.stderr, "error": None}
         if wrapped.returncode != 0:
+            try:
+                report["wrap"]["error"] = json.loads(wrapped.stdout).get("error")
+            except ValueError:
+                pass
             print(json.dumps(report, indent=2))
             return 0
         confined = json.loads(wrapped.stdout)
