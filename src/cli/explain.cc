@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/refusal.h"
 #include "confine/describe.h"
 #include "confine/plan.h"
 #include "exec/exit_codes.h"
@@ -90,21 +91,15 @@ void ExplainCommand::Register(CLI::App& app) {
 }
 
 int ExplainCommand::Execute(std::vector<std::string> command) const {
+  // A request refused before there is a policy to describe: the same error
+  // object `corral wrap --json` prints.
+  const RefusalFormat format = json ? RefusalFormat::kJson : RefusalFormat::kText;
   Result<HostContext> host = CaptureHostContext();
-  if (!host.ok()) {
-    PrintError(host.error().ToString());
-    return ExitCodeFor(host.error().kind());
-  }
+  if (!host.ok()) return ReportRefusal(host.error(), format);
   Result<ResolvedRequest> resolved = flags.Resolve(*host);
-  if (!resolved.ok()) {
-    PrintError(resolved.error().ToString());
-    return ExitCodeFor(resolved.error().kind());
-  }
+  if (!resolved.ok()) return ReportRefusal(resolved.error(), format);
   Result<Policy> policy = BuildPolicy(*host, resolved->spec);
-  if (!policy.ok()) {
-    PrintError(policy.error().ToString());
-    return ExitCodeFor(policy.error().kind());
-  }
+  if (!policy.ok()) return ReportRefusal(policy.error(), format);
   nlohmann::json described = DescribePolicy(*policy);
   nlohmann::json layers = DescribeResolution(*resolved);
   Result<Plan> plan = policy->unconfined() ? Result<Plan>(Error(ErrorKind::kPolicy, "danger-full-access: "

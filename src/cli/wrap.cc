@@ -6,8 +6,8 @@
 // every guarantee the policy requires refuses (code "partial_enforcement")
 // unless --best-effort accepts the gaps. A refusal exits with corral's usual
 // code (77 for danger-full-access, 125 for no backend or a partial one) and,
-// with --json, prints {"error": {...}}. Nothing is run, except the backend
-// probes of detection.
+// with --json, prints {"error": {...}} (cli/refusal.h). Nothing is run,
+// except the backend probes of detection.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/refusal.h"
 #include "confine/detect.h"
 #include "gate/approval.h"
 #include "gate/tty_approver.h"
-#include "exec/exit_codes.h"
 
 namespace corral::cli {
 namespace {
@@ -43,14 +43,7 @@ std::string ShellQuote(const std::string& word) {
 // The refusal on stderr (with its code, for scripts), and with --json also as
 // {"error": {"kind", "code", "message"}} on stdout.
 int Fail(const Error& error, bool json) {
-  PrintError("wrap: " + error.ToString() + (error.code().empty() ? "" : " [" + error.code() + "]"));
-  if (json) {
-    nlohmann::json out = {{"error", {{"kind", ErrorKindName(error.kind())},
-                                     {"code", error.code()},
-                                     {"message", error.ToString()}}}};
-    std::printf("%s\n", out.dump(2).c_str());
-  }
-  return ExitCodeFor(error.kind());
+  return ReportRefusal(error, json ? RefusalFormat::kJson : RefusalFormat::kText, "wrap: ");
 }
 
 }  // namespace

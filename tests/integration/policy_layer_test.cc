@@ -601,6 +601,42 @@ TEST_F(PolicyLayer, ExplainJsonCarriesPolicyResolutionAndPlan) {
   EXPECT_TRUE(out["refused"].is_null());
 }
 
+// A request refused before there is a policy: explain --json prints the same
+// {"error": {...}} object as wrap --json, besides the stderr line.
+TEST_F(PolicyLayer, ExplainJsonPrintsTheErrorWhenTheRequestIsRefused) {
+  auto expect_error = [&](const std::vector<std::string>& flags, int code, const std::string& kind,
+                          const std::string& needle) {
+    std::vector<std::string> args = {"explain", "--json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "true"});
+    Outcome outcome = Corral(args);
+    EXPECT_EQ(outcome.exit_code, code) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("corral: "), std::string::npos) << outcome.Describe();
+    nlohmann::json out = nlohmann::json::parse(outcome.out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(out.is_object() && out["error"].is_object()) << outcome.Describe();
+    EXPECT_EQ(out.size(), 1u) << out;
+    EXPECT_EQ(out["error"]["kind"], kind) << out;
+    EXPECT_TRUE(out["error"]["code"].is_string()) << out;
+    EXPECT_NE(out["error"].value("message", "").find(needle), std::string::npos) << out;
+    // The same shape `corral wrap --json` prints for the same request.
+    std::vector<std::string> wrap_args = args;
+    wrap_args[0] = "wrap";
+    Outcome wrapped = Corral(wrap_args);
+    EXPECT_EQ(wrapped.exit_code, code) << wrapped.Describe();
+    EXPECT_EQ(nlohmann::json::parse(wrapped.out, nullptr, false), out) << wrapped.Describe();
+  };
+  expect_error({"--mode", "danger-full-access"}, kExitPolicy, "policy", "--i-understand-danger-full-access");
+
+  outside_.Write("bad.toml", "[sandbox]\nnetwrk = true\n");
+  expect_error({"--config", outside_ / "bad.toml"}, kExitConfig, "config", "sandbox.netwrk: unknown key");
+
+  std::string id = NewSession(workspace_.path());
+  ASSERT_EQ(Corral({"session", "mode", id, "read-only"}).exit_code, 0);
+  std::string log = ReadFile(SessionLog(id)).value_or("");
+  WriteFile(SessionLog(id), log.substr(0, log.find('\n') + 1) + "{not json\n" + log.substr(log.find('\n') + 1), 0600);
+  expect_error({"--session", id}, kExitConfig, "config", SessionLog(id) + ":2: ");
+}
+
 TEST_F(PolicyLayer, ExplainTextSaysTheSame) {
   std::string id = NewSession(workspace_.path());
   ASSERT_EQ(Corral({"session", "mode", id, "read-only"}).exit_code, 0);

@@ -1,0 +1,22 @@
+#include "cli/refusal.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/policy_flags.h"
+#include "exec/exit_codes.h"
+
+namespace corral::cli {
+
+int ReportRefusal(const Error& error, RefusalFormat format, std::string_view prefix) {
+  PrintError(std::string(prefix) + error.ToString() + (error.code().empty() ? "" : " [" + error.code() + "]"));
+  if (format == RefusalFormat::kJson) {
+    nlohmann::json out = {
+        {"error", {{"kind", ErrorKindName(error.kind())}, {"code", error.code()}, {"message", error.ToString()}}}};
+    std::printf("%s\n", out.dump(2).c_str());
+  }
+  return ExitCodeFor(error.kind());
+}
+
+}  // namespace corral::cli
