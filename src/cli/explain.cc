@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/refusal.h"
 #include "confine/describe.h"
+#include "confine/detect.h"
 #include "confine/plan.h"
 #include "exec/exit_codes.h"
 
@@ -28,6 +29,8 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   std::string files;
   for (const auto& file : layers["config_files"]) files += (files.empty() ? "" : ", ") + file.get<std::string>();
   std::printf("config       %s\n", files.empty() ? "(no config file)" : files.c_str());
+  std::printf("backend      %s (sandbox.backend; `corral run` is the native runner)\n",
+              layers["backend"].get<std::string>().c_str());
   for (const auto& gated : layers["gated"]) {
     std::printf("gated        %s (asks for a single-use grant before the run)\n", gated.get<std::string>().c_str());
   }
@@ -102,9 +105,13 @@ int ExplainCommand::Execute(std::vector<std::string> command) const {
   if (!policy.ok()) return ReportRefusal(policy.error(), format);
   nlohmann::json described = DescribePolicy(*policy);
   nlohmann::json layers = DescribeResolution(*resolved);
-  Result<Plan> plan = policy->unconfined() ? Result<Plan>(Error(ErrorKind::kPolicy, "danger-full-access: "
-                                                                "the command would run unconfined (level none)"))
-                                           : Compile(*policy, ProbeHost());
+  // `corral run` refuses a configured backend it cannot run under before
+  // anything else, danger-full-access included.
+  Status runner = CheckRunnerBackend(resolved->backend);
+  Result<Plan> plan = !runner.ok()             ? Result<Plan>(runner.error())
+                      : policy->unconfined() ? Result<Plan>(Error(ErrorKind::kPolicy, "danger-full-access: "
+                                                                  "the command would run unconfined (level none)"))
+                                             : Compile(*policy, ProbeHost());
   nlohmann::json plan_json = plan.ok() ? DescribePlan(*plan) : nlohmann::json(nullptr);
   std::string refusal = plan.ok() ? std::string() : plan.error().ToString();
   if (json) {
@@ -115,8 +122,8 @@ int ExplainCommand::Execute(std::vector<std::string> command) const {
   } else {
     PrintText(described, layers, plan.ok() ? &plan_json : nullptr, refusal, command);
   }
-  if (policy->unconfined()) return 0;
-  return plan.ok() ? 0 : ExitCodeFor(plan.error().kind());
+  if (plan.ok() || (runner.ok() && policy->unconfined())) return 0;
+  return ExitCodeFor(plan.error().kind());
 }
 
 }  // namespace corral::cli

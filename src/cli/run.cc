@@ -13,6 +13,7 @@
 
 #include "audit/audit.h"
 #include "cli/commands.h"
+#include "confine/detect.h"
 #include "exec/exit_codes.h"
 #include "exec/run.h"
 #include "gate/approval.h"
@@ -155,6 +156,8 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!host.ok()) return Refuse(trail, host.error());
   Result<ResolvedRequest> resolved = flags.Resolve(*host);
   if (!resolved.ok()) return Refuse(trail, resolved.error());
+  // sandbox.backend: run is the native runner; it never quietly ignores another.
+  if (Status runner = CheckRunnerBackend(resolved->backend); !runner.ok()) return Refuse(trail, runner.error());
   PolicySpec spec = resolved->spec;
   // The audit trail lives outside the command's reach, even in the workspace.
   if (trail.file()) spec.own_files.push_back(*trail.file());

@@ -100,7 +100,8 @@ nlohmann::json DescribeResolution(const ResolvedRequest& resolved) {
           {"config_files", resolved.config_files},
           {"profile", resolved.profile_fingerprint ? nlohmann::json(*resolved.profile_fingerprint)
                                                    : nlohmann::json(nullptr)},
-          {"gated", gated}};
+          {"gated", gated},
+          {"backend", resolved.backend}};
 }
 
 nlohmann::json DescribeHost(const HostSupport& host) {

@@ -23,7 +23,8 @@ nlohmann::json DescribeHost(const HostSupport& host);
 
 // How the policy was resolved: which layer won the mode and the workspace,
 // the approval policy and where it came from, the preset state, the config
-// files read, the session, and the Gated dimensions.
+// files read, the session, the Gated dimensions, and the backend
+// (sandbox.backend: "auto" unless the user config forces one).
 nlohmann::json DescribeResolution(const ResolvedRequest& resolved);
 
 }  // namespace corral

@@ -28,6 +28,12 @@ std::unique_ptr<Provider> MakeBubblewrap(const std::string& bwrap) {
   return std::make_unique<BubblewrapProvider>(std::move(options));
 }
 
+Error UnknownBackend(const std::string& name) {
+  return Error(ErrorKind::kUsage,
+               "unknown sandbox backend \"" + name + "\" (expected auto, native, bubblewrap, seatbelt or unavailable)")
+      .WithCode("unknown_backend");
+}
+
 Detection Chosen(std::unique_ptr<Provider> provider, std::string reason, std::vector<std::string> tried) {
   Detection found;
   found.backend = std::string(provider->name());
@@ -83,9 +89,7 @@ Result<Detection> Detector::Detect(const DetectOptions& options) {
     }
     if (forced == "seatbelt") return Chosen(std::make_unique<SeatbeltProvider>(), reason, {});
     if (forced == "unavailable") return Chosen(std::make_unique<UnavailableProvider>("forced"), reason, {});
-    return Error(ErrorKind::kUsage,
-                 "unknown sandbox backend \"" + forced + "\" (expected auto, native, bubblewrap, seatbelt or unavailable)")
-        .WithCode("unknown_backend");
+    return UnknownBackend(forced);
   }
 
   std::vector<std::string> tried;
@@ -124,6 +128,19 @@ Error WithDetectionContext(const Error& error, const Detection& detection) {
   for (const std::string& line : detection.tried) tried += (tried.empty() ? "" : "; ") + line;
   return Error(error.kind(), error.message() + " [detection chose " + detection.backend + "; tried: " + tried + "]")
       .WithCode(error.code());
+}
+
+Status CheckRunnerBackend(const std::string& backend) {
+  if (backend == "auto" || backend == "native") return Ok();
+  if (backend == "unavailable") return SandboxUnavailable("forced by sandbox.backend = \"unavailable\"");
+  if (backend == "bubblewrap" || backend == "seatbelt") {
+    return Error(ErrorKind::kUnsupported,
+                 "sandbox.backend is \"" + backend + "\", but `corral run` is corral's native runner and cannot run "
+                 "under " + backend + "; use `corral wrap --backend " + backend + "` to get the " + backend +
+                 " argv, or set backend = \"native\" or \"auto\". Nothing was run")
+        .WithCode("backend_not_runnable");
+  }
+  return UnknownBackend(backend);
 }
 
 Detector& ProcessDetector() {

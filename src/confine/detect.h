@@ -103,6 +103,15 @@ Result<Detection> DetectProvider(const DetectOptions& options);
 // Any other error, or a forced backend (nothing tried), is returned as is.
 Error WithDetectionContext(const Error& error, const Detection& detection);
 
+// Whether corral's own runner (`corral run`) may run under `backend`, the
+// configured sandbox.backend: "auto" and "native" may. "unavailable" fails
+// like UnavailableProvider (SANDBOX_UNAVAILABLE). "bubblewrap" and
+// "seatbelt" are argv builders, used through `corral wrap --backend B`: the
+// runner refuses them (kUnsupported, code "backend_not_runnable") rather
+// than quietly run natively. Any other name is a usage error
+// (code "unknown_backend").
+Status CheckRunnerBackend(const std::string& backend);
+
 // The executable `name` on $PATH (or `name` itself when it has a '/'), or
 // empty when there is none.
 std::string FindOnPath(const std::string& name);

@@ -208,6 +208,26 @@ TEST(Detector, UnknownForcedBackendIsAUsageError) {
   EXPECT_EQ(found.error().code(), "unknown_backend");
 }
 
+TEST(CheckRunnerBackend, RunsOnlyUnderNativeOrAuto) {
+  EXPECT_TRUE(CheckRunnerBackend("auto").ok());
+  EXPECT_TRUE(CheckRunnerBackend("native").ok());
+  Status unavailable = CheckRunnerBackend("unavailable");
+  ASSERT_FALSE(unavailable.ok());
+  EXPECT_EQ(unavailable.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(unavailable.error().code(), kSandboxUnavailableCode);
+  for (const char* wrapper : {"bubblewrap", "seatbelt"}) {
+    Status refused = CheckRunnerBackend(wrapper);
+    ASSERT_FALSE(refused.ok()) << wrapper;
+    EXPECT_EQ(refused.error().kind(), ErrorKind::kUnsupported);
+    EXPECT_EQ(refused.error().code(), "backend_not_runnable");
+    EXPECT_NE(refused.error().message().find(std::string("corral wrap --backend ") + wrapper), std::string::npos)
+        << refused.error().message();
+  }
+  Status unknown = CheckRunnerBackend("firejail");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code(), "unknown_backend");
+}
+
 TEST(DetectProvider, TheProcessCachesItsProbes) {
   // The real probes, on this host: whatever wins, a second detection in the
   // same process runs no probe at all.

@@ -2,10 +2,14 @@
 
 namespace corral {
 
-Result<ConfinedArgv> UnavailableProvider::Confine(const std::vector<std::string>&, const Policy&) {
+Error SandboxUnavailable(const std::string& why) {
   std::string message = "no usable sandbox backend";
-  if (!why_.empty()) message += " (" + why_ + ")";
+  if (!why.empty()) message += " (" + why + ")";
   return Error(ErrorKind::kUnsupported, std::move(message)).WithCode(kSandboxUnavailableCode);
+}
+
+Result<ConfinedArgv> UnavailableProvider::Confine(const std::vector<std::string>&, const Policy&) {
+  return SandboxUnavailable(why_);
 }
 
 }  // namespace corral

@@ -13,6 +13,11 @@ namespace corral {
 
 inline constexpr const char* kSandboxUnavailableCode = "SANDBOX_UNAVAILABLE";
 
+// The error UnavailableProvider::Confine returns: "no usable sandbox backend
+// (<why>)", kind kUnsupported, code SANDBOX_UNAVAILABLE. Empty `why`: no
+// parenthesis.
+Error SandboxUnavailable(const std::string& why);
+
 class UnavailableProvider final : public Provider {
  public:
   // `why`: what detection found, appended to the message when not empty.

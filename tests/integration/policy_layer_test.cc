@@ -18,6 +18,7 @@ namespace {
 constexpr int kExitUsage = 64;
 constexpr int kExitPolicy = 77;
 constexpr int kExitConfig = 78;
+constexpr int kExitSandbox = 125;
 
 // The line a read-only denial adds to stderr: the model-facing marker and the
 // escalation hint.
@@ -255,6 +256,45 @@ TEST_F(PolicyLayer, ProjectForbidReadIsUnionedWithTheUsers) {
   EXPECT_EQ(outcome.out.find(env), std::string::npos) << outcome.Describe();
   EXPECT_EQ(outcome.out.find(pem), std::string::npos) << outcome.Describe();
   EXPECT_NE(outcome.out.find("visible"), std::string::npos) << outcome.Describe();
+}
+
+// sandbox.backend in the user config: `corral run` is the native runner, so
+// it runs under "auto" and "native", fails closed under "unavailable", and
+// refuses an argv-building backend instead of quietly running natively.
+TEST_F(PolicyLayer, RunFailsUnderAnUnavailableBackendFromTheUserConfig) {
+  WriteUserConfig("[sandbox]\nbackend = \"unavailable\"\n");
+  Outcome outcome = RunIn({}, {"touch", "canary"});
+  ExpectNothingRan(outcome, kExitSandbox);
+  EXPECT_NE(outcome.err.find("corral: no usable sandbox backend"), std::string::npos) << outcome.Describe();
+  std::vector<nlohmann::json> failed = AuditEvents("failed");
+  ASSERT_EQ(failed.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(failed[0]["code"], "SANDBOX_UNAVAILABLE");
+  EXPECT_EQ(failed[0]["reason"], "unsupported");
+  EXPECT_EQ(failed[0]["source"], "corral");
+  // Even danger-full-access, which would run unconfined, does not run.
+  Outcome danger = RunIn({"--mode", "danger-full-access", "--i-understand-danger-full-access"}, {"touch", "canary"});
+  ExpectNothingRan(danger, kExitSandbox);
+}
+
+TEST_F(PolicyLayer, RunRefusesAnArgvBackendFromTheUserConfigAndNamesWrap) {
+  for (const std::string backend : {"bubblewrap", "seatbelt"}) {
+    WriteUserConfig("[sandbox]\nbackend = \"" + backend + "\"\n");
+    Outcome outcome = RunIn({}, {"touch", "canary"});
+    ExpectNothingRan(outcome, kExitSandbox);
+    EXPECT_NE(outcome.err.find("corral wrap --backend " + backend), std::string::npos) << outcome.Describe();
+    std::vector<nlohmann::json> failed = AuditEvents("failed");
+    ASSERT_EQ(failed.size(), 1u) << ReadFile(audit_path()).value_or("");
+    EXPECT_EQ(failed[0]["code"], "backend_not_runnable");
+  }
+}
+
+TEST_F(PolicyLayer, RunUnderANativeOrAutoBackendFromTheUserConfig) {
+  for (const std::string backend : {"native", "auto"}) {
+    WriteUserConfig("[sandbox]\nbackend = \"" + backend + "\"\n");
+    Outcome outcome = RunIn({}, {"touch", "canary-" + backend});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_TRUE(Exists(workspace_ / ("canary-" + backend)));
+  }
 }
 
 // --- danger-full-access ------------------------------------------------------
@@ -599,6 +639,23 @@ TEST_F(PolicyLayer, ExplainJsonCarriesPolicyResolutionAndPlan) {
     EXPECT_TRUE(feature.contains("feature") && feature.contains("status") && feature.contains("detail")) << feature;
   }
   EXPECT_TRUE(out["refused"].is_null());
+}
+
+TEST_F(PolicyLayer, ExplainShowsTheBackendRunWouldUse) {
+  EXPECT_EQ(ExplainJson({})["resolution"]["backend"], "auto");
+  WriteUserConfig("[sandbox]\nbackend = \"native\"\n");
+  EXPECT_EQ(ExplainJson({})["resolution"]["backend"], "native");
+
+  // Under "unavailable", explain says `corral run` would refuse, and exits as it would.
+  WriteUserConfig("[sandbox]\nbackend = \"unavailable\"\n");
+  Outcome outcome = Corral({"explain", "--json", "--", "true"});
+  EXPECT_EQ(outcome.exit_code, kExitSandbox) << outcome.Describe();
+  nlohmann::json out = nlohmann::json::parse(outcome.out);
+  EXPECT_EQ(out["resolution"]["backend"], "unavailable");
+  EXPECT_TRUE(out["plan"].is_null());
+  EXPECT_NE(out["refused"].get<std::string>().find("no usable sandbox backend"), std::string::npos) << out["refused"];
+  Outcome text = Corral({"explain", "--", "true"});
+  EXPECT_NE(text.out.find("\nbackend      unavailable"), std::string::npos) << text.Describe();
 }
 
 // A request refused before there is a policy: explain --json prints the same
