@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -222,6 +223,31 @@ TEST(SeccompFilter, OrdinaryCallsAreAllowed) {
       Native("personality(0)", "personality", {0}, kAllow),
       Native("getpid", "getpid", {}, kAllow),
   });
+}
+
+// A set-user-ID or set-group-ID file left in the workspace would run with
+// its owner's identity outside: every call that sets a mode refuses both
+// bits; the same calls with an ordinary mode are allowed.
+TEST(SeccompFilter, SetIdModesAreEperm) {
+  const uint64_t at = static_cast<uint64_t>(AT_FDCWD);
+  std::vector<Row> rows;
+  for (uint64_t bits : {uint64_t{04755}, uint64_t{02755}, uint64_t{06755}, uint64_t{0x100000000ull | 04000}}) {
+    std::string mode = std::to_string(bits);
+    rows.push_back(Call("chmod " + mode, SYS_chmod, {0x1000, bits}, kEperm));
+    rows.push_back(Call("fchmod " + mode, SYS_fchmod, {3, bits}, kEperm));
+    rows.push_back(Call("fchmodat " + mode, SYS_fchmodat, {at, 0x1000, bits}, kEperm));
+    rows.push_back(Call("fchmodat2 " + mode, 452, {at, 0x1000, bits, 0}, kEperm));
+    rows.push_back(Call("creat " + mode, SYS_creat, {0x1000, bits}, kEperm));
+    rows.push_back(Call("open " + mode, SYS_open, {0x1000, O_CREAT | O_WRONLY, bits}, kEperm));
+    rows.push_back(Call("openat " + mode, SYS_openat, {at, 0x1000, O_CREAT | O_WRONLY, bits}, kEperm));
+    rows.push_back(Call("mknod " + mode, SYS_mknod, {0x1000, S_IFREG | bits, 0}, kEperm));
+    rows.push_back(Call("mknodat " + mode, SYS_mknodat, {at, 0x1000, S_IFREG | bits, 0}, kEperm));
+  }
+  rows.push_back(Call("chmod 0755", SYS_chmod, {0x1000, 0755}, kAllow));
+  rows.push_back(Call("fchmodat 01777", SYS_fchmodat, {at, 0x1000, 01777}, kAllow));
+  rows.push_back(Call("openat 0644", SYS_openat, {at, 0x1000, O_CREAT | O_WRONLY, 0644}, kAllow));
+  rows.push_back(Call("mkdir 02775", SYS_mkdir, {0x1000, 02775}, kAllow));
+  ExpectTable(rows);
 }
 
 TEST(SeccompFilter, NamespaceFlagsAreEperm) {
