@@ -59,5 +59,35 @@ TEST_F(Audit, TheTrailHoldsNoEnvironmentValue) {
   ExpectAuditLacks(secret);
 }
 
+// The arguments may carry a secret the caller's shell expanded: the trail
+// keeps the program and the argument count only.
+TEST_F(Audit, TheTrailHoldsNoArgument) {
+  std::string secret = RandomToken("ARGVALUE");
+  Outcome outcome = RunIn({}, {"echo", "Authorization: Bearer " + secret});
+  EXPECT_NE(outcome.out.find(secret), std::string::npos) << outcome.Describe();
+  ExpectOneSpawnedThen("exited");
+  EXPECT_EQ(SandboxTest::Audit()[0]["argc"], 2);  // echo and its one argument
+  ExpectAuditLacks(secret);
+}
+
+// An --audit file inside the workspace, named relatively, is still out of
+// the command's reach: judged afterwards, the file holds corral's two
+// records and nothing the command wrote.
+TEST_F(Audit, ARelativeAuditFileInTheWorkspaceCannotBeRewritten) {
+  std::string forged = RandomToken("FORGED");
+  SpawnOptions options;
+  options.cwd = workspace_.path();
+  Outcome outcome = Corral({"run", "--audit", "trail.jsonl", "--", "sh", "-c",
+                            "printf '{\"event\":\"" + forged + "\"}\\n' > trail.jsonl; "
+                            "printf '{\"event\":\"" + forged + "\"}\\n' >> trail.jsonl; rm -f trail.jsonl; exit 0"},
+                           options);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  std::vector<nlohmann::json> records = ReadAudit(workspace_ / "trail.jsonl");
+  ASSERT_EQ(records.size(), 2u) << ReadFile(workspace_ / "trail.jsonl").value_or("(missing)");
+  EXPECT_EQ(records[0]["event"], "spawned");
+  EXPECT_EQ(records[1]["event"], "exited");
+  EXPECT_EQ(ReadFile(workspace_ / "trail.jsonl").value_or("").find(forged), std::string::npos);
+}
+
 }  // namespace
 }  // namespace corral_it
