@@ -30,7 +30,7 @@ unit: build
 bench: deps
 	@cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_INVARIANTS=OFF >/dev/null
 	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn
-	@./bench/run.sh build-bench
+	@./bench/run.sh build-bench 400
 
 clean:
 	rm -rf $(BUILD) build-bench

@@ -60,13 +60,14 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   }
   // Landlock, at every right the kernel knows.
   if (host.landlock_abi < 1) {
-    CORRAL_TRY(unavailable("landlock", "this kernel does not offer Landlock", "Use a kernel where " + LandlockHelp()));
+    CORRAL_TRY(unavailable("landlock", "this kernel does not offer Landlock", LandlockHelp() + "; or accept running without it with --best-effort"));
   } else {
     plan.mechanisms_.landlock_abi = host.landlock_abi;
   }
   if (!host.seccomp) {
     CORRAL_TRY(unavailable("seccomp", "this kernel does not accept seccomp filters",
-                           "Use a kernel built with CONFIG_SECCOMP_FILTER"));
+                           "Use a kernel built with CONFIG_SECCOMP_FILTER, or accept running without the filter with "
+                           "--best-effort"));
     plan.mechanisms_.seccomp = false;
   }
 

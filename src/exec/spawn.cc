@@ -319,9 +319,11 @@ Error TranslateReport(const Plan& plan, const ChildReport& report) {
     case ChildStage::kLandlock:
       return err(ErrorKind::kLandlock, "landlock: the kernel refused the ruleset" +
                                            (report.index >= 0 ? " for " + where : std::string()) +
-                                           "; the command was not run");
+                                           "; the command was not run (a Linux security module or an enclosing sandbox may forbid it: see `corral "
+                                           "check`)");
     case ChildStage::kSeccomp:
-      return err(ErrorKind::kSeccomp, "seccomp: the kernel refused the filter; the command was not run");
+      return err(ErrorKind::kSeccomp, "seccomp: the kernel refused the filter; the command was not run (see `corral "
+                                      "check`)");
     case ChildStage::kChdir:
       return err(ErrorKind::kInternal, "cannot enter a working directory inside the sandbox");
     case ChildStage::kFork:
@@ -422,7 +424,8 @@ class Spawner {
       if (plan == nullptr) return Error::FromErrno(ErrorKind::kInternal, "cannot start the command", "clone", clone_errno);
       return Error(ErrorKind::kNamespace,
                    "namespaces: the kernel refused to create the sandbox's namespaces (unprivileged user namespaces "
-                   "may be disabled: see `corral check`); the command was not run",
+                   "may be disabled or exhausted, or corral runs inside another sandbox: see `corral check`); the "
+                   "command was not run. --best-effort runs it without namespaces, and says what that drops",
                    "clone", clone_errno);
     }
     status_write.Reset();
