@@ -195,7 +195,10 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     spec.mode = grant->mode;
     // The person who approved at the prompt saw the mode: that is the
     // acknowledgement danger-full-access needs.
-    if (grant->mode == Mode::kDangerFullAccess) spec.acknowledge_danger = true;
+    if (grant->mode == Mode::kDangerFullAccess) {
+      spec.acknowledge_danger = true;
+      resolved->danger_acknowledged_by = "escalation approved on the terminal";
+    }
   }
 
   Result<Policy> policy = BuildPolicy(*host, spec);
@@ -204,6 +207,17 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     return Refuse(trail, admitted.error());
   }
 
+  if (policy->unconfined()) {
+    // Who chose to run with no sandbox at all, and through which layer.
+    AuditEvent acknowledged("acknowledged");
+    acknowledged.Set("mode", ModeName(policy->mode()))
+        .Set("by", resolved->danger_acknowledged_by)
+        .Set("mode_layer", ModeLayerName(resolved->resolution.mode_layer));
+    if (resolved->resolution.session_source) {
+      acknowledged.Set("session_source", ModeSourceName(*resolved->resolution.session_source));
+    }
+    trail.Record(acknowledged);
+  }
   std::string program = command[0];
   RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
   if (result.error) {

@@ -13,7 +13,11 @@
 //      compared case-insensitively) is dropped, so a benign warning cannot
 //      decide the outcome;
 //   3. the remaining lines are searched, case-insensitively, for each fatal
-//      signature in order; the first one found is returned.
+//      signature in order; the first one found is returned. The order is
+//      the signatures' (the backend lists its most specific first), not the
+//      lines': which signature matched is part of the answer, and a stable
+//      choice does not depend on how the runner happened to order its lines.
+//      Whether anything matches is the same either way.
 //
 //   RunnerFailureRule rule{{125}, {"the command was not run"}, {}};
 //   rule.Matches(125, "corral: landlock: ...; the command was not run\n");

@@ -126,12 +126,26 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   }
 
   // The remaining explicit overrides.
+  // Who acknowledged danger-full-access, for the audit trail.
+  if (flags.acknowledge_danger) {
+    out.danger_acknowledged_by = "flag";
+  } else if (out.spec.acknowledge_danger && request.profile) {
+    out.danger_acknowledged_by = "profile " + *request.profile;
+  } else if (out.spec.acknowledge_danger) {
+    auto origin = config.origins.find("sandbox.i_understand_danger_full_access");
+    out.danger_acknowledged_by = "config " + (origin == config.origins.end() ? std::string("file") : origin->second);
+  }
   out.spec.acknowledge_danger = out.spec.acknowledge_danger || flags.acknowledge_danger;
   if (flags.no_workspace) {
     out.spec.no_workspace = true;
     out.spec.workspace.reset();
     out.resolution.policy.workspace_root.reset();
     out.resolution.root_layer = RootLayer::kNone;
+  }
+  if (!out.spec.workspace && !out.spec.no_workspace) {
+    // No layer named one: the policy takes the working directory. Say so.
+    out.resolution.policy.workspace_root = host.cwd;
+    out.resolution.root_layer = RootLayer::kCwd;
   }
   Append(out.spec.allow_read, flags.allow_read);
   Append(out.spec.allow_write, flags.allow_write);

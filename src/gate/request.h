@@ -80,6 +80,9 @@ struct ResolvedRequest {
   // From a profile: the widest mode it allows; an escalation beyond it is
   // refused before anyone is asked.
   std::optional<Mode> mode_ceiling;
+  // Where the danger-full-access acknowledgement came from: "flag",
+  // "config <file:line:col>" or "profile <file>"; empty when none was given.
+  std::string danger_acknowledged_by;
   std::vector<std::string> config_files;
   std::optional<std::string> profile_fingerprint;
   std::optional<Session> session;

@@ -137,7 +137,7 @@ TEST_F(RequestTest, WorkspacePrecedenceTable) {
     RootLayer layer;                  // what the resolution reports
   };
   const Row rows[] = {
-      {false, false, false, std::nullopt, host_.cwd, RootLayer::kNone},
+      {false, false, false, std::nullopt, host_.cwd, RootLayer::kCwd},
       {false, false, true, root, root, RootLayer::kFallback},
       {false, true, true, session_cwd, session_cwd, RootLayer::kSession},
       {true, true, true, flag, flag, RootLayer::kOverride},
@@ -152,7 +152,7 @@ TEST_F(RequestTest, WorkspacePrecedenceTable) {
     ResolvedRequest resolved = Resolve(request);
     EXPECT_EQ(resolved.spec.workspace, row.want) << "row " << i;
     EXPECT_EQ(resolved.resolution.root_layer, row.layer) << "row " << i;
-    EXPECT_EQ(resolved.resolution.policy.workspace_root, row.want) << "row " << i;
+    EXPECT_EQ(resolved.resolution.policy.workspace_root, row.want.value_or(host_.cwd)) << "row " << i;
     std::vector<std::string> files = {*request_.user_config, row.project + "/corral.toml"};
     EXPECT_EQ(resolved.config_files, files) << "row " << i;
     std::string from = "from-" + row.project.substr(row.project.rfind('/') + 1);

@@ -30,6 +30,7 @@ std::string_view RootLayerName(RootLayer layer) {
     case RootLayer::kOverride: return "override";
     case RootLayer::kSession: return "session";
     case RootLayer::kFallback: return "fallback";
+    case RootLayer::kCwd: return "cwd";
     case RootLayer::kNone: return "none";
   }
   return "none";
@@ -51,6 +52,7 @@ std::string Resolution::Describe() const {
     case RootLayer::kOverride: text += *policy.workspace_root + " (explicit override)"; break;
     case RootLayer::kSession: text += *policy.workspace_root + " (the session's cwd)"; break;
     case RootLayer::kFallback: text += *policy.workspace_root + " (the fallback root)"; break;
+    case RootLayer::kCwd: text += *policy.workspace_root + " (the working directory)"; break;
     case RootLayer::kNone: text += "none"; break;
   }
   return text;

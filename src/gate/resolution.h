@@ -47,9 +47,10 @@ struct ExecutionPolicy {
 // Which layer decided each part, for the report and the audit trail.
 enum class ModeLayer { kOverride, kSession, kDefault };
 // kOverride: an explicit workspace (--workspace), set by ResolveRequest.
-enum class RootLayer { kOverride, kSession, kFallback, kNone };
+enum class RootLayer { kOverride, kSession, kFallback, kCwd, kNone };
+// kCwd: no layer named one, so the workspace is the working directory.
 std::string_view ModeLayerName(ModeLayer layer);  // "override", "session", "default"
-std::string_view RootLayerName(RootLayer layer);  // "override", "session", "fallback", "none"
+std::string_view RootLayerName(RootLayer layer);  // "override", "session", "fallback", "cwd", "none"
 
 struct Resolution {
   ExecutionPolicy policy;

@@ -317,6 +317,11 @@ TEST_F(PolicyLayer, AcknowledgedDangerFullAccessRunsUnconfinedAndIsAudited) {
   EXPECT_EQ(spawned[0]["unconfined"], true);
   EXPECT_EQ(spawned[0]["level"], "none");
   EXPECT_EQ(spawned[0]["mode"], "danger-full-access");
+  // Who acknowledged it, and through which layer the mode came.
+  std::vector<nlohmann::json> acknowledged = AuditEvents("acknowledged");
+  ASSERT_EQ(acknowledged.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(acknowledged[0]["by"], "flag");
+  EXPECT_EQ(acknowledged[0]["mode_layer"], "override");
 }
 
 // --- Sessions ----------------------------------------------------------------
