@@ -230,4 +230,28 @@ Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller) {
   return masks;
 }
 
+Result<std::vector<MaskedPath>> DiscoverProcSecrets(uid_t caller) {
+  std::vector<MaskedPath> masks;
+  if (caller != 0) return masks;
+  // The sandbox's /proc is a fresh procfs of the same kernel, with the same
+  // modes: root owns its 0400 files (slabinfo, timer_list, kpage*, ...)
+  // just as it owns /etc's. Only the top level holds such files; the
+  // per-process directories follow the processes' own owners.
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) {
+    return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /proc for root-only files", "/proc", errno);
+  }
+  while (const struct dirent* entry = ::readdir(dir)) {
+    const char* name = entry->d_name;
+    if (IsDotOrDotDot(name) || (name[0] >= '0' && name[0] <= '9') || entry->d_type == DT_LNK) continue;
+    struct stat st;
+    if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    bool dir_hidden = S_ISDIR(st.st_mode) && (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH);
+    bool file_hidden = S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0;
+    if (dir_hidden || file_hidden) masks.push_back({"/proc/" + std::string(name), dir_hidden});
+  }
+  ::closedir(dir);
+  return masks;
+}
+
 }  // namespace corral

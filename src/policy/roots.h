@@ -76,4 +76,8 @@ struct MaskedPath {
 // too large or too deep to vet is an error, never a partial list.
 Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller);
 
+// For root (`caller` 0), the top-level /proc files and directories others
+// may not read (slabinfo, timer_list, kpageflags, ...); nothing otherwise.
+Result<std::vector<MaskedPath>> DiscoverProcSecrets(uid_t caller);
+
 }  // namespace corral

@@ -170,5 +170,15 @@ TEST_F(ReadEscape, EnvironmentSecretsAreScrubbed) {
   EXPECT_EQ(allowed.out.find("AWS_SECRET_ACCESS_KEY"), std::string::npos) << allowed.Describe();
 }
 
+// Root owns /proc's 0400 files (slabinfo, timer_list, ...) even without
+// capabilities: corral masks them for a root caller, as an unprivileged one
+// cannot read them anyway. Judged by their known first bytes in the output.
+TEST_F(ReadEscape, RootOnlyProcFilesStayUnreadable) {
+  Outcome outcome = RunIn({}, {"sh", "-c", "cat /proc/slabinfo /proc/timer_list; cat /proc/meminfo"});
+  EXPECT_EQ(outcome.out.find("slabinfo - version"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find("Timer List Version"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("MemTotal"), std::string::npos) << "control: /proc is there " << outcome.Describe();
+}
+
 }  // namespace
 }  // namespace corral_it
