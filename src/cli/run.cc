@@ -226,7 +226,10 @@ int RunCommand::Execute(std::vector<std::string> command) const {
       PrintError(program + ": not found inside the sandbox (is it under a system tree, the workspace or an "
                            "--allow-exec grant?)");
     } else if (error.kind() == ErrorKind::kExec) {
-      PrintError(program + ": " + error.ToString() + " (is it under an exec grant?)");
+      bool denied = error.error_number() == EACCES;
+      PrintError(program + ": " + error.ToString() +
+                 (denied ? " (is it an executable file, under the workspace, a system tree or an --allow-exec grant?)"
+                         : ""));
     } else {
       PrintError(error.ToString());
     }

@@ -303,8 +303,13 @@ Error TranslateReport(const Plan& plan, const ChildReport& report) {
                  "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc "
                  "is partly masked); the command was not run");
     case ChildStage::kOpenSource:
-      return err(ErrorKind::kPolicy, "policy: " + where + " can no longer be opened without following a symlink; "
-                                     "the command was not run");
+      return err(ErrorKind::kPolicy,
+                 "policy: " + where +
+                     (report.error == ENOENT || report.error == ENOTDIR
+                          ? std::string(" was removed after the policy was built")
+                          : report.error == ELOOP ? std::string(" now goes through a symlink")
+                                                  : std::string(" can no longer be opened")) +
+                     "; the command was not run");
     case ChildStage::kPinChanged:
       return Error(ErrorKind::kPolicy, "policy: " + where +
                                            " changed between the check and the spawn (another file is there now); "
