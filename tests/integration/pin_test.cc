@@ -50,12 +50,12 @@ class PinnedGrant : public ::testing::Test {
   }
 
   // The refusal the README documents (exit 77), naming the grant and what
-  // happened to it: another file at the path, or a path that cannot be opened
-  // without following a symlink (a symlink, or nothing at all).
+  // happened to it: another file at the path, a symlink there, or nothing.
   void ExpectRefusal(const corral::Error& error, Change change) {
     EXPECT_EQ(error.kind(), corral::ErrorKind::kPolicy) << error.ToString();
-    const char* says = change == Change::kAnotherDirectory ? "changed between the check and the spawn"
-                                                           : "can no longer be opened without following a symlink";
+    const char* says = change == Change::kAnotherDirectory      ? "changed between the check and the spawn"
+                       : change == Change::kSymlinkToTheOriginal ? "now goes through a symlink"
+                                                                 : "was removed after the policy was built";
     EXPECT_NE(error.message().find(says), std::string::npos) << error.ToString();
     EXPECT_NE(error.message().find(outside_ / "data"), std::string::npos) << error.ToString();
   }
