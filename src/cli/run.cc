@@ -33,6 +33,31 @@ RunOptions CliRunOptions() {
   return options;
 }
 
+// What the sweep did after the run.
+void ReportProtected(const Policy& policy, const RunResult& result) {
+  if (policy.unconfined()) return;  // danger-full-access: nothing is protected, nothing swept
+  for (const SweepFinding& finding : result.quarantined) {
+    std::string line = finding.path + ": the command " + finding.what + " a protected " +
+                       (finding.what == "created" ? "path" : "symlink") + "; ";
+    switch (finding.outcome) {
+      case SweepFinding::Outcome::kQuarantined: line += "moved to " + finding.moved_to; break;
+      case SweepFinding::Outcome::kDeleted: line += "it could not be quarantined, so it was deleted"; break;
+      case SweepFinding::Outcome::kNone:
+        line += finding.error.empty() ? "it was restored" : "it could not be restored";
+        break;
+      case SweepFinding::Outcome::kLeftInPlace:
+        line += "corral could NOT remove it, and it may run outside the sandbox (a git hook, a shell, an editor): "
+                "inspect and delete it yourself before you use git or an editor there";
+        break;
+    }
+    if (finding.what != "created" && finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
+      line += finding.outcome == SweepFinding::Outcome::kNone ? "" : ", and the symlink restored";
+    }
+    if (!finding.error.empty()) line += " (" + finding.error + ")";
+    PrintError(line);
+  }
+}
+
 int Refuse(const AuditTrail& trail, const Error& error) {
   AuditEvent event("failed");
   event.Set("source", "corral")
@@ -149,6 +174,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     }
     RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
     if (result.error) PrintError(result.error->ToString());
+    ReportProtected(*policy, result);
     return result.exit_status;
   }
 
@@ -237,12 +263,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy->mode()).c_str(), EscalationHint(policy->mode()).c_str());
   }
-  for (const SweepFinding& finding : result.quarantined) {
-    std::string line = finding.path + ": the command " + finding.what + " a protected path; ";
-    line += finding.moved_to.empty() ? "it was removed" : "moved to " + finding.moved_to;
-    if (!finding.error.empty()) line += " (" + finding.error + ")";
-    PrintError(line);
-  }
+  ReportProtected(*policy, result);
   return result.exit_status;
 }
 

@@ -191,13 +191,18 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
   std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
-  result.quarantined = SweepProtected(policy.protected_paths(), quarantine);
+  result.quarantined = SweepProtected(policy.protected_paths(), quarantine, audit.run_id());
   for (const SweepFinding& finding : result.quarantined) {
     AuditEvent event("protected");
-    event.Set("path", finding.path).Set("action", finding.what);
+    event.Set("path", finding.path).Set("action", finding.what).Set("outcome", OutcomeName(finding.outcome));
     if (!finding.moved_to.empty()) event.Set("moved_to", finding.moved_to);
     if (!finding.error.empty()) event.Set("error", finding.error);
     audit.Record(event);
+  }
+  // What the run left at a protected path runs outside the sandbox later.
+  if (AnyLeftInPlace(result.quarantined)) {
+    result.source = RunResult::Source::kCorral;
+    result.exit_status = kExitProtectedPathLeft;
   }
   return result;
 }

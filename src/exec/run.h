@@ -4,7 +4,9 @@
 //   compile the plan (fail closed) -> audit `spawned` -> spawn
 //     (with --best-effort, a namespace refusal retries without namespaces
 //      and audits `degraded`) -> supervise (signals, deadline) ->
-//   audit `exited` or `failed` -> sweep the protected paths
+//   audit `exited` or `failed` -> sweep the protected paths (audit
+//   `protected`; when something the run made there could not be taken out,
+//   the exit status is kExitProtectedPathLeft, whatever the command's was)
 //
 // The result says whether the exit status came from the command or from
 // corral, so callers never mistake a sandbox refusal for a command failure.
@@ -22,6 +24,7 @@
 #include "exec/supervisor.h"
 #include "policy/policy.h"
 #include "policy/protected.h"
+#include "policy/sweep.h"
 
 namespace corral {
 

@@ -1,21 +1,16 @@
 #include "policy/protected.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-
-#include "base/unique_fd.h"
 
 namespace corral {
 namespace {
@@ -252,54 +247,6 @@ class Discovery {
   std::set<std::string> anchors_;
 };
 
-// Moves `path` to quarantine/<path>. Renames when it can, copies otherwise.
-SweepFinding Quarantine(const std::string& path, const std::string& quarantine_dir, std::string what) {
-  namespace fs = std::filesystem;
-  SweepFinding finding{path, quarantine_dir + path, std::move(what), {}};
-  std::error_code ec;
-  fs::create_directories(fs::path(finding.moved_to).parent_path(), ec);
-  if (!ec) fs::permissions(quarantine_dir, fs::perms::owner_all, ec);
-  if (ec) {
-    finding.error = "cannot create " + quarantine_dir + ": " + ec.message();
-  } else if (::rename(path.c_str(), finding.moved_to.c_str()) != 0) {
-    if (errno != EXDEV) {
-      finding.error = std::string("rename: ") + std::strerror(errno);
-    } else {
-      fs::copy(path, finding.moved_to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
-      if (!ec) fs::remove_all(path, ec);
-      if (ec) finding.error = "copy into the quarantine: " + ec.message();
-    }
-  }
-  if (!finding.error.empty()) {
-    // Nothing may survive at the protected path: remove it outright.
-    fs::remove_all(path, ec);
-    finding.moved_to.clear();
-    if (ec) finding.error += "; removing it also failed: " + ec.message();
-  }
-  return finding;
-}
-
-// The first component of `path` below `root` that the run created where
-// nothing was before, or that is no longer a plain directory. Empty if none.
-std::string CreatedComponent(const std::string& path, const std::string& root) {
-  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!dir) return {};
-  std::string current = root;
-  std::string rest = path.substr(root.size() + 1);
-  while (!rest.empty()) {
-    size_t slash = rest.find('/');
-    std::string name = rest.substr(0, slash);
-    rest = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
-    current = Join(current, name);
-    struct stat st;
-    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
-    if (rest.empty() || !S_ISDIR(st.st_mode)) return current;
-    dir.Reset(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!dir) return {};
-  }
-  return {};
-}
-
 }  // namespace
 
 const std::vector<std::string>& ProtectedNames() {
@@ -316,31 +263,6 @@ ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots) {
   Discovery discovery(writable_roots);
   for (const std::string& root : writable_roots) discovery.Root(root);
   return discovery.Finish();
-}
-
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const std::string& quarantine_dir) {
-  std::vector<SweepFinding> findings;
-  for (const ProtectedPath& entry : set.paths) {
-    if (entry.state == State::kMissing) {
-      std::string created = CreatedComponent(entry.path, entry.root);
-      if (!created.empty()) findings.push_back(Quarantine(created, quarantine_dir, "created"));
-    } else if (entry.state == State::kSymlink) {
-      char target[PATH_MAX];
-      ssize_t n = ::readlink(entry.path.c_str(), target, sizeof target - 1);
-      if (n >= 0 && std::string(target, static_cast<size_t>(n)) == entry.link_target) continue;
-      struct stat st;
-      if (::lstat(entry.path.c_str(), &st) == 0) {
-        findings.push_back(Quarantine(entry.path, quarantine_dir, "replaced"));
-      } else {
-        findings.push_back({entry.path, {}, "removed", {}});
-      }
-      if (::symlink(entry.link_target.c_str(), entry.path.c_str()) != 0) {
-        findings.back().error += std::string(findings.back().error.empty() ? "" : "; ") +
-                                 "restoring the symlink: " + std::strerror(errno);
-      }
-    }
-  }
-  return findings;
 }
 
 }  // namespace corral

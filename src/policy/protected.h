@@ -9,7 +9,7 @@
 // - one that is missing cannot be pinned by a mount without creating a
 //   placeholder in the user's tree, which corral never does. Instead, when the
 //   sandbox is gone, anything the run created at a missing protected path is
-//   moved out of the tree into the quarantine and reported (SweepProtected).
+//   moved out of the tree and reported (SweepProtected, policy/sweep.h).
 // - a protected symlink keeps its target pinned read-only when that target is
 //   writable, and is restored by the sweep if the run replaced it.
 //
@@ -48,18 +48,5 @@ const std::vector<std::string>& ProtectedNames();
 // Finds the protected paths under each writable root. Paths a pointer leads to
 // are kept only when they lie inside one of `writable_roots`.
 ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots);
-
-struct SweepFinding {
-  std::string path;
-  std::string moved_to;  // empty when nothing could be moved
-  std::string what;      // "created" or "replaced"
-  std::string error;     // set when the quarantine move failed
-};
-
-// Run after every process of the sandbox has exited. Moves whatever the run
-// created at a missing protected path (or put in place of a protected symlink)
-// into `quarantine_dir`/<path>, restoring the symlink. Returns one finding per
-// path it acted on.
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const std::string& quarantine_dir);
 
 }  // namespace corral

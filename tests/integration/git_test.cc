@@ -1,6 +1,8 @@
 // Planting code that git runs on the host: each attempt is judged by running
 // the real git on the host after the sandbox is gone, and checking that the
 // planted command left no canary.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "harness.h"
@@ -22,6 +24,8 @@ class GitEscape : public SandboxTest {
   }
   // A config whose fsmonitor hook would write the canary when git runs.
   std::string EvilConfig() const { return "[core]\n\tfsmonitor = \"touch " + canary_ + "; false\"\n"; }
+  // A hook script that writes the canary, as a printf format.
+  std::string EvilHook() const { return "#!/bin/sh\\ntouch " + canary_ + "\\n"; }
 
   const std::string canary_ = outside_ / "PWNED";
 };
@@ -64,6 +68,20 @@ TEST_F(GitEscape, IncludedConfigIsReadOnly) {
   EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
   HostGit(workspace_.path(), {"status"});
   EXPECT_FALSE(Exists(canary_));
+}
+
+// An unprivileged caller's sweep cannot move a directory without its owner's
+// write bit, nor delete what is in it; the command chose that mode.
+TEST_F(GitEscape, ReadOnlyHooksDirectoryTheCommandCreatedDoesNotRunOnCommit) {
+  MakeRepo();
+  std::filesystem::remove_all(workspace_ / ".git/hooks");
+  std::string script = "mkdir .git/hooks && printf '" + EvilHook() +
+                       "' > .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit && chmod 555 .git/hooks";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit"));
+  HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "x"});
+  EXPECT_FALSE(Exists(canary_)) << "the planted hook ran";
 }
 
 }  // namespace

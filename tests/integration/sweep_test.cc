@@ -1,0 +1,144 @@
+// The sweep, judged from outside after the run: what the command created at a
+// missing protected path is gone from the workspace whatever modes it gave
+// it, is never copied (a sparse file stays sparse), and when it cannot be
+// removed corral says so and exits 79 instead of the command's status.
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+constexpr int kExitProtectedPathLeft = 79;
+
+// A directory on /dev/shm: a filesystem other than the workspace's (/tmp).
+class OtherFilesystemDir {
+ public:
+  OtherFilesystemDir() {
+    char pattern[] = "/dev/shm/corral-it-XXXXXX";
+    if (::mkdtemp(pattern) != nullptr) path_ = pattern;
+  }
+  ~OtherFilesystemDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class ProtectedSweep : public SandboxTest {
+ protected:
+  std::vector<nlohmann::json> Findings() const { return AuditEvents("protected"); }
+  std::string RunId() const {
+    std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+    return spawned.empty() ? std::string() : spawned.front()["run"].get<std::string>();
+  }
+};
+
+TEST_F(ProtectedSweep, ReadOnlyDirectoriesTheCommandCreatedAreTakenOut) {
+  workspace_.Write(".git/config", "[core]\n");
+  workspace_.Write(".git/HEAD", "ref: refs/heads/main\n");
+  workspace_.Write("src/main.c", "int main(void) { return 0; }\n");
+  std::set<std::string> before = workspace_.Listing();
+  // Every mode trick against an unprivileged caller's sweep: read-only
+  // directories, unreadable files and directories, and the caller's own .git
+  // made read-only above the created hooks.
+  std::string script =
+      "mkdir .git/hooks .vscode .claude && printf '#!/bin/sh\\ntouch canary\\n' > .git/hooks/pre-commit && "
+      "chmod 755 .git/hooks/pre-commit && echo '{}' > .vscode/tasks.json && echo '{}' > .claude/settings.json && "
+      "mkdir .claude/inner && chmod 0 .claude/inner .claude/settings.json && "
+      "chmod 555 .git/hooks .vscode .claude .git";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  ::chmod((workspace_ / ".git").c_str(), 0755);
+  EXPECT_EQ(workspace_.Listing(), before) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit"));
+  for (const nlohmann::json& finding : Findings()) {
+    EXPECT_EQ(finding["outcome"], "quarantined") << finding.dump();
+    std::string moved = finding.value("moved_to", "");
+    EXPECT_TRUE(moved.starts_with(state_.path() + "/corral/quarantine/")) << finding.dump();
+    EXPECT_TRUE(Exists(moved)) << moved;
+  }
+  EXPECT_EQ(Findings().size(), 3u) << outcome.Describe();
+  EXPECT_NE(outcome.err.find(".git/hooks: the command created a protected path; moved to "), std::string::npos)
+      << outcome.err;
+}
+
+// The state directory on another filesystem: nothing is copied (a copy would
+// write the sparse file out in full); the tree moves beside the workspace,
+// on its own filesystem, under a name no tool runs.
+TEST_F(ProtectedSweep, OnAnotherFilesystemTheQuarantineStaysOnTheWorkspaces) {
+  OtherFilesystemDir state;
+  ASSERT_FALSE(state.path().empty()) << "the test needs a writable /dev/shm";
+  struct stat here, there;
+  ASSERT_EQ(::stat(workspace_.path().c_str(), &here), 0);
+  ASSERT_EQ(::stat(state.path().c_str(), &there), 0);
+  ASSERT_NE(here.st_dev, there.st_dev) << "the test needs /dev/shm on a filesystem other than /tmp";
+
+  SpawnOptions options = WithEnv({{"XDG_STATE_HOME", state.path()}});
+  std::string script = "mkdir .vscode && truncate -s 1G .vscode/big && chmod 555 .vscode";
+  Outcome outcome = RunIn({}, {"sh", "-c", script}, options);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".vscode"));
+
+  std::string moved = workspace_ / (".corral-quarantine/" + RunId() + "/%2Evscode");
+  std::vector<nlohmann::json> findings = Findings();
+  ASSERT_EQ(findings.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(findings[0]["outcome"], "quarantined");
+  EXPECT_EQ(findings[0]["moved_to"], moved);
+  EXPECT_NE(outcome.err.find("moved to " + moved), std::string::npos) << outcome.err;
+  struct stat big;
+  ASSERT_EQ(::stat((moved + "/big").c_str(), &big), 0);
+  EXPECT_EQ(big.st_size, off_t{1} << 30);
+  EXPECT_LT(big.st_blocks, 1024) << "moved, not copied: still sparse";
+  // Nothing of it reached the state directory's filesystem.
+  std::error_code ec;
+  std::filesystem::path quarantine = state.path() + "/corral/quarantine";
+  for (auto it = std::filesystem::recursive_directory_iterator(quarantine, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    EXPECT_TRUE(it->is_directory()) << it->path();
+  }
+}
+
+// What cannot be removed is not reported as removed: here the created
+// directory is a mount point in corral's mount namespace (a mount the test
+// makes from outside while the command waits), which can be neither renamed
+// nor deleted.
+TEST_F(ProtectedSweep, WhatCannotBeRemovedFailsTheRunLoudly) {
+  std::string target = workspace_ / ".claude";
+  std::string cover = outside_ / "cover";
+  outside_.Mkdir("cover");
+  std::string mount_when_created = "for i in $(seq 1 400); do if [ -d '" + target + "' ]; then mount --bind '" + cover +
+                                   "' '" + target + "' && break; fi; sleep 0.05; done & \"$@\"; status=$?; wait; "
+                                   "exit $status";
+  std::vector<std::string> argv = {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "--propagation",
+                                   "private", "/bin/sh", "-c", mount_when_created, "sh"};
+  std::vector<std::string> corral =
+      RunArgv({}, {"sh", "-c", "mkdir .claude && echo '{}' > .claude/settings.json && sleep 3; exit 3"});
+  argv.insert(argv.end(), corral.begin(), corral.end());
+  Outcome outcome = Execute(argv, Defaults({}));
+
+  EXPECT_EQ(outcome.exit_code, kExitProtectedPathLeft) << outcome.Describe();
+  EXPECT_NE(outcome.err.find(target + ": the command created a protected path; corral could NOT remove it"),
+            std::string::npos)
+      << outcome.err;
+  std::vector<nlohmann::json> findings = Findings();
+  ASSERT_EQ(findings.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(findings[0]["outcome"], "left");
+  EXPECT_NE(findings[0]["error"].get<std::string>().find("Device or resource busy"), std::string::npos);
+  std::vector<nlohmann::json> exited = AuditEvents("exited");
+  ASSERT_EQ(exited.size(), 1u);
+  EXPECT_EQ(exited[0]["code"], 3) << "the command's own status is still in the trail";
+  // Outside corral's namespace the directory is plainly there, as reported.
+  EXPECT_TRUE(Exists(target + "/settings.json"));
+  EXPECT_FALSE(Exists(workspace_ / ".corral-quarantine")) << "no empty quarantine left behind";
+}
+
+}  // namespace
+}  // namespace corral_it
