@@ -23,13 +23,30 @@ using State = ProtectedPath::State;
 // the same way, one by one.
 const std::vector<std::string> kGitdirNames = {"hooks", "config", "config.worktree", "commondir"};
 
-// Directly under a writable root: files that editors, shells, direnv, dev
-// containers and agent tools run or read as configuration.
+// Directly under a writable root: files that editors, shells, direnv, hook
+// managers, package managers, dev containers and agent tools run or read as
+// configuration that runs code.
 const std::vector<std::string> kRootNames = {
-    ".gitmodules", ".bashrc",    ".bash_profile", ".bash_login", ".bash_logout", ".profile",  ".zshrc",
-    ".zshenv",     ".zprofile",  ".zlogin",       ".zlogout",    ".cshrc",       ".tcshrc",   ".kshrc",
-    ".envrc",      ".vscode",    ".idea",         ".mcp.json",   ".devcontainer", ".claude",  ".nvim.lua",
-    ".exrc",       "mise.toml",  ".mise.toml",    "corral.toml",
+    // git and shells
+    ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+    ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc",
+    // environment managers
+    ".envrc", "mise.toml", ".mise.toml",
+    // hook managers: husky v9 points core.hooksPath at .husky/_, whose stubs
+    // run .husky/<hook>; pre-commit and lefthook read their config at commit
+    ".husky", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml",
+    "lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json", "lefthook-local.yml",
+    ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml", "lefthook-local.toml",
+    ".lefthook-local.toml", "lefthook-local.json", ".lefthook-local.json",
+    // package managers: yarnPath, node-options and script-shell, pnpm hooks
+    ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs",
+    // editors: task files, and exrc files vim and neovim run
+    ".vscode", ".idea", ".zed", ".nvim.lua", ".nvimrc", ".exrc", ".vimrc", ".gvimrc",
+    // dev containers and agent tools (hooks, MCP servers, commands)
+    ".devcontainer", ".mcp.json", ".claude", ".cursor", ".gemini", ".codex", ".windsurf", ".continue",
+    ".aider.conf.yml",
+    // corral's own project config
+    "corral.toml",
 };
 
 std::string Join(const std::string& dir, const std::string& name) {

@@ -147,5 +147,15 @@ TEST(DiscoverProtected, RecordsASymlinkAndItsTarget) {
   EXPECT_EQ(StateOf(set, ws + "/dotfiles/bashrc"), "file") << "the writable target is pinned read-only too";
 }
 
+TEST(ProtectedNames, CoverHookManagersPackageManagersEditorsAndAgents) {
+  const std::vector<std::string>& names = ProtectedNames();
+  for (const char* name : {".husky", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
+                           ".lefthook-local.yml", ".yarnrc.yml", ".yarnrc", ".npmrc", ".pnpmfile.cjs", ".nvimrc",
+                           ".vimrc", ".gvimrc", ".cursor", ".gemini", ".codex", ".windsurf", ".continue", ".zed",
+                           ".aider.conf.yml", ".vscode", ".claude", ".envrc", ".git/hooks"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
 }  // namespace
 }  // namespace corral

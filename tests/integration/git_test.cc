@@ -84,5 +84,19 @@ TEST_F(GitEscape, ReadOnlyHooksDirectoryTheCommandCreatedDoesNotRunOnCommit) {
   EXPECT_FALSE(Exists(canary_)) << "the planted hook ran";
 }
 
+// husky v9: core.hooksPath is .husky/_, whose stubs run .husky/<hook>.
+TEST_F(GitEscape, HuskyHookScriptsAreReadOnly) {
+  MakeRepo();
+  workspace_.Write(".husky/_/pre-commit", "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n", 0755);
+  workspace_.Write(".husky/_/h", "#!/bin/sh\nsh \".husky/$(basename \"$0\")\"\n", 0755);
+  workspace_.Write(".husky/pre-commit", "true\n");
+  HostGit(workspace_.path(), {"config", "core.hooksPath", ".husky/_"});
+  Outcome outcome = RunIn({}, {"sh", "-c", "echo 'touch " + canary_ + "' > .husky/pre-commit"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / ".husky/pre-commit"), "true\n");
+  HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "x"});
+  EXPECT_FALSE(Exists(canary_));
+}
+
 }  // namespace
 }  // namespace corral_it

@@ -102,6 +102,34 @@ TEST_F(WriteEscape, MissingProtectedPathsAreQuarantinedWithoutPlaceholders) {
   }
 }
 
+// Hook managers, package managers, editors and agent tools read these from
+// the project and run what they say, outside any sandbox.
+TEST_F(WriteEscape, HookManagerPackageManagerAndAgentConfigsAreProtected) {
+  workspace_.Write(".npmrc", original_);
+  workspace_.Write(".husky/pre-commit", original_);
+  std::set<std::string> before = workspace_.Listing();
+  EXPECT_PROBE_BLOCKED(Probe("write_file", {".npmrc", ".husky/pre-commit", ".husky/post-checkout"}));
+  EXPECT_EQ(ReadFile(workspace_ / ".npmrc"), original_);
+  EXPECT_EQ(ReadFile(workspace_ / ".husky/pre-commit"), original_);
+
+  std::vector<std::string> missing = {".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
+                                      ".yarnrc.yml", ".yarnrc", ".nvimrc", ".vimrc", ".cursor/mcp.json",
+                                      ".gemini/settings.json"};
+  std::vector<std::string> args = {"-p"};
+  args.insert(args.end(), missing.begin(), missing.end());
+  Outcome outcome = Probe("write_file", args);
+  EXPECT_EQ(outcome.exit_code, kProbeEscaped) << outcome.Describe();  // created inside the sandbox...
+  EXPECT_EQ(workspace_.Listing(), before) << outcome.Describe();     // ...and gone after it
+  std::set<std::string> reported;
+  for (const nlohmann::json& record : Audit()) {
+    if (record["event"] == "protected") reported.insert(record["path"].get<std::string>());
+  }
+  for (std::string name : missing) {
+    name = name.substr(0, name.find('/'));
+    EXPECT_EQ(reported.count(workspace_ / name), 1u) << name;
+  }
+}
+
 TEST_F(WriteEscape, RenamingAFileOutOfTheWorkspaceFails) {
   workspace_.Write("file", original_);
   std::vector<std::string> grants = ReadOnlyGrant();
