@@ -58,6 +58,7 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   size_t missing = 0;
   for (const auto& entry : policy["protected"]) missing += entry["state"] == "missing";
   std::printf("  %zu missing protected paths: anything the command creates there is quarantined\n", missing);
+  for (const auto& note : policy["protected_notes"]) std::printf("  note: %s\n", note.get<std::string>().c_str());
   std::printf("private      /tmp%s, $HOME=%s (empty), minimal /dev, fresh /proc\n",
               policy["private"]["tmp"].get<bool>() ? "" : " (granted instead)",
               policy["private"]["home"].get<std::string>().c_str());

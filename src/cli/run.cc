@@ -33,9 +33,10 @@ RunOptions CliRunOptions() {
   return options;
 }
 
-// What the sweep did after the run.
+// What discovery left unprotected, and what the sweep did after the run.
 void ReportProtected(const Policy& policy, const RunResult& result) {
   if (policy.unconfined()) return;  // danger-full-access: nothing is protected, nothing swept
+  for (const std::string& note : policy.protected_paths().notes) PrintError("protected paths: " + note);
   for (const SweepFinding& finding : result.quarantined) {
     std::string line = finding.path + ": the command " + finding.what + " a protected " +
                        (finding.what == "created" ? "path" : "symlink") + "; ";

@@ -48,6 +48,7 @@ nlohmann::json DescribePolicy(const Policy& policy) {
   nlohmann::json anchors = nlohmann::json::array();
   for (const PinnedPath& anchor : policy.protected_paths().anchors) anchors.push_back(anchor.path);
   out["pinned_directories"] = std::move(anchors);
+  out["protected_notes"] = policy.protected_paths().notes;
   out["private"] = {{"tmp", policy.GrantFor("/tmp") == nullptr},
                     {"home", policy.home()},
                     {"dev", {"null", "zero", "full", "random", "urandom", "tty", "pts", "shm"}},

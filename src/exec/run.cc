@@ -192,6 +192,9 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // Every process of the sandbox is gone now: undo what it put at protected paths.
   std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
   result.quarantined = SweepProtected(policy.protected_paths(), quarantine, audit.run_id());
+  for (const std::string& note : policy.protected_paths().notes) {
+    audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));
+  }
   for (const SweepFinding& finding : result.quarantined) {
     AuditEvent event("protected");
     event.Set("path", finding.path).Set("action", finding.what).Set("outcome", OutcomeName(finding.outcome));

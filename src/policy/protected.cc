@@ -1,16 +1,20 @@
 #include "policy/protected.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
+
+#include "base/unique_fd.h"
+#include "policy/git_files.h"
+#include "policy/resolve_in_roots.h"
 
 namespace corral {
 namespace {
@@ -49,73 +53,74 @@ const std::vector<std::string> kRootNames = {
     "corral.toml",
 };
 
+// The hooks git runs (githooks(5)). A hooks directory that is a writable
+// root itself (`core.hooksPath = .`) cannot be bound read-only without
+// freezing the whole root: these names in it are protected instead.
+const std::vector<std::string> kGitHookNames = {
+    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+    "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
+    "pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+    "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+    "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+    "post-index-change",
+};
+
+// What a tree can make discovery do is bounded: a run can plant any number
+// of gitdirs under .git/modules and .git/worktrees, and chains of includes.
+constexpr int kMaxDepth = 4;                // gitdir and include nesting
+constexpr size_t kMaxNestedGitdirs = 64;    // under modules/ and worktrees/, in all
+constexpr size_t kMaxGitFiles = 64;         // existing git files read, in all
+constexpr size_t kMaxDirectoryEntries = 1024;  // names read from one directory
+
 std::string Join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-std::string Realpath(const std::string& path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+std::string Parent(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// The resolved path when it exists, else the lexically normal one ("a/../b"
-// is "b"), so a missing target is recorded where git would create it.
-std::string ResolvedOrNormal(const std::string& path) {
-  std::string resolved = Realpath(path);
-  if (!resolved.empty()) return resolved;
-  return CollapseSlashes(std::filesystem::path(path).lexically_normal().string());
+std::string Trim(const std::string& text) {
+  size_t first = text.find_first_not_of(" \t");
+  return first == std::string::npos ? std::string() : text.substr(first);
 }
 
-// What corral needs from a git config file: `core.hooksPath` and the files
-// `include.path` / `includeIf.<cond>.path` pull in (a small INI reader for
-// git's syntax; values may be quoted).
-struct GitConfigRefs {
-  std::string hooks_path;
-  std::vector<std::string> includes;
+// The names in a canonical directory, sorted; at most kMaxDirectoryEntries.
+std::vector<std::string> DirectoryNames(const std::string& dir, bool* truncated) {
+  std::vector<std::string> names;
+  struct open_how how = {};
+  how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &how, sizeof how));
+  if (fd < 0) return names;
+  DIR* stream = ::fdopendir(fd);  // owns fd from here on
+  if (stream == nullptr) {
+    UniqueFd owner(fd);
+    return names;
+  }
+  while (struct dirent* entry = ::readdir(stream)) {
+    std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    if (names.size() == kMaxDirectoryEntries) {
+      *truncated = true;
+      break;
+    }
+    names.push_back(std::move(name));
+  }
+  ::closedir(stream);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Whether a symlink met as a protected entry is followed to its target.
+enum class Follow {
+  kUser,  // the entry existed before the run and is read-only to it: the user's
+  kNone,  // the entry may be the command's (a gitdir under modules/ or worktrees/)
 };
 
-GitConfigRefs ReadGitConfigRefs(const std::string& config) {
-  std::ifstream in(config);
-  std::string line, section;
-  GitConfigRefs refs;
-  auto lower = [](std::string text) {
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  };
-  auto trim = [](std::string text) {
-    size_t first = text.find_first_not_of(" \t");
-    size_t last = text.find_last_not_of(" \t\r");
-    return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
-  };
-  while (std::getline(in, line)) {
-    line = trim(line);
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line[0] == '[') {
-      // "[core]", "[include]", "[includeIf \"gitdir:...\"]": the section name.
-      size_t end = line.find_first_of(" \t]", 1);
-      section = lower(line.substr(1, end == std::string::npos ? std::string::npos : end - 1));
-      continue;
-    }
-    size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    std::string key = lower(trim(line.substr(0, eq)));
-    std::string value = trim(line.substr(eq + 1));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
-    if (section == "core" && key == "hookspath") refs.hooks_path = value;
-    if ((section == "include" || section == "includeif") && key == "path" && !value.empty()) {
-      refs.includes.push_back(value);
-    }
-  }
-  return refs;
-}
-
-std::string ReadFirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
-}
+// What an entry is for: a hooks directory gets the care kGitHookNames says.
+enum class Role { kFile, kHooks };
 
 class Discovery {
  public:
@@ -129,21 +134,20 @@ class Discovery {
     } else if (S_ISDIR(st.st_mode)) {
       Gitdir(dotgit, root, 0);
     } else if (S_ISREG(st.st_mode)) {
-      Add(dotgit);  // the pointer itself stays read-only
-      std::string line = ReadFirstLine(dotgit);
+      Add(dotgit, Follow::kUser);  // the pointer itself stays read-only
+      // The user's own pointer: its gitdir may lie outside the roots (a
+      // linked worktree), where only its config is read.
+      std::string line = FirstLine(ReadText(dotgit));
       if (line.starts_with("gitdir:")) {
-        std::string target = line.substr(7);
-        target.erase(0, target.find_first_not_of(' '));
+        std::string target = Trim(line.substr(7));
         if (!target.empty() && target.front() != '/') target = Join(root, target);
-        std::string resolved = Realpath(target);
-        if (!resolved.empty()) Gitdir(resolved, root, 0);
+        if (!target.empty()) FollowGitdir(ResolveInRoots(target, roots_, Trust::kUser), root, 0);
       }
-    } else {
-      Add(dotgit);  // a symlink: pinned as a symlink, its target followed
-      std::string resolved = Realpath(dotgit);
-      if (!resolved.empty()) Gitdir(resolved, root, 0);
+    } else if (S_ISLNK(st.st_mode)) {
+      Add(dotgit, Follow::kUser);  // pinned as a symlink, its target followed
+      FollowGitdir(ResolveLink(dotgit, roots_, Trust::kUser), root, 0);
     }
-    for (const std::string& name : kRootNames) Add(Join(root, name));
+    for (const std::string& name : kRootNames) Add(Join(root, name), Follow::kUser);
   }
 
   ProtectedSet Finish() {
@@ -152,10 +156,10 @@ class Discovery {
     for (const ProtectedPath& entry : set.paths) {
       if (entry.state != State::kDirectory && entry.state != State::kFile) continue;
       // Every directory between the root and the entry is pinned in place.
-      std::string dir = entry.path.substr(0, entry.path.rfind('/'));
+      std::string dir = Parent(entry.path);
       while (dir.size() > entry.root.size() && IsWithin(dir, entry.root)) {
         anchors_.insert(dir);
-        dir = dir.substr(0, dir.rfind('/'));
+        dir = Parent(dir);
       }
     }
     for (const std::string& anchor : anchors_) {
@@ -163,6 +167,7 @@ class Discovery {
       if (::lstat(anchor.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
       set.anchors.push_back(PinnedPath{anchor, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory});
     }
+    set.notes.assign(notes_.begin(), notes_.end());
     return set;
   }
 
@@ -174,52 +179,121 @@ class Discovery {
     }
     return best;
   }
+  // A writable root itself, or a directory that holds one.
+  bool HoldsARoot(const std::string& path) const {
+    return std::any_of(roots_.begin(), roots_.end(), [&](const std::string& root) { return IsWithin(root, path); });
+  }
 
-  // `worktree` is where a relative core.hooksPath is resolved from.
-  void Gitdir(const std::string& gitdir, const std::string& worktree, int depth) {
-    if (depth > 4) return;
-    for (const char* config : {"config", "config.worktree"}) ConfigRefs(Join(gitdir, config), worktree, 0);
-    if (RootOf(gitdir).empty()) return;
-    for (const std::string& name : kGitdirNames) Add(Join(gitdir, name));
-    // A hook may be a symlink into the tree (tools/pre-commit): its target runs too.
-    std::error_code ec;
-    std::filesystem::directory_iterator hooks(Join(gitdir, "hooks"), ec);
-    for (; !ec && hooks != std::filesystem::directory_iterator(); hooks.increment(ec)) {
-      if (!hooks->is_symlink(ec)) continue;
-      std::string resolved = Realpath(hooks->path().string());
-      if (!resolved.empty()) Add(resolved);
+  void Note(std::string text) { notes_.insert(std::move(text)); }
+  void TooManyEntries(const std::string& dir) {
+    Note(dir + ": more than " + std::to_string(kMaxDirectoryEntries) + " entries; not all were examined");
+  }
+
+  // A git file's text; empty when it is missing or unusable (said in a note).
+  std::string ReadText(const std::string& path) {
+    if (path.empty()) return {};
+    if (files_read_ == kMaxGitFiles) {
+      if (!files_capped_) {
+        Note("more than " + std::to_string(kMaxGitFiles) + " git files to read; " + path +
+             " and the files after it were not read, so what they point at is not protected");
+      }
+      files_capped_ = true;
+      return {};
     }
-    std::string common = ReadFirstLine(Join(gitdir, "commondir"));
+    GitFileText file = ReadGitFile(path);
+    if (file.found || !file.problem.empty()) ++files_read_;  // a missing file costs nothing
+    if (!file.problem.empty()) Note(path + ": not read (" + file.problem + "); what it points at is not protected");
+    return file.text;
+  }
+
+  // `path` itself, or where it leads when it is a symlink (the user's: it is
+  // an entry of a gitdir the run cannot change). Empty when that is nowhere.
+  std::string Readable(const std::string& path) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    Resolved target = ResolveLink(path, roots_, Trust::kUser);
+    return target.exists ? target.path : std::string();
+  }
+
+  void FollowGitdir(const Resolved& gitdir, const std::string& worktree, int depth) {
+    if (gitdir.path.empty()) return;
+    if (gitdir.exists) {
+      Gitdir(gitdir.path, worktree, depth);
+    } else if (gitdir.inside) {
+      // A pointer to a gitdir that does not exist yet: the run could create
+      // it, hooks and all, for git to use. Swept like a missing .git.
+      for (const std::string& name : kGitdirNames) AddMissing(Join(gitdir.path, name));
+    }
+  }
+
+  // A gitdir the user's pointers lead to. `worktree` is where a relative
+  // core.hooksPath is resolved from.
+  void Gitdir(const std::string& gitdir, const std::string& worktree, int depth) {
+    if (depth > kMaxDepth || !visited_.insert(gitdir).second) return;
+    for (const char* config : {"config", "config.worktree"}) {
+      ConfigRefs(Readable(Join(gitdir, config)), worktree, 0);
+    }
+    bool inside = !RootOf(gitdir).empty();
+    if (inside) {
+      for (const std::string& name : kGitdirNames) {
+        Add(Join(gitdir, name), Follow::kUser, name == "hooks" ? Role::kHooks : Role::kFile);
+      }
+    }
+    std::string common = FirstLine(ReadText(Readable(Join(gitdir, "commondir"))));
     if (!common.empty()) {
       if (common.front() != '/') common = Join(gitdir, common);
-      std::string resolved = Realpath(common);
-      if (!resolved.empty() && resolved != gitdir) Gitdir(resolved, worktree, depth + 1);
+      FollowGitdir(ResolveInRoots(common, roots_, Trust::kUser), worktree, depth + 1);
     }
-    for (const char* nested : {"modules", "worktrees"}) {
-      std::filesystem::directory_iterator entries(Join(gitdir, nested), ec);
-      for (; !ec && entries != std::filesystem::directory_iterator(); entries.increment(ec)) {
-        if (entries->is_directory(ec) && !entries->is_symlink(ec)) Gitdir(entries->path().string(), worktree, depth + 1);
+    if (inside) {
+      for (const char* nested : {"modules", "worktrees"}) NestedGitdirs(Join(gitdir, nested), depth + 1);
+    }
+  }
+
+  // Submodule and worktree gitdirs. A run can create these (nothing protects
+  // modules/ or worktrees/ themselves, or git could not add a submodule), so
+  // nothing in them is trusted: their own entries are protected where they
+  // are, and no pointer in them (a symlink, a config, commondir) is followed
+  // or even read.
+  void NestedGitdirs(const std::string& dir, int depth) {
+    if (depth > kMaxDepth) return;
+    bool truncated = false;
+    for (const std::string& name : DirectoryNames(dir, &truncated)) {
+      std::string gitdir = Join(dir, name);
+      struct stat st;
+      if (::lstat(gitdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      if (nested_ == kMaxNestedGitdirs) {
+        if (!nested_capped_) {
+          Note("more than " + std::to_string(kMaxNestedGitdirs) + " gitdirs under modules/ and worktrees/; " +
+               gitdir + " and the ones after it are not protected");
+        }
+        nested_capped_ = true;
+        return;
       }
-      ec.clear();
+      if (!visited_.insert(gitdir).second) continue;
+      ++nested_;
+      for (const std::string& entry : kGitdirNames) Add(Join(gitdir, entry), Follow::kNone);
+      for (const char* nested : {"modules", "worktrees"}) NestedGitdirs(Join(gitdir, nested), depth + 1);
     }
+    if (truncated) TooManyEntries(dir);
   }
 
   // The hooks directory a config names (husky and friends), and the files it
   // includes, which git reads as config.
   void ConfigRefs(const std::string& config, const std::string& worktree, int depth) {
-    if (depth > 4) return;
-    GitConfigRefs refs = ReadGitConfigRefs(config);
+    if (config.empty() || depth > kMaxDepth) return;
+    GitConfigRefs refs = ParseGitConfigRefs(ReadText(config));
     if (!refs.hooks_path.empty() && refs.hooks_path.front() != '~') {
       std::string hooks = refs.hooks_path.front() == '/' ? refs.hooks_path : Join(worktree, refs.hooks_path);
-      Add(ResolvedOrNormal(hooks));
+      Resolved resolved = ResolveInRoots(hooks, roots_, Trust::kUser);
+      if (resolved.inside) Add(resolved.path, Follow::kUser, Role::kHooks);
     }
-    std::string dir = config.substr(0, config.rfind('/'));
+    std::string dir = Parent(config);
     for (std::string include : refs.includes) {
       if (include.front() == '~') continue;  // outside the workspace by convention; home is isolated
       if (include.front() != '/') include = Join(dir, include);
-      std::string path = ResolvedOrNormal(include);
-      Add(path);
-      ConfigRefs(path, worktree, depth + 1);
+      Resolved resolved = ResolveInRoots(include, roots_, Trust::kUser);
+      if (resolved.inside) Add(resolved.path, Follow::kNone);
+      if (resolved.exists) ConfigRefs(resolved.path, worktree, depth + 1);
     }
   }
 
@@ -230,7 +304,7 @@ class Discovery {
     std::string root = RootOf(path);
     if (root.empty()) return;
     std::string first = path;
-    for (std::string dir = path.substr(0, path.rfind('/')); dir.size() > root.size(); dir = dir.substr(0, dir.rfind('/'))) {
+    for (std::string dir = Parent(path); dir.size() > root.size(); dir = Parent(dir)) {
       struct stat st;
       if (::lstat(dir.c_str(), &st) == 0) break;
       first = dir;
@@ -238,9 +312,18 @@ class Discovery {
     entries_.emplace(first, ProtectedPath{first, State::kMissing, {}, {}, root});
   }
 
-  void Add(const std::string& path) {
+  // `path` is canonical but for its last component, which may be a symlink.
+  void Add(const std::string& path, Follow follow, Role role = Role::kFile) {
     std::string root = RootOf(path);
     if (root.empty()) return;
+    if (HoldsARoot(path)) {
+      if (role == Role::kHooks) {
+        for (const std::string& hook : kGitHookNames) Add(Join(path, hook), follow);
+      } else {
+        Note(path + ": not protected: it is a writable root, and binding it read-only would freeze the whole root");
+      }
+      return;
+    }
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) {
       AddMissing(path);
@@ -253,15 +336,41 @@ class Discovery {
       char target[PATH_MAX];
       ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
       entry.link_target = n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
-      std::string resolved = Realpath(path);
-      if (!resolved.empty() && resolved != path) Add(resolved);
     }
     entries_.insert_or_assign(path, entry);
+    if (follow == Follow::kNone) return;
+    if (entry.state == State::kSymlink) {
+      // Its target is protected too, even when it does not exist yet.
+      Resolved target = ResolveLink(path, roots_, Trust::kUser);
+      if (target.inside && target.path != path) Add(target.path, follow, role);
+    } else if (entry.state == State::kDirectory && role == Role::kHooks) {
+      HookLinks(path);
+    }
+  }
+
+  // A hook may be a symlink into the tree (tools/pre-commit): its target
+  // runs too, and is protected whether or not it exists.
+  void HookLinks(const std::string& hooks) {
+    bool truncated = false;
+    for (const std::string& name : DirectoryNames(hooks, &truncated)) {
+      std::string hook = Join(hooks, name);
+      struct stat st;
+      if (::lstat(hook.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+      Resolved target = ResolveLink(hook, roots_, Trust::kUser);
+      if (target.inside) Add(target.path, Follow::kNone);
+    }
+    if (truncated) TooManyEntries(hooks);
   }
 
   const std::vector<std::string>& roots_;
   std::map<std::string, ProtectedPath> entries_;
   std::set<std::string> anchors_;
+  std::set<std::string> visited_;
+  std::set<std::string> notes_;
+  size_t files_read_ = 0;
+  size_t nested_ = 0;
+  bool files_capped_ = false;
+  bool nested_capped_ = false;
 };
 
 }  // namespace

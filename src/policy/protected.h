@@ -1,6 +1,7 @@
 // Protected paths: files inside a writable root that run outside the sandbox
-// later (git hooks and config, shell startup files, direnv, editor task files,
-// MCP server lists, corral's own project config).
+// later (git hooks and config, shell startup files, direnv, hook managers,
+// package manager and editor config, MCP server lists and agent settings,
+// corral's own project config).
 //
 // What the sandbox does with them:
 // - an existing file or directory is bind-mounted read-only over itself;
@@ -11,13 +12,24 @@
 //   sandbox is gone, anything the run created at a missing protected path is
 //   moved out of the tree and reported (SweepProtected, policy/sweep.h).
 // - a protected symlink keeps its target pinned read-only when that target is
-//   writable, and is restored by the sweep if the run replaced it.
+//   writable (or swept, when it is missing), and is restored by the sweep if
+//   the run replaced it.
 //
 // A `.git` file (worktrees, submodules) is followed through its `gitdir:` and
-// `commondir` pointers, `.git/modules/*` is walked for nested gitdirs, and a
-// `core.hooksPath` set in a repository's config (husky's `.husky/_`, ...) is
-// protected like `.git/hooks`. Not covered: repositories nested elsewhere in
-// the tree (`vendor/x/.git`), and hooks paths set in global or system config.
+// `commondir` pointers, and a `core.hooksPath` set in the repository's config
+// (husky's `.husky/_`, ...) is protected like `.git/hooks`. These pointers
+// are the user's: each exists before the run and is read-only to it. Their
+// targets are resolved by ResolveInRoots, so a symlink a run planted on the
+// way never leads corral outside the writable roots, and the files are read
+// by ReadGitFile (regular files only, bounded). A pointer that names a
+// writable root itself is not turned into a read-only bind of the whole root.
+//
+// The gitdirs under `.git/modules/` and `.git/worktrees/` are protected where
+// they are (hooks, config, config.worktree, commondir), but a run can create
+// new ones, so nothing in them is followed or read. Not covered: repositories
+// nested elsewhere in the tree (`vendor/x/.git`), hooks paths set in global or
+// system config or in a submodule's config, and more than a bounded number of
+// nested gitdirs (a note says so).
 #pragma once
 
 #include <string>
@@ -40,6 +52,9 @@ struct ProtectedPath {
 struct ProtectedSet {
   std::vector<ProtectedPath> paths;    // sorted by path
   std::vector<PinnedPath> anchors;     // directories bound over themselves, sorted
+  // What discovery saw and left unprotected, one sentence each (a git file
+  // that is not a regular file, a symlink to a writable root, a limit hit).
+  std::vector<std::string> notes;
 };
 
 // The protected names relative to a writable root.

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "policy/protected.h"
+#include "policy/protected_test_support.h"
 #include "policy/sweep.h"
 
 namespace corral {
@@ -24,10 +25,7 @@ class HooksPathTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
   void WriteConfig(const std::string& text) { std::ofstream(root_ + "/.git/config") << text; }
   const ProtectedPath* Find(const ProtectedSet& set, const std::string& path) {
-    for (const ProtectedPath& entry : set.paths) {
-      if (entry.path == path) return &entry;
-    }
-    return nullptr;
+    return ::corral::testing::FindProtected(set, path);
   }
   std::string root_;
 };

@@ -12,32 +12,15 @@
 #include <string>
 
 #include "base/test_scratch_dir.h"
+#include "policy/protected_test_support.h"
 
 namespace corral {
 namespace {
 
+using ::corral::testing::FindProtected;
+using ::corral::testing::StateOf;
 using ::corral::testing::TestTree;
 using State = ProtectedPath::State;
-
-const ProtectedPath* Find(const ProtectedSet& set, const std::string& path) {
-  for (const ProtectedPath& entry : set.paths) {
-    if (entry.path == path) return &entry;
-  }
-  return nullptr;
-}
-
-// "missing", "dir", "file", "symlink", or "absent" when not in the set.
-std::string StateOf(const ProtectedSet& set, const std::string& path) {
-  const ProtectedPath* entry = Find(set, path);
-  if (entry == nullptr) return "absent";
-  switch (entry->state) {
-    case State::kMissing: return "missing";
-    case State::kDirectory: return "dir";
-    case State::kFile: return "file";
-    case State::kSymlink: return "symlink";
-  }
-  return "?";
-}
 
 FileIdentity IdentityOf(const std::string& path) {
   struct stat st = {};
@@ -58,11 +41,11 @@ TEST(DiscoverProtected, ExistingEntriesAreBoundAndMissingOnesRecorded) {
   ProtectedSet set = DiscoverProtected({ws});
 
   EXPECT_EQ(StateOf(set, ws + "/.git/hooks"), "dir");
-  EXPECT_EQ(Find(set, ws + "/.git/hooks")->id, IdentityOf(ws + "/.git/hooks"));
+  EXPECT_EQ(FindProtected(set, ws + "/.git/hooks")->id, IdentityOf(ws + "/.git/hooks"));
   EXPECT_EQ(StateOf(set, ws + "/.git/config"), "file");
-  EXPECT_EQ(Find(set, ws + "/.git/config")->id, IdentityOf(ws + "/.git/config"));
+  EXPECT_EQ(FindProtected(set, ws + "/.git/config")->id, IdentityOf(ws + "/.git/config"));
   EXPECT_EQ(StateOf(set, ws + "/.bashrc"), "file");
-  EXPECT_EQ(Find(set, ws + "/.bashrc")->root, ws);
+  EXPECT_EQ(FindProtected(set, ws + "/.bashrc")->root, ws);
   for (const char* missing : {"/.envrc", "/.zshrc", "/.gitmodules", "/.vscode", "/.idea", "/.git/config.worktree"}) {
     EXPECT_EQ(StateOf(set, ws + missing), "missing") << missing;
   }
@@ -95,7 +78,7 @@ TEST(DiscoverProtected, FollowsAGitFileIntoAWritableRoot) {
   EXPECT_EQ(StateOf(set, ws + "/.git"), "file") << "the pointer itself stays read-only";
   EXPECT_EQ(StateOf(set, real + "/hooks"), "dir");
   EXPECT_EQ(StateOf(set, real + "/config"), "file");
-  EXPECT_EQ(Find(set, real + "/hooks")->root, real);
+  EXPECT_EQ(FindProtected(set, real + "/hooks")->root, real);
 
   // Outside every writable root the target is not the sandbox's to touch.
   ProtectedSet only_ws = DiscoverProtected({ws});
@@ -143,7 +126,7 @@ TEST(DiscoverProtected, RecordsASymlinkAndItsTarget) {
   tree.Symlink("ws/.bashrc", "dotfiles/bashrc");
   ProtectedSet set = DiscoverProtected({ws});
   ASSERT_EQ(StateOf(set, ws + "/.bashrc"), "symlink");
-  EXPECT_EQ(Find(set, ws + "/.bashrc")->link_target, "dotfiles/bashrc");
+  EXPECT_EQ(FindProtected(set, ws + "/.bashrc")->link_target, "dotfiles/bashrc");
   EXPECT_EQ(StateOf(set, ws + "/dotfiles/bashrc"), "file") << "the writable target is pinned read-only too";
 }
 

@@ -1,6 +1,8 @@
 // Planting code that git runs on the host: each attempt is judged by running
 // the real git on the host after the sandbox is gone, and checking that the
 // planted command left no canary.
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -96,6 +98,77 @@ TEST_F(GitEscape, HuskyHookScriptsAreReadOnly) {
   EXPECT_EQ(ReadFile(workspace_ / ".husky/pre-commit"), "true\n");
   HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "x"});
   EXPECT_FALSE(Exists(canary_));
+}
+
+TEST_F(GitEscape, DanglingHookSymlinkTargetIsSwept) {
+  MakeRepo();
+  ASSERT_EQ(::symlink("../../scripts/pre-commit", (workspace_ / ".git/hooks/pre-commit").c_str()), 0);
+  std::string script = "mkdir scripts && printf '" + EvilHook() + "' > scripts/pre-commit && chmod 755 scripts/pre-commit";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "scripts"));
+  HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "x"});
+  EXPECT_FALSE(Exists(canary_)) << "the hook's target, created by the run, ran";
+}
+
+TEST_F(GitEscape, GitFileToAMissingGitdirIsSwept) {
+  workspace_.Write(".git", "gitdir: .realgit\n");
+  std::string script = "git init -q repo && mv repo/.git .realgit && rmdir repo && printf '" + EvilConfig() +
+                       "' >> .realgit/config";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".realgit"));
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_));
+}
+
+// Gitdirs a run plants under .git/modules and .git/worktrees: nothing in them
+// may hang, bloat or restrict a later run.
+TEST_F(GitEscape, PlantedGitFilesDoNotHangOrBloatLaterRuns) {
+  MakeRepo();
+  std::string script =
+      "mkdir -p .git/modules/evil .git/worktrees/evil && mkfifo .git/modules/evil/config && "
+      "printf '[include]\\n\\tpath = /dev/zero\\n' > .git/worktrees/evil/config";
+  Outcome plant = RunIn({}, {"sh", "-c", script});
+  ASSERT_EQ(plant.exit_code, 0) << plant.Describe();
+  SpawnOptions options;
+  options.timeout = 20s;
+  Outcome later = RunIn({}, {"true"}, options);
+  EXPECT_FALSE(later.timed_out) << "a later run hung on the planted FIFO";
+  EXPECT_EQ(later.exit_code, 0) << later.Describe();
+}
+
+TEST_F(GitEscape, PlantedHooksPointersDoNotMakeTheWorkspaceReadOnly) {
+  MakeRepo();
+  std::string script = "mkdir -p .git/modules/evil .git/worktrees/w && ln -s " + workspace_.path() +
+                       " .git/modules/evil/hooks && printf '[core]\\n\\thooksPath = " + workspace_.path() +
+                       "\\n' > .git/worktrees/w/config";
+  Outcome plant = RunIn({}, {"sh", "-c", script});
+  ASSERT_EQ(plant.exit_code, 0) << plant.Describe();
+  Outcome later = RunIn({}, {"sh", "-c", "echo ok > output && mkdir build"});
+  EXPECT_EQ(later.exit_code, 0) << later.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "output"), "ok\n");
+  EXPECT_TRUE(Exists(workspace_ / "build"));
+}
+
+// A planted hook symlink through a host directory back into the workspace
+// would become a protected bind (visible in the next run's mount table)
+// only if the host directory exists: corral never follows it out.
+TEST_F(GitEscape, PlantedPointersDoNotRevealHostDirectories) {
+  MakeRepo();
+  outside_.Mkdir("secret");
+  workspace_.Write("m_yes", "x");
+  workspace_.Write("m_no", "x");
+  std::string back = "/../../" + std::filesystem::path(workspace_.path()).filename().string();
+  std::string script = "mkdir -p .git/modules/p/hooks && ln -s " + outside_.path() + "/secret" + back +
+                       "/m_yes .git/modules/p/hooks/a && ln -s " + outside_.path() + "/absent" + back +
+                       "/m_no .git/modules/p/hooks/b";
+  Outcome plant = RunIn({}, {"sh", "-c", script});
+  ASSERT_EQ(plant.exit_code, 0) << plant.Describe();
+  Outcome later = RunIn({}, {"cat", "/proc/self/mountinfo"});
+  ASSERT_EQ(later.exit_code, 0) << later.Describe();
+  EXPECT_EQ(later.out.find("m_yes"), std::string::npos) << "a bind appeared because the host directory exists";
+  EXPECT_EQ(later.out.find("m_no"), std::string::npos);
 }
 
 }  // namespace
