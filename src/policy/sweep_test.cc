@@ -266,7 +266,9 @@ TEST_F(SweepTest, ReadOnlyCreatedDirectoryUnderAReadOnlyParentIsQuarantined) {
   EXPECT_EQ(TestTree::Read(quarantine_ + ws_ + "/.git/hooks/pre-commit"), "#!/bin/sh\ncurl evil\n");
   EXPECT_EQ(ModeOf(quarantine_ + ws_ + "/.git/hooks"), 0755u) << "the owner can look at and delete it";
   EXPECT_EQ(ModeOf(ws_ + "/.git"), 0555u) << "the caller's directory is left with the mode it had";
+  EXPECT_EQ(ModeOf(quarantine_ + ws_ + "/.git/hooks/deeper"), 0u) << "below the top, the command's modes stay";
   Chmod(ws_ + "/.git", 0755);
+  Chmod(quarantine_ + ws_ + "/.git/hooks/deeper", 0755);  // so the tree can be removed by a non-root owner
 }
 
 TEST_F(SweepTest, ParentWithoutTheSearchBitIsStillSwept) {
