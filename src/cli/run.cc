@@ -16,6 +16,7 @@
 #include "confine/detect.h"
 #include "exec/exit_codes.h"
 #include "exec/run.h"
+#include "exec/sweep_journal.h"
 #include "gate/approval.h"
 #include "gate/escalation.h"
 #include "gate/grants.h"
@@ -34,10 +35,8 @@ RunOptions CliRunOptions() {
 }
 
 // What discovery left unprotected, and what the sweep did after the run.
-void ReportProtected(const Policy& policy, const RunResult& result) {
-  if (policy.unconfined()) return;  // danger-full-access: nothing is protected, nothing swept
-  for (const std::string& note : policy.protected_paths().notes) PrintError("protected paths: " + note);
-  for (const SweepFinding& finding : result.quarantined) {
+void PrintFindings(const std::vector<SweepFinding>& findings) {
+  for (const SweepFinding& finding : findings) {
     std::string line = finding.path + ": the command " + finding.what + " a protected " +
                        (finding.what == "created" ? "path" : "symlink") + "; ";
     switch (finding.outcome) {
@@ -56,6 +55,29 @@ void ReportProtected(const Policy& policy, const RunResult& result) {
     }
     if (!finding.error.empty()) line += " (" + finding.error + ")";
     PrintError(line);
+  }
+}
+
+void ReportProtected(const Policy& policy, const RunResult& result) {
+  if (policy.unconfined()) return;  // danger-full-access: nothing is protected, nothing swept
+  for (const std::string& note : policy.protected_paths().notes) PrintError("protected paths: " + note);
+  PrintFindings(result.quarantined);
+}
+
+void RecoverInterrupted(const AuditTrail& trail, const std::string& home) {
+  for (const RecoveredSweep& sweep : RecoverInterruptedSweeps(SweepJournalDir(home))) {
+    if (!sweep.error.empty()) {
+      PrintError("sweep journal: " + sweep.error + " (kept; remove it once you have looked)");
+      trail.Record(AuditEvent("protected").Set("action", "recover").Set("error", sweep.error));
+      continue;
+    }
+    PrintError("run " + sweep.run +
+               " ended before corral could sweep its protected paths (corral was killed); swept now, along with "
+               "anything made there since:");
+    PrintFindings(sweep.findings);
+    for (const SweepFinding& finding : sweep.findings) {
+      trail.Record(ProtectedEvent(finding).Set("recovered_from", sweep.run));
+    }
   }
 }
 
@@ -156,6 +178,12 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     trail = std::move(file).value();
   }
 
+  Result<HostContext> host = CaptureHostContext();
+  if (!host.ok()) return Refuse(trail, host.error());
+  // Before any policy looks at the tree: what runs whose corral was killed
+  // before their sweep left at protected paths.
+  RecoverInterrupted(trail, host->home);
+
   if (policy_file) {
     if (flags.Any() || sandbox_permissions || justification) {
       return Refuse(trail, Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags"));
@@ -179,8 +207,6 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     return result.exit_status;
   }
 
-  Result<HostContext> host = CaptureHostContext();
-  if (!host.ok()) return Refuse(trail, host.error());
   Result<ResolvedRequest> resolved = flags.Resolve(*host);
   if (!resolved.ok()) return Refuse(trail, resolved.error());
   // sandbox.backend: run is the native runner; it never quietly ignores another.

@@ -13,6 +13,7 @@
 #include "exec/exit_codes.h"
 #include "exec/program.h"
 #include "exec/spawn.h"
+#include "exec/sweep_journal.h"
 
 extern char** environ;
 
@@ -61,11 +62,27 @@ RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
 
 }  // namespace
 
+AuditEvent ProtectedEvent(const SweepFinding& finding) {
+  AuditEvent event("protected");
+  event.Set("path", finding.path).Set("action", finding.what).Set("outcome", OutcomeName(finding.outcome));
+  if (!finding.moved_to.empty()) event.Set("moved_to", finding.moved_to);
+  if (!finding.error.empty()) event.Set("error", finding.error);
+  return event;
+}
+
 std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id) {
   const char* state = ::getenv("XDG_STATE_HOME");
   std::string base = state != nullptr && state[0] == '/' ? std::string(state) : policy.home() + "/.local/state";
   return base + "/corral/quarantine/" + run_id;
 }
+
+namespace {
+
+std::string QuarantineDirFor(const Policy& policy, const AuditTrail& audit, const RunOptions& options) {
+  return options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
+}
+
+}  // namespace
 
 RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
                       const RunOptions& options, const HostSupport& host) {
@@ -88,6 +105,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     command.stderr_fd = relay_write.get();
   }
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
+  std::string journal;  // the sweep journal record, once written
   sigset_t previous;
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
@@ -124,6 +142,16 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     }
     command.env = ScrubEnvironment(policy, env);
     command.cwd = SandboxWorkingDirectory(policy);
+    // Written ahead, so a sweep corral does not live to do happens at the
+    // next run (sweep_journal.h). Without it only that safety net is lost.
+    Result<std::string> written =
+        WriteSweepJournal(options.sweep_journal_dir.value_or(SweepJournalDir(policy.home())), audit.run_id(),
+                          policy.protected_paths(), QuarantineDirFor(policy, audit, options));
+    if (written.ok()) {
+      journal = std::move(written).value();
+    } else {
+      audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", written.error().ToString()));
+    }
     previous = BlockForwardedSignals();
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
@@ -190,18 +218,13 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
-  std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
-  result.quarantined = SweepProtected(policy.protected_paths(), quarantine, audit.run_id());
+  result.quarantined =
+      SweepProtected(policy.protected_paths(), QuarantineDirFor(policy, audit, options), audit.run_id());
+  RemoveSweepJournal(journal);
   for (const std::string& note : policy.protected_paths().notes) {
     audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));
   }
-  for (const SweepFinding& finding : result.quarantined) {
-    AuditEvent event("protected");
-    event.Set("path", finding.path).Set("action", finding.what).Set("outcome", OutcomeName(finding.outcome));
-    if (!finding.moved_to.empty()) event.Set("moved_to", finding.moved_to);
-    if (!finding.error.empty()) event.Set("error", finding.error);
-    audit.Record(event);
-  }
+  for (const SweepFinding& finding : result.quarantined) audit.Record(ProtectedEvent(finding));
   // What the run left at a protected path runs outside the sandbox later.
   if (AnyLeftInPlace(result.quarantined)) {
     result.source = RunResult::Source::kCorral;

@@ -34,6 +34,9 @@ struct RunOptions {
   // Where quarantined protected paths go; default
   // $XDG_STATE_HOME/corral/quarantine/<run> (or ~/.local/state/...).
   std::optional<std::string> quarantine_dir;
+  // Where the sweep journal goes (sweep_journal.h); default
+  // $XDG_STATE_HOME/corral/pending (or ~/.local/state/...).
+  std::optional<std::string> sweep_journal_dir;
   // false: return as soon as every process of the sandbox has been killed
   // and reaped, without waiting for init's own exit, in which the kernel
   // frees the namespaces. Init's zombie then passes to whoever reaps this
@@ -55,6 +58,9 @@ struct RunResult {
 
 RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
                       const RunOptions& options = {}, const HostSupport& host = ProbeHost());
+
+// The `protected` audit record of one sweep finding.
+AuditEvent ProtectedEvent(const SweepFinding& finding);
 
 // The default quarantine directory for a run.
 std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id);

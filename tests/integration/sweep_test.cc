@@ -2,11 +2,13 @@
 // missing protected path is gone from the workspace whatever modes it gave
 // it, is never copied (a sparse file stays sparse), and when it cannot be
 // removed corral says so and exits 79 instead of the command's status.
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "harness.h"
 
@@ -138,6 +140,36 @@ TEST_F(ProtectedSweep, WhatCannotBeRemovedFailsTheRunLoudly) {
   // Outside corral's namespace the directory is plainly there, as reported.
   EXPECT_TRUE(Exists(target + "/settings.json"));
   EXPECT_FALSE(Exists(workspace_ / ".corral-quarantine")) << "no empty quarantine left behind";
+}
+
+// corral killed before its sweep (SIGKILL): the write-ahead journal makes
+// the next run sweep what the interrupted one left. Judged from outside: the
+// planted .envrc is in the workspace after the kill and gone after the next
+// run, which says so and records where it went.
+TEST_F(ProtectedSweep, WhatAKilledRunLeftIsSweptByTheNextRun) {
+  auto run = std::make_unique<Process>(RunArgv({}, {"sh", "-c", "echo evil > .envrc; touch ready; sleep 30"}),
+                                       Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << run->OutputSoFar();
+  ASSERT_EQ(::kill(run->pid(), SIGKILL), 0);
+  run->Wait();
+  ASSERT_TRUE(Exists(workspace_ / ".envrc")) << "the kill came before the sweep";
+
+  Outcome next = RunIn({}, {"true"});
+  EXPECT_EQ(next.exit_code, 0) << next.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".envrc")) << next.Describe();
+  EXPECT_NE(next.err.find("ended before corral could sweep"), std::string::npos) << next.Describe();
+  std::vector<nlohmann::json> recovered;
+  for (const nlohmann::json& finding : Findings()) {
+    if (finding.contains("recovered_from")) recovered.push_back(finding);
+  }
+  ASSERT_EQ(recovered.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(recovered[0]["path"], workspace_ / ".envrc");
+  EXPECT_EQ(recovered[0]["outcome"], "quarantined");
+  EXPECT_TRUE(Exists(recovered[0]["moved_to"].get<std::string>()));
+
+  // The journal is gone: a third run finds nothing to recover.
+  Outcome third = RunIn({}, {"true"});
+  EXPECT_EQ(third.err.find("ended before corral could sweep"), std::string::npos) << third.Describe();
 }
 
 }  // namespace
