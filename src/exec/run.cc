@@ -105,7 +105,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     command.stderr_fd = relay_write.get();
   }
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
-  std::string journal;  // the sweep journal record, once written
+  SweepJournal journal;  // the sweep's write-ahead record, once written
   sigset_t previous;
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
@@ -144,13 +144,13 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     command.cwd = SandboxWorkingDirectory(policy);
     // Written ahead, so a sweep corral does not live to do happens at the
     // next run (sweep_journal.h). Without it only that safety net is lost.
-    Result<std::string> written =
-        WriteSweepJournal(options.sweep_journal_dir.value_or(SweepJournalDir(policy.home())), audit.run_id(),
-                          policy.protected_paths(), QuarantineDirFor(policy, audit, options));
-    if (written.ok()) {
-      journal = std::move(written).value();
+    Result<SweepJournal> begun =
+        SweepJournal::Begin(options.sweep_journal_dir.value_or(SweepJournalDir(policy.home())), audit.run_id(),
+                            policy.protected_paths(), QuarantineDirFor(policy, audit, options));
+    if (begun.ok()) {
+      journal = std::move(begun).value();
     } else {
-      audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", written.error().ToString()));
+      audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", begun.error().ToString()));
     }
     previous = BlockForwardedSignals();
     process = Spawn(**plan, command);
@@ -220,7 +220,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // Every process of the sandbox is gone now: undo what it put at protected paths.
   result.quarantined =
       SweepProtected(policy.protected_paths(), QuarantineDirFor(policy, audit, options), audit.run_id());
-  RemoveSweepJournal(journal);
+  journal.Finish();
   for (const std::string& note : policy.protected_paths().notes) {
     audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));
   }

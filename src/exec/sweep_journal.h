@@ -3,16 +3,21 @@
 // The sweep (policy/sweep.h) runs after the sandbox has exited. If corral
 // itself is killed first (SIGKILL, a crash, a power cut), whatever the run
 // created at a missing protected path would stay in the tree. So before the
-// spawn, RunConfined writes
+// spawn, RunConfined takes a journal slot,
 //
-//   $XDG_STATE_HOME/corral/pending/<run>.json   (0600, in a 0700 directory)
+//   $XDG_STATE_HOME/corral/pending/slot-<n>.json   (0600, in a 0700 directory)
 //
-// naming the run's missing and symlinked protected paths, its quarantine and
-// corral's pid and start time; after the sweep it removes the record. The
-// next `corral run` by the same user, before it builds its own policy, calls
-// RecoverInterruptedSweeps: every record whose corral is gone is swept now,
-// and reported like any sweep. A record whose corral still runs is left
-// alone; one that cannot be read or parsed is reported and kept.
+// holding an exclusive flock(2) on it for the whole run, and writes the run's
+// missing and symlinked protected paths and its quarantine there, marked
+// active; after the sweep it marks the record done. The kernel drops the lock
+// when corral dies, however it dies. The next `corral run` by the same user,
+// before it builds its own policy, calls RecoverInterruptedSweeps: every
+// active record whose slot it can lock belonged to a corral that is gone, and
+// is swept now and reported like any sweep. A slot another corral holds is
+// left alone; a record that cannot be read or parsed is reported and kept.
+//
+// Slots are reused, so a run creates and removes no file (on ext4 an unlink
+// alone costs more than the rest of the journal).
 //
 // The recovery cannot tell the run's leftovers from a file the user made at
 // the same path after the kill; both are moved to the quarantine (never
@@ -22,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
+#include "base/unique_fd.h"
 #include "policy/protected.h"
 #include "policy/sweep.h"
 
@@ -30,12 +37,22 @@ namespace corral {
 // $XDG_STATE_HOME/corral/pending, else <home>/.local/state/corral/pending.
 std::string SweepJournalDir(const std::string& home);
 
-// Writes the record for `run`; returns its path, or an empty string when
-// the set has nothing a sweep would look at. Errors are returned, not thrown.
-Result<std::string> WriteSweepJournal(const std::string& dir, const std::string& run, const ProtectedSet& set,
-                                      const std::string& quarantine);
+// One run's record, locked for as long as this object lives.
+class SweepJournal {
+ public:
+  SweepJournal() = default;
+  // Takes a free slot in `dir` and writes the record. Nothing is written
+  // (an empty journal) when the set has nothing a sweep would look at.
+  static Result<SweepJournal> Begin(const std::string& dir, const std::string& run, const ProtectedSet& set,
+                                    const std::string& quarantine);
+  // The sweep is done: marks the record so, and releases the slot.
+  void Finish();
+  const std::string& path() const { return path_; }
 
-void RemoveSweepJournal(const std::string& path);
+ private:
+  UniqueFd fd_;
+  std::string path_;
+};
 
 struct RecoveredSweep {
   std::string run;  // the interrupted run

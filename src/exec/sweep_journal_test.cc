@@ -24,9 +24,9 @@ ProtectedSet MissingEnvrc(const std::string& root) {
 
 TEST(SweepJournal, NothingToSweepWritesNoRecord) {
   TestTree tree;
-  Result<std::string> written = WriteSweepJournal(tree.Join("pending"), "r1", ProtectedSet{}, tree.Join("q"));
-  ASSERT_TRUE(written.ok()) << written.error().ToString();
-  EXPECT_EQ(*written, "");
+  Result<SweepJournal> journal = SweepJournal::Begin(tree.Join("pending"), "r1", ProtectedSet{}, tree.Join("q"));
+  ASSERT_TRUE(journal.ok()) << journal.error().ToString();
+  EXPECT_EQ(journal->path(), "");
   EXPECT_FALSE(std::filesystem::exists(tree.Join("pending")));
 }
 
@@ -34,16 +34,21 @@ TEST(SweepJournal, ARecordOfALiveCorralIsLeftAlone) {
   TestTree tree;
   std::string root = tree.Dir("ws");
   tree.File("ws/.envrc", "made by a run still going\n");
-  Result<std::string> written = WriteSweepJournal(tree.Join("pending"), "live", MissingEnvrc(root), tree.Join("q"));
-  ASSERT_TRUE(written.ok()) << written.error().ToString();
+  Result<SweepJournal> journal = SweepJournal::Begin(tree.Join("pending"), "live", MissingEnvrc(root), tree.Join("q"));
+  ASSERT_TRUE(journal.ok()) << journal.error().ToString();
   struct stat st;
-  ASSERT_EQ(::stat(written->c_str(), &st), 0);
+  ASSERT_EQ(::stat(journal->path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  EXPECT_TRUE(RecoverInterruptedSweeps(tree.Join("pending")).empty());  // this process wrote it: alive
+  EXPECT_TRUE(RecoverInterruptedSweeps(tree.Join("pending")).empty());  // its slot is locked: alive
   EXPECT_TRUE(std::filesystem::exists(root + "/.envrc"));
-  EXPECT_TRUE(std::filesystem::exists(*written));
-  RemoveSweepJournal(*written);
-  EXPECT_FALSE(std::filesystem::exists(*written));
+  // A second run takes another slot.
+  Result<SweepJournal> second = SweepJournal::Begin(tree.Join("pending"), "next", MissingEnvrc(root), tree.Join("q"));
+  ASSERT_TRUE(second.ok()) << second.error().ToString();
+  EXPECT_NE(second->path(), journal->path());
+  journal->Finish();
+  second->Finish();
+  EXPECT_TRUE(RecoverInterruptedSweeps(tree.Join("pending")).empty());  // both done
+  EXPECT_TRUE(std::filesystem::exists(root + "/.envrc"));
 }
 
 TEST(SweepJournal, ARecordOfADeadCorralIsSweptAndRemoved) {
@@ -51,10 +56,13 @@ TEST(SweepJournal, ARecordOfADeadCorralIsSweptAndRemoved) {
   std::string root = tree.Dir("ws");
   tree.File("ws/.envrc", "left by a killed run\n");
   std::string dir = tree.Join("pending");
-  // Written by a child that then exits: the record's corral is gone.
+  // Begun by a child that then dies without finishing: its lock is gone.
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
-  if (child == 0) _exit(WriteSweepJournal(dir, "dead", MissingEnvrc(root), tree.Join("q")).ok() ? 0 : 1);
+  if (child == 0) {
+    Result<SweepJournal> journal = SweepJournal::Begin(dir, "dead", MissingEnvrc(root), tree.Join("q"));
+    ::_exit(journal.ok() ? 0 : 1);  // no Finish: as if killed
+  }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -66,17 +74,36 @@ TEST(SweepJournal, ARecordOfADeadCorralIsSweptAndRemoved) {
   EXPECT_EQ(recovered[0].findings[0].outcome, SweepFinding::Outcome::kQuarantined);
   EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
   EXPECT_TRUE(std::filesystem::exists(recovered[0].findings[0].moved_to));
-  EXPECT_FALSE(std::filesystem::exists(dir + "/dead.json"));
+  EXPECT_TRUE(RecoverInterruptedSweeps(dir).empty()) << "swept once";
+}
+
+TEST(SweepJournal, PathsWithQuotesBackslashesAndNewlinesRoundTrip) {
+  TestTree tree;
+  std::string root = tree.Dir("we\"ird\\dir\nname");
+  tree.File("we\"ird\\dir\nname/.envrc", "x\n");
+  std::string dir = tree.Join("pending");
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(SweepJournal::Begin(dir, "odd", MissingEnvrc(root), tree.Join("q")).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
+  ASSERT_EQ(recovered.size(), 1u);
+  ASSERT_EQ(recovered[0].error, "");
+  ASSERT_EQ(recovered[0].findings.size(), 1u);
+  EXPECT_EQ(recovered[0].findings[0].path, root + "/.envrc");
+  EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
 }
 
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
   TestTree tree;
   std::string dir = tree.Dir("pending");
-  std::string path = tree.File("pending/bad.json", "{\"version\":1,\"paths\":\"nope\"}\n");
+  std::string path = tree.File("pending/slot-0.json", "A{\"version\":2,\"run\":\"r\",\"quarantine\":\"/q\",\"paths\":[[\"missing\"]]}\n");
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
   std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
   ASSERT_EQ(recovered.size(), 1u);
-  EXPECT_NE(recovered[0].error.find("bad.json"), std::string::npos) << recovered[0].error;
+  EXPECT_NE(recovered[0].error.find("slot-0.json"), std::string::npos) << recovered[0].error;
   EXPECT_TRUE(std::filesystem::exists(path));
 }
 
