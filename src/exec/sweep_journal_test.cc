@@ -22,6 +22,18 @@ ProtectedSet MissingEnvrc(const std::string& root) {
   return set;
 }
 
+// Begins a journal in a child that then exits without finishing it, as a
+// killed corral would: the record stays active and its lock is gone.
+void BeginInAProcessThatDies(const std::string& dir, const std::string& run, const ProtectedSet& set,
+                             const std::string& quarantine) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(SweepJournal::Begin(dir, run, set, quarantine).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST(SweepJournal, NothingToSweepWritesNoRecord) {
   TestTree tree;
   Result<SweepJournal> journal = SweepJournal::Begin(tree.Join("pending"), "r1", ProtectedSet{}, tree.Join("q"));
@@ -56,16 +68,7 @@ TEST(SweepJournal, ARecordOfADeadCorralIsSweptAndRemoved) {
   std::string root = tree.Dir("ws");
   tree.File("ws/.envrc", "left by a killed run\n");
   std::string dir = tree.Join("pending");
-  // Begun by a child that then dies without finishing: its lock is gone.
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    Result<SweepJournal> journal = SweepJournal::Begin(dir, "dead", MissingEnvrc(root), tree.Join("q"));
-    ::_exit(journal.ok() ? 0 : 1);  // no Finish: as if killed
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  BeginInAProcessThatDies(dir, "dead", MissingEnvrc(root), tree.Join("q"));
 
   std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
   ASSERT_EQ(recovered.size(), 1u);
@@ -82,12 +85,7 @@ TEST(SweepJournal, PathsWithQuotesBackslashesAndNewlinesRoundTrip) {
   std::string root = tree.Dir("we\"ird\\dir\nname");
   tree.File("we\"ird\\dir\nname/.envrc", "x\n");
   std::string dir = tree.Join("pending");
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(SweepJournal::Begin(dir, "odd", MissingEnvrc(root), tree.Join("q")).ok() ? 0 : 1);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  BeginInAProcessThatDies(dir, "odd", MissingEnvrc(root), tree.Join("q"));
   std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
   ASSERT_EQ(recovered.size(), 1u);
   ASSERT_EQ(recovered[0].error, "");
