@@ -13,6 +13,8 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 
+#include "policy/path.h"
+
 namespace corral {
 namespace {
 
@@ -22,6 +24,7 @@ constexpr int kSlots = 64;
 // sweep is done.
 constexpr char kActive = 'A';
 constexpr char kDone = 'D';
+constexpr char kRejected = 'R';  // unreadable or unsafe: kept for a person, never swept
 
 std::string SlotName(int slot) { return "slot-" + std::to_string(slot) + ".json"; }
 
@@ -96,8 +99,9 @@ Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
     entry.root = item[2].get<std::string>();
     entry.link_target = item[3].get<std::string>();
     entry.state = item[0] == "symlink" ? ProtectedPath::State::kSymlink : ProtectedPath::State::kMissing;
-    if (entry.path.empty() || entry.path[0] != '/' || entry.root.empty() || entry.root[0] != '/') {
-      return Error(ErrorKind::kIo, "a path entry is not absolute");
+    if (entry.path.empty() || entry.path[0] != '/' || entry.root.empty() || entry.root[0] != '/' ||
+        entry.path == entry.root || !IsWithin(entry.path, entry.root)) {
+      return Error(ErrorKind::kIo, "a path entry is not absolute or not inside its root");
     }
     set.paths.push_back(std::move(entry));
   }
@@ -195,14 +199,25 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const std::string& dir) {
       set = ParsePaths(record["paths"]);
     }
     if (!set.ok()) {
+      // Kept for a person to read, never tried again.
+      ssize_t ignored = ::pwrite(fd->get(), &kRejected, 1, 0);
+      (void)ignored;
       sweep.error = dir + "/" + name + ": " + set.error().message();
       recovered.push_back(std::move(sweep));
       continue;
     }
     sweep.run = record["run"].get<std::string>();
-    sweep.findings = SweepProtected(*set, record["quarantine"].get<std::string>(), sweep.run);
-    ssize_t ignored = ::pwrite(fd->get(), &kDone, 1, 0);
+    try {
+      sweep.findings = SweepProtected(*set, record["quarantine"].get<std::string>(), sweep.run);
+    } catch (const std::exception& e) {
+      sweep.error = dir + "/" + name + ": the sweep failed: " + e.what();
+    }
+    ssize_t ignored = ::pwrite(fd->get(), sweep.error.empty() ? &kDone : &kRejected, 1, 0);
     (void)ignored;
+    if (!sweep.error.empty()) {
+      recovered.push_back(std::move(sweep));
+      continue;
+    }
     if (!sweep.findings.empty()) recovered.push_back(std::move(sweep));
   }
   return recovered;

@@ -14,7 +14,10 @@
 // before it builds its own policy, calls RecoverInterruptedSweeps: every
 // active record whose slot it can lock belonged to a corral that is gone, and
 // is swept now and reported like any sweep. A slot another corral holds is
-// left alone; a record that cannot be read or parsed is reported and kept.
+// left alone; a record that cannot be read or parsed, or names a path outside
+// its root, is reported once and kept, marked so it is never swept. (The
+// directory is corral's own state: no sandbox can reach it, and no grant may
+// lie inside it.)
 //
 // Slots are reused, so a run creates and removes no file (on ext4 an unlink
 // alone costs more than the rest of the journal).

@@ -103,6 +103,28 @@ TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
   ASSERT_EQ(recovered.size(), 1u);
   EXPECT_NE(recovered[0].error.find("slot-0.json"), std::string::npos) << recovered[0].error;
   EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_TRUE(RecoverInterruptedSweeps(dir).empty()) << "reported once, never retried";
+}
+
+// A record naming a path outside its root (or the root itself) is never
+// swept: the sweep runs unconfined and must only ever touch a writable root.
+TEST(SweepJournal, APathOutsideItsRootIsNeverSwept) {
+  TestTree tree;
+  std::string dir = tree.Dir("pending");
+  std::string victim = tree.File("home/.bashrc", "the user's own\n");
+  std::string root = tree.Dir("ws");
+  for (const std::string& paths : {"[[\"missing\",\"" + victim + "\",\"" + root + "\",\"\"]]",
+                                   "[[\"missing\",\"" + root + "\",\"" + root + "\",\"\"]]",
+                                   std::string("[[\"missing\",\"/\",\"/tmp/x\",\"\"]]")}) {
+    std::string path = tree.File("pending/slot-0.json", "A{\"version\":2,\"run\":\"r\",\"quarantine\":\"" +
+                                                            tree.Join("q") + "\",\"paths\":" + paths + "}\n");
+    ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+    std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
+    ASSERT_EQ(recovered.size(), 1u) << paths;
+    EXPECT_NE(recovered[0].error.find("not inside its root"), std::string::npos) << recovered[0].error;
+    EXPECT_TRUE(std::filesystem::exists(victim));
+    EXPECT_TRUE(std::filesystem::exists(root));
+  }
 }
 
 }  // namespace

@@ -260,6 +260,15 @@ Result<Policy> PolicyBuilder::Build() const {
                                            ": it holds corral's own state (" + dir +
                                            "), which the next run would trust; grant a narrower tree");
     }
+    // A grant inside it would be a way in of its own, past the masks: the
+    // sessions, the sweep journal or the config, each of which the next run
+    // trusts. Refused whatever its access.
+    for (const PathGrant& inner : policy.grants_) {
+      if (IsWithin(inner.path.path, dir)) {
+        return Error(ErrorKind::kPolicy, "refusing to grant " + inner.path.path + ": it lies inside corral's own state (" +
+                                             dir + "), which the next run trusts; nothing there is the command's");
+      }
+    }
     patterns.push_back(dir);  // and hidden where a read grant shows it
   }
   for (const std::string& file : spec_.own_files) patterns.push_back(file);

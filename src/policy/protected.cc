@@ -127,6 +127,9 @@ class Discovery {
   explicit Discovery(const std::vector<std::string>& roots) : roots_(roots) {}
 
   void Root(const std::string& root) {
+    // A writable file (--allow-write FILE) holds no protected names.
+    struct stat root_st;
+    if (::stat(root.c_str(), &root_st) != 0 || !S_ISDIR(root_st.st_mode)) return;
     std::string dotgit = Join(root, ".git");
     struct stat st;
     if (::lstat(dotgit.c_str(), &st) != 0) {

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <optional>
 
+#include <filesystem>
+
 #include "harness.h"
 
 namespace corral_it {
@@ -197,6 +199,31 @@ TEST_F(PolicyLayer, CorralsOwnStateInsideAWritableGrantIsRefused) {
   ExpectNothingRan(outcome, kExitPolicy);
   EXPECT_NE(outcome.err.find("corral's own state"), std::string::npos) << outcome.Describe();
   EXPECT_FALSE(Exists(workspace_ / ".config/corral"));
+}
+
+// A grant inside corral's own state (the sweep journal, the sessions) would
+// be a way in past the masks: refused whatever its access, and nothing runs.
+TEST_F(PolicyLayer, AGrantInsideCorralsOwnStateIsRefused) {
+  std::string pending = state_.path() + "/corral/pending";
+  std::filesystem::create_directories(pending);
+  std::filesystem::create_directories(state_.path() + "/corral/sessions");
+  for (const std::vector<std::string>& grant :
+       {std::vector<std::string>{"--allow-write", pending},
+        std::vector<std::string>{"--allow-read", state_.path() + "/corral/sessions"}}) {
+    Outcome outcome = RunIn(grant, {"sh", "-c", "touch canary; echo A > " + pending + "/slot-9.json"});
+    ExpectNothingRan(outcome, kExitPolicy);
+    EXPECT_NE(outcome.err.find("inside corral's own state"), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(Exists(pending + "/slot-9.json"));
+  }
+}
+
+// A writable file holds no protected names: nothing is swept, the run is clean.
+TEST_F(PolicyLayer, AWritableFileGrantSweepsNothing) {
+  outside_.Write("notes.txt", "before\n");
+  Outcome outcome = RunIn({"--allow-write", outside_ / "notes.txt"}, {"sh", "-c", "echo after > " + outside_ / "notes.txt"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(ReadFile(outside_ / "notes.txt").value_or(""), "after\n");
+  EXPECT_EQ(outcome.err.find("protected"), std::string::npos) << outcome.Describe();
 }
 
 // ...and a read grant that holds it shows it as "permission denied": a
