@@ -76,14 +76,6 @@ std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id
   return base + "/corral/quarantine/" + run_id;
 }
 
-namespace {
-
-std::string QuarantineDirFor(const Policy& policy, const AuditTrail& audit, const RunOptions& options) {
-  return options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
-}
-
-}  // namespace
-
 RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
                       const RunOptions& options, const HostSupport& host) {
   if (argv.empty() || argv[0].empty()) return Failed(audit, policy, Error(ErrorKind::kUsage, "empty command"));
@@ -106,6 +98,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   }
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
+  const std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
   sigset_t previous;
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
@@ -146,7 +139,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     // next run (sweep_journal.h). Without it only that safety net is lost.
     Result<SweepJournal> begun =
         SweepJournal::Begin(options.sweep_journal_dir.value_or(SweepJournalDir(policy.home())), audit.run_id(),
-                            policy.protected_paths(), QuarantineDirFor(policy, audit, options));
+                            policy.protected_paths(), quarantine);
     if (begun.ok()) {
       journal = std::move(begun).value();
     } else {
@@ -218,8 +211,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
-  result.quarantined =
-      SweepProtected(policy.protected_paths(), QuarantineDirFor(policy, audit, options), audit.run_id());
+  result.quarantined = SweepProtected(policy.protected_paths(), quarantine, audit.run_id());
   journal.Finish();
   for (const std::string& note : policy.protected_paths().notes) {
     audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));

@@ -76,6 +76,7 @@ class SandboxProcess {
   // Reads the command's wait status from init's pipe (once). False when init
   // died without writing one.
   bool TakeStatus();
+  bool status_taken() const { return status_taken_; }
   // The status was taken and init had emptied its PID namespace first: no
   // process of the sandbox is left, only init's own exit.
   bool emptied() const { return command_status_.has_value() && own_pid_namespace_; }

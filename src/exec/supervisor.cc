@@ -105,11 +105,10 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
 
   std::optional<Relay> relay;
   if (options.relay) relay.emplace(*options.relay);
-  bool status_checked = false;
   for (;;) {
     // Init's status pipe ends the run as soon as the sandbox is empty; its
     // exit (the pidfd) comes after the kernel has freed the namespaces.
-    bool want_status = !process.unconfined() && !status_checked;
+    bool want_status = !process.unconfined() && !process.status_taken();
     struct pollfd fds[5] = {{process.pidfd(), POLLIN, 0},
                             {signals.get(), POLLIN, 0},
                             {relay ? relay->input_fd() : -1, POLLIN, 0},
@@ -128,7 +127,6 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
     if (relay && fds[2].revents != 0) relay->Read();
     if (relay && fds[3].revents != 0) relay->Write();
     if (fds[4].revents != 0) {
-      status_checked = true;
       if (process.TakeStatus() && process.emptied()) {
         if (relay) relay->Finish();
         return ReadOutcome(process);

@@ -63,35 +63,27 @@ TEST(SweepJournal, ARecordOfALiveCorralIsLeftAlone) {
   EXPECT_TRUE(std::filesystem::exists(root + "/.envrc"));
 }
 
-TEST(SweepJournal, ARecordOfADeadCorralIsSweptAndRemoved) {
-  TestTree tree;
-  std::string root = tree.Dir("ws");
-  tree.File("ws/.envrc", "left by a killed run\n");
-  std::string dir = tree.Join("pending");
-  BeginInAProcessThatDies(dir, "dead", MissingEnvrc(root), tree.Join("q"));
+// Also for a root whose name needs escaping in the record: quotes,
+// backslashes and a newline.
+TEST(SweepJournal, ARecordOfADeadCorralIsSweptOnce) {
+  for (const std::string name : {"ws", "we\"ird\\dir\nname"}) {
+    TestTree tree;
+    std::string root = tree.Dir(name);
+    tree.File(name + "/.envrc", "left by a killed run\n");
+    std::string dir = tree.Join("pending");
+    BeginInAProcessThatDies(dir, "dead", MissingEnvrc(root), tree.Join("q"));
 
-  std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
-  ASSERT_EQ(recovered.size(), 1u);
-  EXPECT_EQ(recovered[0].run, "dead");
-  ASSERT_EQ(recovered[0].findings.size(), 1u);
-  EXPECT_EQ(recovered[0].findings[0].outcome, SweepFinding::Outcome::kQuarantined);
-  EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
-  EXPECT_TRUE(std::filesystem::exists(recovered[0].findings[0].moved_to));
-  EXPECT_TRUE(RecoverInterruptedSweeps(dir).empty()) << "swept once";
-}
-
-TEST(SweepJournal, PathsWithQuotesBackslashesAndNewlinesRoundTrip) {
-  TestTree tree;
-  std::string root = tree.Dir("we\"ird\\dir\nname");
-  tree.File("we\"ird\\dir\nname/.envrc", "x\n");
-  std::string dir = tree.Join("pending");
-  BeginInAProcessThatDies(dir, "odd", MissingEnvrc(root), tree.Join("q"));
-  std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
-  ASSERT_EQ(recovered.size(), 1u);
-  ASSERT_EQ(recovered[0].error, "");
-  ASSERT_EQ(recovered[0].findings.size(), 1u);
-  EXPECT_EQ(recovered[0].findings[0].path, root + "/.envrc");
-  EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
+    std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
+    ASSERT_EQ(recovered.size(), 1u) << name;
+    EXPECT_EQ(recovered[0].error, "");
+    EXPECT_EQ(recovered[0].run, "dead");
+    ASSERT_EQ(recovered[0].findings.size(), 1u) << name;
+    EXPECT_EQ(recovered[0].findings[0].path, root + "/.envrc");
+    EXPECT_EQ(recovered[0].findings[0].outcome, SweepFinding::Outcome::kQuarantined);
+    EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
+    EXPECT_TRUE(std::filesystem::exists(recovered[0].findings[0].moved_to));
+    EXPECT_TRUE(RecoverInterruptedSweeps(dir).empty()) << "swept once";
+  }
 }
 
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
