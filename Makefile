@@ -7,7 +7,7 @@ JOBS  ?= $(shell nproc)
 PACKAGES := cmake g++ make pkg-config libseccomp-dev libssl-dev nlohmann-json3-dev \
             libtomlplusplus-dev libcli11-dev libgtest-dev libgmock-dev bubblewrap util-linux python3 git perl-base
 
-.PHONY: all deps build demo test unit integration bench clean
+.PHONY: all deps build demo test unit integration bench mutants clean
 
 all: build
 
@@ -32,5 +32,10 @@ bench: deps
 	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn
 	@./bench/run.sh build-bench 400
 
+# Switches off one defence at a time and runs the tests that claim it
+# (SECURITY.md, "Mutants"); fails when a mutant survives.
+mutants: deps
+	@./scripts/mutants.sh build-mutants
+
 clean:
-	rm -rf $(BUILD) build-bench
+	rm -rf $(BUILD) build-bench build-mutants

@@ -25,19 +25,10 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 0
 fi
 
-# Stage the binaries where an unprivileged user can reach them: the checkout
-# may live under a directory only root can enter.
-stage=$(mktemp -d /tmp/corral-test.XXXXXX)
+# The binaries are staged where an unprivileged user can reach them.
+. "$here/scripts/stage_unprivileged.sh"
+stage_unprivileged "$build"
 trap 'rm -rf "$stage"' EXIT
-chmod 755 "$stage"
-mkdir -p "$stage/escape" "$stage/home"
-cp "$build/src/corral" "$build/tests/corral_integration_tests" "$stage/"
-cp "$build"/tests/escape/probe_* "$stage/escape/"
-cp tests/wrap/spawn_wrapped.py "$stage/"
-chown 65534:65534 "$stage/home"
-chmod -R a+rX "$stage"
 
 echo "== integration and escape suites as uid 65534"
-(cd "$stage/home" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$stage/home" LANG=C.UTF-8 \
-  CORRAL_BIN="$stage/corral" CORRAL_PROBES="$stage/escape" CORRAL_WRAP_SCRIPT="$stage/spawn_wrapped.py" \
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$stage/corral_integration_tests" --gtest_brief=1)
+run_unprivileged --gtest_brief=1

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "base/mutant.h"
+
 namespace corral {
 
 std::vector<std::string> ScrubEnvironment(const Policy& policy, const char* const* environ) {
@@ -18,7 +20,7 @@ std::vector<std::string> ScrubEnvironment(const Policy& policy, const char* cons
     size_t eq = text.find('=');
     if (eq == std::string_view::npos) continue;
     std::string_view name = text.substr(0, eq);
-    if (name == "HOME" || !allowed(name)) continue;
+    if (name == "HOME" || (!allowed(name) && !MutantActive(Mutant::kEnvScrub))) continue;
     if (std::any_of(out.begin(), out.end(), [&](const std::string& e) { return e.compare(0, eq + 1, text.substr(0, eq + 1)) == 0; })) {
       continue;  // the first definition wins, as getenv(3) sees it
     }

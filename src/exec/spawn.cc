@@ -20,6 +20,7 @@
 #include "kernel/child_report.h"
 #include "kernel/hardening.h"
 #include "kernel/kernel_abi.h"
+#include "base/mutant.h"
 #include "kernel/landlock.h"
 #include "kernel/mounts.h"
 #include "kernel/namespaces.h"
@@ -125,7 +126,9 @@ int ExecSearch(const ChildContext& ctx) {
   if (ctx.stderr_fd >= 0 && ::dup2(ctx.stderr_fd, STDERR_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
   // Every inherited descriptor but stdio closes at exec; the report pipe
   // closes too, which tells the parent the exec happened.
-  if (::syscall(SYS_close_range, 3u, ~0u, kabi::kCloseRangeCloexec) != 0) {
+  if (MutantActive(Mutant::kFdClose)) {
+    if (ctx.report_fd >= 0) ::fcntl(ctx.report_fd, F_SETFD, FD_CLOEXEC);
+  } else if (::syscall(SYS_close_range, 3u, ~0u, kabi::kCloseRangeCloexec) != 0) {
     for (int fd = 3; fd < 4096; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   ChildFail(ctx, ChildStage::kExec, ExecSearch(ctx));
@@ -152,7 +155,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // corral is already gone
   int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd};
   std::sort(std::begin(keep), std::end(keep));
-  CloseAllExcept(keep, 4);
+  if (!MutantActive(Mutant::kFdClose)) CloseAllExcept(keep, 4);
   ::umask(0);
 
   if (m.namespaces) {
@@ -172,16 +175,20 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
 
   if (int e = NewSessionChild(); e != 0) ChildFail(ctx, ChildStage::kSetsid, e);
   if (int e = DisableCoreDumpsChild(); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
-  if (int e = DropCapabilitiesChild(); e != 0) ChildFail(ctx, ChildStage::kCaps, e);
+  if (MutantActive(Mutant::kCapabilities)) {
+    // Keep the sets; no_new_privs below still lets seccomp install.
+  } else if (int e = DropCapabilitiesChild(); e != 0) {
+    ChildFail(ctx, ChildStage::kCaps, e);
+  }
   if (int e = SetNoNewPrivsChild(); e != 0) ChildFail(ctx, ChildStage::kNoNewPrivs, e);
-  if (ruleset >= 0) {
+  if (ruleset >= 0 && !MutantActive(Mutant::kLandlock)) {
     if (int e = LandlockRestrictSelfChild(ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
     ::close(ruleset);
   }
   if (::chdir(ctx.cwd) != 0 && ::chdir(ctx.fallback_cwd) != 0 && ::chdir("/") != 0) {
     ChildFail(ctx, ChildStage::kChdir, errno);
   }
-  if (m.seccomp) {
+  if (m.seccomp && !MutantActive(Mutant::kSeccomp)) {
     if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
   }
   if (ctx.probe_only) ::_exit(0);
@@ -359,7 +366,14 @@ class Spawner {
       ctx.ops = ops.data();
       ctx.op_count = ops.size();
       if (plan->mechanisms().seccomp) {
-        std::span<const sock_filter> filter = EmbeddedSeccompFilter(SeccompOptions{policy.network() == NetworkMode::kAll});
+        SeccompOptions options{policy.network() == NetworkMode::kAll};
+        std::span<const sock_filter> filter = EmbeddedSeccompFilter(options);
+        if (MutantActive(Mutant::kSeccompPtrace) || MutantActive(Mutant::kSeccompKeyctl)) {
+          // The embedded filter is always whole: a mutant's is compiled now.
+          static std::vector<sock_filter> mutant;
+          CORRAL_ASSIGN_OR_RETURN(mutant, BuildSeccompFilter(options));
+          filter = mutant;
+        }
         ctx.filter.len = static_cast<unsigned short>(filter.size());
         ctx.filter.filter = const_cast<sock_filter*>(filter.data());
       }

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 
+#include "base/mutant.h"
 #include "kernel/kernel_abi.h"
 #include "kernel/landlock.h"
 
@@ -118,6 +119,13 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
   return 0;
 }
 
+// The mask mutants (base/mutant.h): /etc's secrets, or every other mask.
+bool MaskMutated(const char* target) {
+  bool etc = ::strncmp(target, "/etc/", 5) == 0;
+  bool proc = ::strncmp(target, "/proc/", 6) == 0;
+  return (etc && MutantActive(Mutant::kEtcMasks)) || (!etc && !proc && MutantActive(Mutant::kForbidMasks));
+}
+
 }  // namespace
 
 int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_landlock, ChildReport* report) {
@@ -169,6 +177,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
         }
         break;
       case MountKind::kMask:
+        if (MaskMutated(op.target)) break;
         attrs |= kabi::kMountAttrRdonly | kabi::kMountAttrNoexec | kabi::kMountAttrNodev;
         if (int err = BindClone(-1, op.dir ? kMaskDir : kMaskFile, rel, false, attrs); err != 0) {
           return Fail(report, ChildStage::kMask, err, index);

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "base/mutant.h"
+
 namespace corral {
 namespace {
 
@@ -33,7 +35,7 @@ long ReadNumber(const char* path, long fallback) {
 
 uint64_t SandboxCloneFlags(bool new_network) {
   uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-  if (new_network) flags |= CLONE_NEWNET;
+  if (new_network && !MutantActive(Mutant::kNetNamespace)) flags |= CLONE_NEWNET;
   return flags;
 }
 

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 
+#include "base/mutant.h"
 #include "base/unique_fd.h"
 
 namespace corral {
@@ -75,6 +76,10 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
 
   const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
   auto deny = [&](const std::string& name) -> Result<void> {
+    if (MutantActive(Mutant::kSeccompPtrace) && name == "ptrace") return {};
+    if (MutantActive(Mutant::kSeccompKeyctl) && (name == "keyctl" || name == "add_key" || name == "request_key")) {
+      return {};
+    }
     int nr = seccomp_syscall_resolve_name(name.c_str());
     if (nr == __NR_SCMP_ERROR) return Error(ErrorKind::kSeccomp, "unknown syscall " + name);
     int r = seccomp_rule_add(ctx.get(), eperm, nr, 0);

@@ -1,0 +1,24 @@
+# Sourced by test.sh and mutants.sh: stage_unprivileged BUILD copies corral,
+# the integration tests, the probes and the wrap script to a fresh directory
+# under /tmp that uid 65534 can reach (the checkout may live under a directory
+# only root can enter), with a home of 65534's own, and sets $stage. The
+# caller removes $stage. run_unprivileged ARGS... runs the staged tests as
+# uid 65534 with a minimal environment, plus CORRAL_MUTANT when it is set.
+stage_unprivileged() {
+  local build=$1
+  stage=$(mktemp -d /tmp/corral-test.XXXXXX)
+  chmod 755 "$stage"
+  mkdir -p "$stage/escape" "$stage/home"
+  cp "$build/src/corral" "$build/tests/corral_integration_tests" "$stage/"
+  cp "$build"/tests/escape/probe_* "$stage/escape/"
+  cp tests/wrap/spawn_wrapped.py "$stage/"
+  chown 65534:65534 "$stage/home"
+  chmod -R a+rX "$stage"
+}
+
+run_unprivileged() {
+  (cd "$stage/home" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$stage/home" LANG=C.UTF-8 \
+    ${CORRAL_MUTANT:+CORRAL_MUTANT="$CORRAL_MUTANT"} \
+    CORRAL_BIN="$stage/corral" CORRAL_PROBES="$stage/escape" CORRAL_WRAP_SCRIPT="$stage/spawn_wrapped.py" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$stage/corral_integration_tests" "$@")
+}

@@ -1,0 +1,49 @@
+// Mutants: switching one named defence off, to prove that the tests which
+// claim it can see it break.
+//
+// Only a build configured with -DCORRAL_MUTANTS=ON (never a release build:
+// CMake refuses the pair) compiles the switch in. There, CORRAL_MUTANT=<name>
+// in corral's environment turns the defence <name> off for that process and
+// the sandbox it starts; scripts/mutants.sh runs the tests SECURITY.md names
+// for each claim under each mutant and reports which survived. In every other
+// build MutantActive() is a constant false, so no environment can weaken a
+// real corral.
+//
+// Each mutant removes exactly one layer and leaves every other in place.
+#pragma once
+
+#include <string_view>
+
+namespace corral {
+
+enum class Mutant {
+  kNone,
+  kFdClose,          // inherited descriptors are not closed in the child
+  kLandlock,         // the Landlock ruleset is built but never enforced
+  kSeccomp,          // no seccomp filter is installed
+  kSeccompPtrace,    // the filter allows ptrace
+  kSeccompKeyctl,    // the filter allows keyctl, add_key and request_key
+  kCapabilities,     // the capability sets are not emptied
+  kNetNamespace,     // no network namespace
+  kEnvScrub,         // the whole environment passes into the sandbox
+  kEtcMasks,         // the /etc secret masks are not mounted
+  kForbidMasks,      // the forbid_read masks are not mounted
+  kProtectedBinds,   // existing protected paths are not bound read-only
+  kSweep,            // nothing is swept after the run
+};
+
+// The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
+// after kNone.
+std::string_view MutantName(Mutant mutant);
+
+#if defined(CORRAL_MUTANTS) && CORRAL_MUTANTS
+// The mutant named by CORRAL_MUTANT when the process started (kNone without
+// it). Safe in the child after clone: it reads a value fixed at start-up.
+Mutant ActiveMutant();
+inline bool MutantActive(Mutant mutant) { return ActiveMutant() == mutant; }
+#else
+constexpr Mutant ActiveMutant() { return Mutant::kNone; }
+constexpr bool MutantActive(Mutant) { return false; }
+#endif
+
+}  // namespace corral
