@@ -16,6 +16,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kCapabilities: return "capabilities";
     case Mutant::kNetNamespace: return "net_namespace";
     case Mutant::kEnvScrub: return "env_scrub";
+    case Mutant::kInitDumpable: return "init_dumpable";
+    case Mutant::kReadOnlyBinds: return "readonly_binds";
     case Mutant::kEtcMasks: return "etc_masks";
     case Mutant::kForbidMasks: return "forbid_masks";
     case Mutant::kProtectedBinds: return "protected_binds";

@@ -26,6 +26,8 @@ enum class Mutant {
   kCapabilities,     // the capability sets are not emptied
   kNetNamespace,     // no network namespace
   kEnvScrub,         // the whole environment passes into the sandbox
+  kInitDumpable,     // the sandbox's init stays dumpable
+  kReadOnlyBinds,    // read-only grants and system trees are bound read-write
   kEtcMasks,         // the /etc secret masks are not mounted
   kForbidMasks,      // the forbid_read masks are not mounted
   kProtectedBinds,   // existing protected paths are not bound read-only

@@ -241,7 +241,9 @@ void EmptyNamespace() {
 // and when the command exits, empties the namespace, reports, and exits.
 [[noreturn]] void RunInit(const ChildContext& ctx) {
   // Init is a copy of corral's memory: nothing of it may be read from inside.
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kCaps, errno);
+  if (!MutantActive(Mutant::kInitDumpable) && ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    ChildFail(ctx, ChildStage::kCaps, errno);
+  }
   // PID 1 drops signals it has no handler for: catch what it forwards, and
   // keep it blocked for sigwaitinfo.
   sigset_t waitset;

@@ -157,7 +157,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     uint64_t attrs = kabi::kMountAttrNosuid | (op.devices ? 0 : kabi::kMountAttrNodev);
     switch (op.kind) {
       case MountKind::kBind: {
-        if (op.read_only) attrs |= kabi::kMountAttrRdonly;
+        if (op.read_only && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
         if (int err = BindClone(op.fd, nullptr, rel, true, attrs); err != 0) {
           return Fail(report, ChildStage::kBind, err, index);
         }

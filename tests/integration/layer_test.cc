@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "harness.h"
@@ -118,6 +119,22 @@ TEST_F(Layer, NetworkNamespaceAloneHidesTheHostsInterfaces) {
     interfaces.push_back(name);
   }
   EXPECT_EQ(interfaces, std::vector<std::string>{"lo"}) << devices;
+}
+
+// The mount view: the system trees are bound read-only, as the confined
+// process's own mount table shows from outside. Landlock grants them no
+// write either, so a write test alone would pass without this layer.
+TEST_F(Layer, SystemTreesAreMountedReadOnly) {
+  std::unique_ptr<Process> run;
+  pid_t pid = StartSleeper(&run);
+  ASSERT_GT(pid, 0);
+  std::map<std::string, std::optional<std::string>> options;
+  for (const char* tree : {"/usr", "/etc"}) options[tree] = MountOptionsAt(pid, tree);
+  Stop(pid, run);
+  for (const auto& [tree, found] : options) {
+    ASSERT_TRUE(found.has_value()) << "nothing mounted at " << tree;
+    EXPECT_TRUE(found->starts_with("ro,") || *found == "ro") << tree << ": " << *found;
+  }
 }
 
 // An executable file under /etc, which the policy grants for reading only,
