@@ -17,6 +17,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kNetNamespace: return "net_namespace";
     case Mutant::kEnvScrub: return "env_scrub";
     case Mutant::kInitDumpable: return "init_dumpable";
+    case Mutant::kLifeline: return "lifeline";
     case Mutant::kReadOnlyBinds: return "readonly_binds";
     case Mutant::kEtcMasks: return "etc_masks";
     case Mutant::kForbidMasks: return "forbid_masks";

@@ -27,6 +27,7 @@ enum class Mutant {
   kNetNamespace,     // no network namespace
   kEnvScrub,         // the whole environment passes into the sandbox
   kInitDumpable,     // the sandbox's init stays dumpable
+  kLifeline,         // the sandbox's init outlives corral (no parent-death signal)
   kReadOnlyBinds,    // read-only grants and system trees are bound read-write
   kEtcMasks,         // the /etc secret masks are not mounted
   kForbidMasks,      // the forbid_read masks are not mounted

@@ -150,7 +150,9 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
 [[noreturn]] void RunSandboxed(ChildContext& ctx) {
   const Plan& plan = *ctx.plan;
   const Mechanisms& m = plan.mechanisms();
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
+  if (!MutantActive(Mutant::kLifeline) && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    ChildFail(ctx, ChildStage::kLifeline, errno);
+  }
   struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
   if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // corral is already gone
   int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd};
