@@ -1,6 +1,7 @@
 // Test support (header only, never in the library): golden files under
-// tests/golden/, found relative to this header, so the tests run from any
-// working directory.
+// tests/golden/ of the source tree the tests were built from
+// (CORRAL_SOURCE_DIR), so the tests run from any working directory, also
+// when a compiler cache makes __FILE__ relative.
 //
 //   ExpectGolden("bwrap_default.txt", text);
 //
@@ -20,7 +21,7 @@
 namespace corral::testing {
 
 inline std::filesystem::path GoldenPath(const std::string& name) {
-  return (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "tests" / "golden" / name).lexically_normal();
+  return (std::filesystem::path(CORRAL_SOURCE_DIR) / "tests" / "golden" / name).lexically_normal();
 }
 
 // Replaces every occurrence of `from` in `text` by `to`.
