@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "base/unique_fd.h"
 #include "policy/git_files.h"
@@ -68,9 +69,13 @@ const std::vector<std::string> kRootNames = {
 const std::vector<std::string> kHgNames = {"hgrc", "hgrc-not-shared", "sharedpath"};
 
 // Directories discovery never descends into while it looks below the top:
-// repositories (their own rules apply) and dependency trees that are
-// regenerated, never worked in, and would eat the walk's budget.
-const std::vector<std::string> kUnwalkedNames = {".git", ".hg", "node_modules", ".corral-quarantine"};
+// repositories (their own rules apply), and dependency, build and cache
+// trees that tools regenerate, nobody commits in, and that would eat the
+// walk's budget (a large directory is the walk's main cost).
+const std::vector<std::string> kUnwalkedNames = {
+    ".git", ".hg", ".corral-quarantine", "node_modules", "target", ".venv", "venv",
+    "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".cache",
+};
 
 // The hooks git runs (githooks(5)). A hooks directory that is a writable
 // root itself (`core.hooksPath = .`) cannot be bound read-only without
@@ -103,6 +108,7 @@ constexpr size_t kMaxDirectoryEntries = 1024;  // names read from one directory
 constexpr int kWalkDepth = 3;
 constexpr int kMissingDepth = 2;
 constexpr size_t kMaxWalkedDirectories = 256;
+constexpr size_t kMaxWalkedEntries = 8192;  // names read by the walk, per root
 constexpr size_t kMaxNestedMissing = 64;
 constexpr size_t kMaxNestedEntries = 256;
 
@@ -124,14 +130,24 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool IsRootName(std::string_view name) {
+  static const std::set<std::string, std::less<>> names(kRootNames.begin(), kRootNames.end());
+  return names.find(name) != names.end();
+}
+
 struct DirectoryEntry {
   std::string name;
   bool directory = false;  // a real directory, never a symlink to one
 };
 
-// The entries of a canonical directory, sorted by name; at most
-// kMaxDirectoryEntries.
-std::vector<DirectoryEntry> DirectoryEntries(const std::string& dir, bool* truncated) {
+// Which entries of a directory are kept: all, or what the walk below the
+// top needs (directories and protected names; most entries are neither).
+enum class Keep { kAll, kWalked };
+
+// The entries of a canonical directory that `keep` says, sorted by name; at
+// most kMaxDirectoryEntries are read. `read` counts them.
+std::vector<DirectoryEntry> DirectoryEntries(const std::string& dir, bool* truncated, Keep keep = Keep::kAll,
+                                             size_t* read = nullptr) {
   std::vector<DirectoryEntry> entries;
   struct open_how how = {};
   how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
@@ -143,20 +159,24 @@ std::vector<DirectoryEntry> DirectoryEntries(const std::string& dir, bool* trunc
     UniqueFd owner(fd);
     return entries;
   }
+  size_t count = 0;
   while (struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
+    std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
-    if (entries.size() == kMaxDirectoryEntries) {
+    if (count == kMaxDirectoryEntries) {
       *truncated = true;
       break;
     }
+    ++count;
     bool directory = entry->d_type == DT_DIR;
     if (entry->d_type == DT_UNKNOWN) {
       struct stat st;
       directory = ::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
     }
-    entries.push_back({std::move(name), directory});
+    if (keep == Keep::kWalked && !directory && !IsRootName(name)) continue;
+    entries.push_back({std::string(name), directory});
   }
+  if (read != nullptr) *read += count;
   ::closedir(stream);
   std::sort(entries.begin(), entries.end(),
             [](const DirectoryEntry& a, const DirectoryEntry& b) { return a.name < b.name; });
@@ -299,7 +319,7 @@ class Discovery {
   // writable root (it is walked on its own).
   void Walk(const std::string& root) {
     std::deque<std::pair<std::string, int>> queue = {{root, 0}};
-    size_t walked = 0, before = entries_.size(), missing_before = missing_added_;
+    size_t walked = 0, names = 0, before = entries_.size(), missing_before = missing_added_;
     bool missing_capped = false;
     while (!queue.empty()) {
       auto [dir, depth] = queue.front();
@@ -309,6 +329,11 @@ class Discovery {
              std::to_string(kWalkDepth) + "; " + dir + " and the ones after it were not looked in");
         return;
       }
+      if (names >= kMaxWalkedEntries) {
+        Note(root + ": more than " + std::to_string(kMaxWalkedEntries) + " names within depth " +
+             std::to_string(kWalkDepth) + "; " + dir + " and the directories after it were not looked in");
+        return;
+      }
       if (entries_.size() - before >= kMaxNestedEntries) {
         Note(root + ": more than " + std::to_string(kMaxNestedEntries) + " protected paths below the top; " + dir +
              " and the directories after it were not looked in");
@@ -316,7 +341,7 @@ class Discovery {
       }
       ++walked;
       bool truncated = false;
-      std::vector<DirectoryEntry> entries = DirectoryEntries(dir, &truncated);
+      std::vector<DirectoryEntry> entries = DirectoryEntries(dir, &truncated, Keep::kWalked, &names);
       if (truncated) TooManyEntries(dir);
       if (depth > 0) {
         Missing record = Missing::kIgnore;
@@ -329,13 +354,13 @@ class Discovery {
         }
         Repositories(dir, record, Follow::kSandbox);
         for (const DirectoryEntry& entry : entries) {
-          if (Contains(kRootNames, entry.name)) Add(Join(dir, entry.name), Follow::kSandbox);
+          if (IsRootName(entry.name)) Add(Join(dir, entry.name), Follow::kSandbox);
         }
       }
       if (depth == kWalkDepth) continue;
       for (const DirectoryEntry& entry : entries) {
         std::string child = Join(dir, entry.name);
-        if (!entry.directory || Contains(kUnwalkedNames, entry.name) || Contains(kRootNames, entry.name) ||
+        if (!entry.directory || Contains(kUnwalkedNames, entry.name) || IsRootName(entry.name) ||
             Contains(roots_, child)) {
           continue;
         }
