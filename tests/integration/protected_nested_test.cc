@@ -125,6 +125,20 @@ TEST_F(NestedEscape, ANestedRepositoryRegisteredAsAGitlinkDoesNotRunOnAHostStatu
   EXPECT_FALSE(Exists(canary_)) << "a host git status ran the nested repository's fsmonitor";
 }
 
+// The same attack in a directory the run creates: the walk at the start
+// could not record it, and nothing after the run looks for it. Stated in
+// SECURITY.md as a non-claim (the copy-on-write mode is the answer).
+TEST_F(NestedEscape, NonClaimAGitlinkToARepositoryInANewDirectoryRunsOnAHostStatus) {
+  MakeRepo(workspace_.path());
+  std::string script = "mkdir new && cd new && git init -q . && echo x > README && git add README && "
+                       "git -c user.email=t@t -c user.name=t commit -qm s && printf '" + EvilGitConfig() +
+                       "' >> .git/config && cd .. && git add new";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_TRUE(Exists(canary_)) << "closed? move this out of the non-claims in SECURITY.md";
+}
+
 TEST_F(NestedEscape, NestedShellAndDirenvFilesAreReadOnly) {
   const std::string original = "original\n";
   workspace_.Write("sub/.zshrc", original);
