@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <deque>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "base/unique_fd.h"
 #include "policy/git_files.h"
@@ -43,14 +45,36 @@ const std::vector<std::string> kRootNames = {
     ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml", "lefthook-local.toml",
     ".lefthook-local.toml", "lefthook-local.json", ".lefthook-local.json",
     // package managers: yarnPath, node-options and script-shell, pnpm hooks
+    // (.yarn/releases and .yarn/plugins: see Yarn below)
     ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs",
+    // tool versions: asdf and mise run a `path:` version's binaries
+    ".tool-versions",
     // editors: task files, and exrc files vim and neovim run
     ".vscode", ".idea", ".zed", ".nvim.lua", ".nvimrc", ".exrc", ".vimrc", ".gvimrc",
-    // dev containers and agent tools (hooks, MCP servers, commands)
-    ".devcontainer", ".mcp.json", ".claude", ".cursor", ".gemini", ".codex", ".windsurf", ".continue",
+    // dev containers (initializeCommand runs on the host) and agent tools
+    // (hooks, MCP servers, commands)
+    ".devcontainer", ".devcontainer.json", ".mcp.json", ".claude", ".cursor", ".gemini", ".codex", ".windsurf", ".continue",
     ".aider.conf.yml",
+    // a root that is a home directory: config of tools run anywhere that
+    // names commands (git's core.fsmonitor and aliases, Mercurial's hooks,
+    // ripgrep's --pre, the AWS CLI's credential_process)
+    ".gitconfig", ".hgrc", ".ripgreprc", ".aws/config",
     // corral's own project config
     "corral.toml",
+};
+
+// Inside a Mercurial repository's .hg: its config (hooks, extensions), the
+// share extension's per-repository config, and `sharedpath`, which makes hg
+// load another repository's config.
+const std::vector<std::string> kHgNames = {"hgrc", "hgrc-not-shared", "sharedpath"};
+
+// Directories discovery never descends into while it looks below the top:
+// repositories (their own rules apply), and dependency, build and cache
+// trees that tools regenerate, nobody commits in, and that would eat the
+// walk's budget (a large directory is the walk's main cost).
+const std::vector<std::string> kUnwalkedNames = {
+    ".git", ".hg", ".corral-quarantine", "node_modules", "target", ".venv", "venv",
+    "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".cache",
 };
 
 // The hooks git runs (githooks(5)). A hooks directory that is a writable
@@ -66,11 +90,27 @@ const std::vector<std::string> kGitHookNames = {
 };
 
 // What a tree can make discovery do is bounded: a run can plant any number
-// of gitdirs under .git/modules and .git/worktrees, and chains of includes.
+// of gitdirs under .git/modules and .git/worktrees, chains of includes, and
+// any number of directories below the top.
 constexpr int kMaxDepth = 4;                // gitdir and include nesting
 constexpr size_t kMaxNestedGitdirs = 64;    // under modules/ and worktrees/, in all
 constexpr size_t kMaxGitFiles = 64;         // existing git files read, in all
 constexpr size_t kMaxDirectoryEntries = 1024;  // names read from one directory
+
+// Below the top of a root. Directories to depth kWalkDepth (a root's child is
+// at depth 1) are looked in, at most kMaxWalkedDirectories per root, in
+// breadth-first order: the protected names that exist in them are protected,
+// and so are the repositories in them. Those to depth kMissingDepth also get
+// a missing `.git` and `.hg` recorded, so the sweep takes out a repository
+// the run creates there; at most kMaxNestedMissing per root, as each one
+// costs every run's sweep a look. At most kMaxNestedEntries paths in all
+// come from below the top (each existing one is a mount).
+constexpr int kWalkDepth = 3;
+constexpr int kMissingDepth = 2;
+constexpr size_t kMaxWalkedDirectories = 256;
+constexpr size_t kMaxWalkedEntries = 8192;  // names read by the walk, per root
+constexpr size_t kMaxNestedMissing = 64;
+constexpr size_t kMaxNestedEntries = 256;
 
 std::string Join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
@@ -86,41 +126,80 @@ std::string Trim(const std::string& text) {
   return first == std::string::npos ? std::string() : text.substr(first);
 }
 
-// The names in a canonical directory, sorted; at most kMaxDirectoryEntries.
-std::vector<std::string> DirectoryNames(const std::string& dir, bool* truncated) {
-  std::vector<std::string> names;
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool IsRootName(std::string_view name) {
+  static const std::set<std::string, std::less<>> names(kRootNames.begin(), kRootNames.end());
+  return names.find(name) != names.end();
+}
+
+struct DirectoryEntry {
+  std::string name;
+  bool directory = false;  // a real directory, never a symlink to one
+};
+
+// Which entries of a directory are kept: all, or what the walk below the
+// top needs (directories and protected names; most entries are neither).
+enum class Keep { kAll, kWalked };
+
+// The entries of a canonical directory that `keep` says, sorted by name; at
+// most kMaxDirectoryEntries are read. `read` counts them.
+std::vector<DirectoryEntry> DirectoryEntries(const std::string& dir, bool* truncated, Keep keep = Keep::kAll,
+                                             size_t* read = nullptr) {
+  std::vector<DirectoryEntry> entries;
   struct open_how how = {};
   how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &how, sizeof how));
-  if (fd < 0) return names;
+  if (fd < 0) return entries;
   DIR* stream = ::fdopendir(fd);  // owns fd from here on
   if (stream == nullptr) {
     UniqueFd owner(fd);
-    return names;
+    return entries;
   }
+  size_t count = 0;
   while (struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
+    std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
-    if (names.size() == kMaxDirectoryEntries) {
+    if (count == kMaxDirectoryEntries) {
       *truncated = true;
       break;
     }
-    names.push_back(std::move(name));
+    ++count;
+    bool directory = entry->d_type == DT_DIR;
+    if (entry->d_type == DT_UNKNOWN) {
+      struct stat st;
+      directory = ::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (keep == Keep::kWalked && !directory && !IsRootName(name)) continue;
+    entries.push_back({std::string(name), directory});
   }
+  if (read != nullptr) *read += count;
   ::closedir(stream);
-  std::sort(names.begin(), names.end());
-  return names;
+  std::sort(entries.begin(), entries.end(),
+            [](const DirectoryEntry& a, const DirectoryEntry& b) { return a.name < b.name; });
+  return entries;
 }
 
-// Whether a symlink met as a protected entry is followed to its target.
+// Whether a symlink met as a protected entry is followed to its target, and
+// how far a pointer's text is trusted (ResolveInRoots).
 enum class Follow {
-  kUser,  // the entry existed before the run and is read-only to it: the user's
-  kNone,  // the entry may be the command's (a gitdir under modules/ or worktrees/)
+  kUser,     // the entry existed before the run and is read-only to it: the user's
+  kSandbox,  // the entry existed before the run, but an earlier run may have made
+             // it (a repository below the top): followed only inside the roots
+  kNone,     // the entry may be the command's (a gitdir under modules/ or worktrees/)
 };
+
+Trust TrustOf(Follow follow) { return follow == Follow::kUser ? Trust::kUser : Trust::kSandbox; }
 
 // What an entry is for: a hooks directory gets the care kGitHookNames says.
 enum class Role { kFile, kHooks };
+
+// Whether a repository that does not exist in a directory is recorded as
+// missing, for the sweep to take out if the run creates it.
+enum class Missing { kRecord, kIgnore };
 
 class Discovery {
  public:
@@ -130,27 +209,10 @@ class Discovery {
     // A writable file (--allow-write FILE) holds no protected names.
     struct stat root_st;
     if (::stat(root.c_str(), &root_st) != 0 || !S_ISDIR(root_st.st_mode)) return;
-    std::string dotgit = Join(root, ".git");
-    struct stat st;
-    if (::lstat(dotgit.c_str(), &st) != 0) {
-      for (const std::string& name : kGitdirNames) AddMissing(Join(dotgit, name));
-    } else if (S_ISDIR(st.st_mode)) {
-      Gitdir(dotgit, root, 0);
-    } else if (S_ISREG(st.st_mode)) {
-      Add(dotgit, Follow::kUser);  // the pointer itself stays read-only
-      // The user's own pointer: its gitdir may lie outside the roots (a
-      // linked worktree), where only its config is read.
-      std::string line = FirstLine(ReadText(dotgit));
-      if (line.starts_with("gitdir:")) {
-        std::string target = Trim(line.substr(7));
-        if (!target.empty() && target.front() != '/') target = Join(root, target);
-        if (!target.empty()) FollowGitdir(ResolveInRoots(target, roots_, Trust::kUser), root, 0);
-      }
-    } else if (S_ISLNK(st.st_mode)) {
-      Add(dotgit, Follow::kUser);  // pinned as a symlink, its target followed
-      FollowGitdir(ResolveLink(dotgit, roots_, Trust::kUser), root, 0);
-    }
+    Repositories(root, Missing::kRecord, Follow::kUser);
     for (const std::string& name : kRootNames) Add(Join(root, name), Follow::kUser);
+    Yarn(root);
+    Walk(root);
   }
 
   ProtectedSet Finish() {
@@ -192,6 +254,121 @@ class Discovery {
     Note(dir + ": more than " + std::to_string(kMaxDirectoryEntries) + " entries; not all were examined");
   }
 
+  // The repositories `dir` holds: git's `.git` (a directory, a `gitdir:`
+  // file or a symlink) and Mercurial's `.hg`.
+  void Repositories(const std::string& dir, Missing missing, Follow follow) {
+    std::string dotgit = Join(dir, ".git");
+    struct stat st;
+    if (::lstat(dotgit.c_str(), &st) != 0) {
+      if (missing == Missing::kRecord) AddMissing(dotgit);
+    } else if (S_ISDIR(st.st_mode)) {
+      Gitdir(dotgit, dir, 0, follow);
+    } else if (S_ISREG(st.st_mode)) {
+      Add(dotgit, follow);  // the pointer itself stays read-only
+      // Its gitdir may lie outside the roots (a linked worktree), where only
+      // its config is read; a repository below the top is followed only
+      // inside the roots.
+      std::string line = FirstLine(ReadText(dotgit));
+      if (line.starts_with("gitdir:")) {
+        std::string target = Trim(line.substr(7));
+        if (!target.empty() && target.front() != '/') target = Join(dir, target);
+        if (!target.empty()) FollowGitdir(ResolveInRoots(target, roots_, TrustOf(follow)), dir, 0, follow);
+      }
+    } else if (S_ISLNK(st.st_mode)) {
+      Add(dotgit, follow);  // pinned as a symlink, its target followed
+      FollowGitdir(ResolveLink(dotgit, roots_, TrustOf(follow)), dir, 0, follow);
+    }
+    std::string dothg = Join(dir, ".hg");
+    if (::lstat(dothg.c_str(), &st) != 0) {
+      if (missing == Missing::kRecord) AddMissing(dothg);
+    } else if (S_ISDIR(st.st_mode)) {
+      Hg(dothg, follow);
+    } else {
+      Add(dothg, follow);  // hg takes a symlink for the repository it leads to
+    }
+  }
+
+  // A Mercurial repository: hgrc read-only, and the repository a share's
+  // `sharedpath` names (whose hgrc hg loads too).
+  void Hg(const std::string& dothg, Follow follow) {
+    for (const std::string& name : kHgNames) Add(Join(dothg, name), follow);
+    std::string shared = FirstLine(ReadText(Join(dothg, "sharedpath")));
+    if (shared.empty()) return;
+    if (shared.front() != '/') shared = Join(dothg, shared);
+    Resolved source = ResolveInRoots(shared, roots_, TrustOf(follow));
+    if (!source.inside || !visited_.insert(source.path).second) return;
+    for (const std::string& name : kHgNames) {
+      if (name != "sharedpath") Add(Join(source.path, name), Follow::kNone);
+    }
+  }
+
+  // yarn runs the file yarnPath names (in .yarn/releases by convention) and
+  // loads the plugins in .yarn/plugins. With no .yarn, a missing one is
+  // recorded only when a .yarnrc.yml could name it: otherwise a .yarn the
+  // run creates (its cache) is the run's output.
+  void Yarn(const std::string& root) {
+    struct stat st;
+    bool has_yarn_dir = ::lstat(Join(root, ".yarn").c_str(), &st) == 0;
+    if (!has_yarn_dir && ::lstat(Join(root, ".yarnrc.yml").c_str(), &st) != 0) return;
+    for (const char* name : {".yarn/releases", ".yarn/plugins"}) Add(Join(root, name), Follow::kUser);
+  }
+
+  // The directories below the top of `root`, breadth first, within the
+  // bounds above. Symlinks are never followed, the names in kUnwalkedNames
+  // and the protected directories are not descended into, nor is another
+  // writable root (it is walked on its own).
+  void Walk(const std::string& root) {
+    std::deque<std::pair<std::string, int>> queue = {{root, 0}};
+    size_t walked = 0, names = 0, before = entries_.size(), missing_before = missing_added_;
+    bool missing_capped = false;
+    while (!queue.empty()) {
+      auto [dir, depth] = queue.front();
+      queue.pop_front();
+      if (walked == kMaxWalkedDirectories) {
+        Note(root + ": more than " + std::to_string(kMaxWalkedDirectories) + " directories within depth " +
+             std::to_string(kWalkDepth) + "; " + dir + " and the ones after it were not looked in");
+        return;
+      }
+      if (names >= kMaxWalkedEntries) {
+        Note(root + ": more than " + std::to_string(kMaxWalkedEntries) + " names within depth " +
+             std::to_string(kWalkDepth) + "; " + dir + " and the directories after it were not looked in");
+        return;
+      }
+      if (entries_.size() - before >= kMaxNestedEntries) {
+        Note(root + ": more than " + std::to_string(kMaxNestedEntries) + " protected paths below the top; " + dir +
+             " and the directories after it were not looked in");
+        return;
+      }
+      ++walked;
+      bool truncated = false;
+      std::vector<DirectoryEntry> entries = DirectoryEntries(dir, &truncated, Keep::kWalked, &names);
+      if (truncated) TooManyEntries(dir);
+      if (depth > 0) {
+        Missing record = Missing::kIgnore;
+        if (depth <= kMissingDepth && missing_added_ - missing_before < kMaxNestedMissing) {
+          record = Missing::kRecord;
+        } else if (depth <= kMissingDepth && !missing_capped) {
+          missing_capped = true;
+          Note(root + ": more than " + std::to_string(kMaxNestedMissing) + " missing paths below the top; a " +
+               "repository the run creates in " + dir + " or a directory after it is not taken out");
+        }
+        Repositories(dir, record, Follow::kSandbox);
+        for (const DirectoryEntry& entry : entries) {
+          if (IsRootName(entry.name)) Add(Join(dir, entry.name), Follow::kSandbox);
+        }
+      }
+      if (depth == kWalkDepth) continue;
+      for (const DirectoryEntry& entry : entries) {
+        std::string child = Join(dir, entry.name);
+        if (!entry.directory || Contains(kUnwalkedNames, entry.name) || IsRootName(entry.name) ||
+            Contains(roots_, child)) {
+          continue;
+        }
+        queue.emplace_back(child, depth + 1);
+      }
+    }
+  }
+
   // A git file's text; empty when it is missing or unusable (said in a note).
   std::string ReadText(const std::string& path) {
     if (path.empty()) return {};
@@ -209,19 +386,19 @@ class Discovery {
     return file.text;
   }
 
-  // `path` itself, or where it leads when it is a symlink (the user's: it is
-  // an entry of a gitdir the run cannot change). Empty when that is nowhere.
-  std::string Readable(const std::string& path) {
+  // `path` itself, or where it leads when it is a symlink (an entry of a
+  // gitdir the run cannot change). Empty when that is nowhere.
+  std::string Readable(const std::string& path, Follow follow) {
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
-    Resolved target = ResolveLink(path, roots_, Trust::kUser);
+    Resolved target = ResolveLink(path, roots_, TrustOf(follow));
     return target.exists ? target.path : std::string();
   }
 
-  void FollowGitdir(const Resolved& gitdir, const std::string& worktree, int depth) {
+  void FollowGitdir(const Resolved& gitdir, const std::string& worktree, int depth, Follow follow) {
     if (gitdir.path.empty()) return;
     if (gitdir.exists) {
-      Gitdir(gitdir.path, worktree, depth);
+      Gitdir(gitdir.path, worktree, depth, follow);
     } else if (gitdir.inside) {
       // A pointer to a gitdir that does not exist yet: the run could create
       // it, hooks and all, for git to use. Swept like a missing .git.
@@ -229,23 +406,23 @@ class Discovery {
     }
   }
 
-  // A gitdir the user's pointers lead to. `worktree` is where a relative
+  // A gitdir the pointers lead to. `worktree` is where a relative
   // core.hooksPath is resolved from.
-  void Gitdir(const std::string& gitdir, const std::string& worktree, int depth) {
+  void Gitdir(const std::string& gitdir, const std::string& worktree, int depth, Follow follow) {
     if (depth > kMaxDepth || !visited_.insert(gitdir).second) return;
     for (const char* config : {"config", "config.worktree"}) {
-      ConfigRefs(Readable(Join(gitdir, config)), worktree, 0);
+      ConfigRefs(Readable(Join(gitdir, config), follow), worktree, 0, follow);
     }
     bool inside = !RootOf(gitdir).empty();
     if (inside) {
       for (const std::string& name : kGitdirNames) {
-        Add(Join(gitdir, name), Follow::kUser, name == "hooks" ? Role::kHooks : Role::kFile);
+        Add(Join(gitdir, name), follow, name == "hooks" ? Role::kHooks : Role::kFile);
       }
     }
-    std::string common = FirstLine(ReadText(Readable(Join(gitdir, "commondir"))));
+    std::string common = FirstLine(ReadText(Readable(Join(gitdir, "commondir"), follow)));
     if (!common.empty()) {
       if (common.front() != '/') common = Join(gitdir, common);
-      FollowGitdir(ResolveInRoots(common, roots_, Trust::kUser), worktree, depth + 1);
+      FollowGitdir(ResolveInRoots(common, roots_, TrustOf(follow)), worktree, depth + 1, follow);
     }
     if (inside) {
       for (const char* nested : {"modules", "worktrees"}) NestedGitdirs(Join(gitdir, nested), depth + 1);
@@ -260,10 +437,9 @@ class Discovery {
   void NestedGitdirs(const std::string& dir, int depth) {
     if (depth > kMaxDepth) return;
     bool truncated = false;
-    for (const std::string& name : DirectoryNames(dir, &truncated)) {
-      std::string gitdir = Join(dir, name);
-      struct stat st;
-      if (::lstat(gitdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    for (const DirectoryEntry& entry : DirectoryEntries(dir, &truncated)) {
+      std::string gitdir = Join(dir, entry.name);
+      if (!entry.directory) continue;
       if (nested_ == kMaxNestedGitdirs) {
         if (!nested_capped_) {
           Note("more than " + std::to_string(kMaxNestedGitdirs) + " gitdirs under modules/ and worktrees/; " +
@@ -274,7 +450,7 @@ class Discovery {
       }
       if (!visited_.insert(gitdir).second) continue;
       ++nested_;
-      for (const std::string& entry : kGitdirNames) Add(Join(gitdir, entry), Follow::kNone);
+      for (const std::string& name : kGitdirNames) Add(Join(gitdir, name), Follow::kNone);
       for (const char* nested : {"modules", "worktrees"}) NestedGitdirs(Join(gitdir, nested), depth + 1);
     }
     if (truncated) TooManyEntries(dir);
@@ -282,21 +458,21 @@ class Discovery {
 
   // The hooks directory a config names (husky and friends), and the files it
   // includes, which git reads as config.
-  void ConfigRefs(const std::string& config, const std::string& worktree, int depth) {
+  void ConfigRefs(const std::string& config, const std::string& worktree, int depth, Follow follow) {
     if (config.empty() || depth > kMaxDepth) return;
     GitConfigRefs refs = ParseGitConfigRefs(ReadText(config));
     if (!refs.hooks_path.empty() && refs.hooks_path.front() != '~') {
       std::string hooks = refs.hooks_path.front() == '/' ? refs.hooks_path : Join(worktree, refs.hooks_path);
-      Resolved resolved = ResolveInRoots(hooks, roots_, Trust::kUser);
-      if (resolved.inside) Add(resolved.path, Follow::kUser, Role::kHooks);
+      Resolved resolved = ResolveInRoots(hooks, roots_, TrustOf(follow));
+      if (resolved.inside) Add(resolved.path, follow, Role::kHooks);
     }
     std::string dir = Parent(config);
     for (std::string include : refs.includes) {
       if (include.front() == '~') continue;  // outside the workspace by convention; home is isolated
       if (include.front() != '/') include = Join(dir, include);
-      Resolved resolved = ResolveInRoots(include, roots_, Trust::kUser);
+      Resolved resolved = ResolveInRoots(include, roots_, TrustOf(follow));
       if (resolved.inside) Add(resolved.path, Follow::kNone);
-      if (resolved.exists) ConfigRefs(resolved.path, worktree, depth + 1);
+      if (resolved.exists) ConfigRefs(resolved.path, worktree, depth + 1, follow);
     }
   }
 
@@ -312,7 +488,7 @@ class Discovery {
       if (::lstat(dir.c_str(), &st) == 0) break;
       first = dir;
     }
-    entries_.emplace(first, ProtectedPath{first, State::kMissing, {}, {}, root});
+    if (entries_.emplace(first, ProtectedPath{first, State::kMissing, {}, {}, root}).second) ++missing_added_;
   }
 
   // `path` is canonical but for its last component, which may be a symlink.
@@ -344,22 +520,22 @@ class Discovery {
     if (follow == Follow::kNone) return;
     if (entry.state == State::kSymlink) {
       // Its target is protected too, even when it does not exist yet.
-      Resolved target = ResolveLink(path, roots_, Trust::kUser);
+      Resolved target = ResolveLink(path, roots_, TrustOf(follow));
       if (target.inside && target.path != path) Add(target.path, follow, role);
     } else if (entry.state == State::kDirectory && role == Role::kHooks) {
-      HookLinks(path);
+      HookLinks(path, follow);
     }
   }
 
   // A hook may be a symlink into the tree (tools/pre-commit): its target
   // runs too, and is protected whether or not it exists.
-  void HookLinks(const std::string& hooks) {
+  void HookLinks(const std::string& hooks, Follow follow) {
     bool truncated = false;
-    for (const std::string& name : DirectoryNames(hooks, &truncated)) {
-      std::string hook = Join(hooks, name);
+    for (const DirectoryEntry& entry : DirectoryEntries(hooks, &truncated)) {
+      std::string hook = Join(hooks, entry.name);
       struct stat st;
       if (::lstat(hook.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
-      Resolved target = ResolveLink(hook, roots_, Trust::kUser);
+      Resolved target = ResolveLink(hook, roots_, TrustOf(follow));
       if (target.inside) Add(target.path, Follow::kNone);
     }
     if (truncated) TooManyEntries(hooks);
@@ -372,6 +548,7 @@ class Discovery {
   std::set<std::string> notes_;
   size_t files_read_ = 0;
   size_t nested_ = 0;
+  size_t missing_added_ = 0;
   bool files_capped_ = false;
   bool nested_capped_ = false;
 };
@@ -382,7 +559,9 @@ const std::vector<std::string>& ProtectedNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all;
     for (const std::string& name : kGitdirNames) all.push_back(".git/" + name);
+    for (const std::string& name : kHgNames) all.push_back(".hg/" + name);
     all.insert(all.end(), kRootNames.begin(), kRootNames.end());
+    all.insert(all.end(), {".yarn/releases", ".yarn/plugins"});
     return all;
   }();
   return names;

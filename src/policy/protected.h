@@ -26,10 +26,21 @@
 //
 // The gitdirs under `.git/modules/` and `.git/worktrees/` are protected where
 // they are (hooks, config, config.worktree, commondir), but a run can create
-// new ones, so nothing in them is followed or read. Not covered: repositories
-// nested elsewhere in the tree (`vendor/x/.git`), hooks paths set in global or
-// system config or in a submodule's config, and more than a bounded number of
-// nested gitdirs (a note says so).
+// new ones, so nothing in them is followed or read. A Mercurial `.hg` gets
+// its hgrc, hgrc-not-shared and sharedpath protected (and the hgrc of the
+// share source sharedpath names).
+//
+// Below the top of a root, a bounded breadth-first walk (protected.cc says
+// the bounds; no symlink followed, dependency and cache trees skipped) finds
+// the repositories and protected names that exist in directories near the
+// top and protects them, and records a missing `.git` and `.hg` in the
+// directories nearest the top, so the sweep takes out a repository the run
+// creates there (one a gitlink in the top index would make a host `git
+// status` enter). A repository below the top may be an earlier run's: its
+// pointers are followed only inside the roots. Not covered: anything past
+// the walk's bounds or in a directory the run creates, hooks paths set in
+// global or system config or in a submodule's config, and more than a
+// bounded number of nested gitdirs (a note says when a bound was hit).
 #pragma once
 
 #include <string>
