@@ -222,10 +222,16 @@ Result<Policy> PolicyBuilder::Build() const {
       {spec_.allow_exec, Access::kRead | Access::kExec, "--allow-exec", GrantOrigin::kFlag},
       {spec_.allow_credential, Access::kRead, "--allow-credential", GrantOrigin::kCredential},
   };
-  std::vector<std::string> credentials;  // the stores, as absolute paths
-  for (const std::string& pattern : HomeCredentialPatterns()) {
-    CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(pattern, host_.home));
-    credentials.push_back(std::move(path));
+  // The stores, as absolute paths, in $HOME and in the passwd entry's home
+  // when $HOME names another directory.
+  std::vector<std::string> homes = {host_.home};
+  if (!host_.passwd_home.empty() && host_.passwd_home != host_.home) homes.push_back(host_.passwd_home);
+  std::vector<std::string> credentials;
+  for (const std::string& home : homes) {
+    for (const std::string& pattern : HomeCredentialPatterns()) {
+      CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(pattern, home));
+      credentials.push_back(std::move(path));
+    }
   }
   auto store_of = [&](const std::string& path) -> const std::string* {
     for (const std::string& store : credentials) {
@@ -397,8 +403,7 @@ Result<Policy> PolicyBuilder::Build() const {
   // The credential stores any grant shows, except those --allow-credential
   // names. A store that holds a named credential would hide it (and a mask
   // cannot hold a bind): the store itself must be named.
-  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> stores,
-                          ExpandForbidden(HomeCredentialPatterns(), host_.home, scope));
+  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> stores, ExpandForbidden(credentials, host_.home, scope));
   for (MaskedPath& store : stores) {
     bool allowed = false;
     for (const std::string& path : allowed_credentials) {

@@ -365,6 +365,14 @@ TEST_F(PolicyTest, CredentialStoresNeedTheirOwnFlagAndAreMaskedInsideGrants) {
   for (const MaskedPath& mask : allowed.masks()) EXPECT_FALSE(IsWithin(mask.path, ssh)) << mask.path;
   EXPECT_TRUE(std::any_of(allowed.masks().begin(), allowed.masks().end(),
                           [&](const MaskedPath& m) { return m.path == home_ + "/.aws"; }));
+  // The passwd entry's home too, when $HOME names another directory.
+  std::string real = tree_.Dir("real");
+  std::string real_ssh = tree_.Dir("real/.ssh");
+  HostContext host = Host();
+  host.passwd_home = real;
+  ASSERT_BUILT(other, PolicyBuilder(host).AllowRead(real));
+  EXPECT_TRUE(std::any_of(other.masks().begin(), other.masks().end(),
+                          [&](const MaskedPath& m) { return m.path == real_ssh; }));
 }
 
 }  // namespace
