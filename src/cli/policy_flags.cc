@@ -18,6 +18,10 @@ void PolicyFlags::Register(CLI::App& app) {
   Repeatable(app.add_option("--allow-read", allow_read, "grant read on PATH (repeatable)"), "PATH");
   Repeatable(app.add_option("--allow-write", allow_write, "grant read and write on PATH (repeatable)"), "PATH");
   Repeatable(app.add_option("--allow-exec", allow_exec, "grant read and exec on PATH (repeatable)"), "PATH");
+  Repeatable(app.add_option("--allow-credential", allow_credential,
+                            "DANGEROUS: let the command read the credential store PATH (~/.ssh, ~/.aws, ...) "
+                            "that every grant hides; audited and said on stderr (repeatable)"),
+             "PATH");
   Repeatable(app.add_option("--allow-env", allow_env, "pass environment variable NAME through (repeatable)"), "NAME");
   Repeatable(app.add_option("--forbid-read", forbid_read, "hide PATTERN even inside granted trees (repeatable; globs, ~/)"),
              "PATTERN");
@@ -33,7 +37,7 @@ void PolicyFlags::Register(CLI::App& app) {
       ->check(CLI::IsMember({"read-only", "workspace-write", "danger-full-access"}));
   app.add_flag("--i-understand-danger-full-access", acknowledge_danger,
                "accept that --mode danger-full-access runs the command with no sandbox at all");
-  app.add_option("--home", home, "isolated (default: an empty $HOME) or real (read-only, credentials hidden)")
+  app.add_option("--home", home, "isolated (default: an empty $HOME) or real (the empty $HOME plus your toolchains and caches, read-only)")
       ->type_name("MODE")
       ->check(CLI::IsMember({"isolated", "real"}));
   app.add_flag("--best-effort", best_effort,
@@ -56,7 +60,7 @@ void PolicyFlags::Register(CLI::App& app) {
 }
 
 bool PolicyFlags::Any() const {
-  return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_env.empty() ||
+  return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_credential.empty() || !allow_env.empty() ||
          !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode ||
          acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
          profile_ceiling;
@@ -68,6 +72,7 @@ Result<RunRequest> PolicyFlags::ToRequest() const {
   o.allow_read = allow_read;
   o.allow_write = allow_write;
   o.allow_exec = allow_exec;
+  o.allow_credential = allow_credential;
   o.allow_env = allow_env;
   o.forbid_read = forbid_read;
   if (timeout) {

@@ -22,6 +22,7 @@ struct PolicyFlags {
   std::vector<std::string> allow_read;
   std::vector<std::string> allow_write;
   std::vector<std::string> allow_exec;
+  std::vector<std::string> allow_credential;
   std::vector<std::string> allow_env;
   std::vector<std::string> forbid_read;
   std::optional<long long> timeout;

@@ -81,6 +81,15 @@ void RecoverInterrupted(const AuditTrail& trail, const std::string& home) {
   }
 }
 
+// --allow-credential is loud: one stderr line and one audit record per
+// credential store the command can read.
+void AnnounceCredentials(const Policy& policy, const AuditTrail& trail) {
+  for (const std::string& path : policy.CredentialGrants()) {
+    PrintError("--allow-credential " + path + ": the command can read this credential store");
+    trail.Record(AuditEvent("credential").Set("path", path).Set("access", "read"));
+  }
+}
+
 int Refuse(const AuditTrail& trail, const Error& error) {
   AuditEvent event("failed");
   event.Set("source", "corral")
@@ -201,6 +210,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
                                                           "workspace"));
       }
     }
+    AnnounceCredentials(*policy, trail);
     RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
     if (result.error) PrintError(result.error->ToString());
     ReportProtected(*policy, result);
@@ -272,6 +282,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     trail.Record(acknowledged);
   }
   std::string program = command[0];
+  AnnounceCredentials(*policy, trail);
   RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
   if (result.error) {
     const Error& error = *result.error;

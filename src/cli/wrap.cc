@@ -80,6 +80,10 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   }
   Result<Policy> policy = BuildPolicy(*host, resolved->spec);
   if (!policy.ok()) return Fail(policy.error(), json);
+  // Loud at wrap time too (the native runner says it again, and audits it, at each run).
+  for (const std::string& path : policy->CredentialGrants()) {
+    PrintError("--allow-credential " + path + ": the wrapped command can read this credential store");
+  }
 
   DetectOptions options;
   // --backend, else sandbox.backend from the user config, else detection.

@@ -19,6 +19,18 @@ bool CoveredByGrant(const Policy& policy, const std::string& path) {
   return policy.GrantFor(path) != nullptr;
 }
 
+// The Landlock rights of a private tmpfs (/tmp, $HOME) at `tree`. Landlock
+// unions rights down the path, so an exec right here would reach every grant
+// mounted below it: when a grant without exec lies there, the tree loses exec
+// for the run (programs the command puts in it do not run either).
+uint64_t PrivateTreeRights(const Policy& policy, const LandlockRights& rights, std::string_view tree) {
+  Access access = Access::kRead | Access::kWrite | Access::kExec;
+  for (const PathGrant& grant : policy.grants()) {
+    if (IsWithin(grant.path.path, tree) && !Has(grant.access, Access::kExec)) access = Access::kRead | Access::kWrite;
+  }
+  return LandlockFsAccess(rights, access, true);
+}
+
 }  // namespace
 
 const char* MountPlan::Intern(std::string text) {
@@ -40,11 +52,15 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   using namespace kabi;
   MountPlan plan;
   auto add = [&plan](MountOp op) { plan.ops.push_back(op); };
+  // A bind whose grant gives no exec is a noexec mount: a second layer under
+  // Landlock's rule, which a private tmpfs above it could widen.
   auto bind = [&](const PinnedPath& path, bool read_only, uint64_t landlock) {
+    const PathGrant* grant = policy.GrantFor(path.path);
     MountOp op;
     op.kind = MountKind::kBind;
     op.dir = path.is_dir();
     op.read_only = read_only;
+    op.noexec = grant == nullptr || !Has(grant->access, Access::kExec);
     op.pinned = true;
     op.pin = path.id;
     op.landlock = landlock;
@@ -67,7 +83,6 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     op.source = plan.Intern(std::move(text));
     add(op);
   };
-  const uint64_t everything = LandlockFsAccess(rights, Access::kRead | Access::kWrite | Access::kExec, true);
 
   for (const PathGrant& grant : policy.grants()) {
     bind(grant.path, !Has(grant.access, Access::kWrite), LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
@@ -134,11 +149,11 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     }
   }
 
-  if (!CoveredByGrant(policy, "/tmp")) tmpfs("/tmp", "mode=1777", everything, false);
+  if (!CoveredByGrant(policy, "/tmp")) tmpfs("/tmp", "mode=1777", PrivateTreeRights(policy, rights, "/tmp"), false);
   const std::string& home = policy.home();
   if (home != "/" && !CoveredByGrant(policy, home) && !IsWithin(home, "/dev") &&
       !IsWithin(home, "/proc")) {
-    tmpfs(plan.Intern(home), "mode=0700", everything, false);
+    tmpfs(plan.Intern(home), "mode=0700", PrivateTreeRights(policy, rights, home), false);
   }
 
   // A path both protected and hidden is hidden: the mask replaces the bind

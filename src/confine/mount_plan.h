@@ -7,6 +7,12 @@
 // (null, zero, full, random, urandom, tty, a private devpts and /dev/shm), a
 // fresh /proc with /proc/sys and friends read-only, a private /tmp and an
 // empty $HOME.
+//
+// Exec has two layers. Every bind whose grant gives no exec is mounted
+// noexec (no execve, no PROT_EXEC mapping of its files: a shared library in
+// a read grant does not load). And since Landlock unions rights down the
+// path, the private /tmp and $HOME carry an exec right only when no grant
+// without exec lies below them.
 #pragma once
 
 #include <deque>

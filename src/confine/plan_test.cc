@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "base/test_scratch_dir.h"
+#include "kernel/kernel_abi.h"
 
 namespace corral {
 namespace {
@@ -222,6 +223,28 @@ TEST_F(PlanTest, MountPlanHoldsGrantsMasksAndTheFreshTrees) {
     ASSERT_NE(op("/bin"), nullptr);
     EXPECT_EQ(op("/bin")->kind, MountKind::kSymlink);
   }
+}
+
+// Exec's two layers in the plan: a bind without exec is noexec, and the
+// private $HOME above such a grant carries no Landlock exec right.
+TEST_F(PlanTest, GrantsWithoutExecAreNoexecAndTheirPrivateTreeLosesExec) {
+  std::string data = tree_.Dir("home/data");
+  std::string tools = tree_.Dir("tools");
+  Result<Plan> plan = CompileWith(Builder().AllowRead(data).AllowExec(tools), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  std::map<std::string, const MountOp*> by_target;
+  for (const MountOp& op : plan->mounts().ops) by_target.emplace(op.target, &op);
+  ASSERT_TRUE(by_target.count(data) && by_target.count(tools) && by_target.count(home_) && by_target.count("/tmp"));
+  EXPECT_TRUE(by_target[data]->noexec);
+  EXPECT_FALSE(by_target[tools]->noexec);
+  EXPECT_FALSE(by_target[workspace_]->noexec);
+  EXPECT_FALSE(by_target["/usr"]->noexec);
+  EXPECT_TRUE(by_target["/etc"]->noexec);
+  EXPECT_EQ(by_target[home_]->landlock & kabi::kFsExecute, 0u) << "the home above a read grant";
+  EXPECT_NE(by_target[home_]->landlock & kabi::kFsWriteFile, 0u);
+  // (The test tree may itself lie under /tmp, with the read grant.)
+  bool data_under_tmp = IsWithin(data, "/tmp");
+  EXPECT_EQ((by_target["/tmp"]->landlock & kabi::kFsExecute) == 0, data_under_tmp);
 }
 
 TEST_F(PlanTest, MountPlanBindsProtectedPathsReadOnly) {

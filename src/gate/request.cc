@@ -33,7 +33,7 @@ Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, co
 
 bool SpecOverrides::HasGrants() const {
   return workspace || no_workspace || !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() ||
-         !forbid_read.empty() || !allow_env.empty() || network || home;
+         !allow_credential.empty() || !forbid_read.empty() || !allow_env.empty() || network || home;
 }
 
 Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host) {
@@ -150,6 +150,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   Append(out.spec.allow_read, flags.allow_read);
   Append(out.spec.allow_write, flags.allow_write);
   Append(out.spec.allow_exec, flags.allow_exec);
+  Append(out.spec.allow_credential, flags.allow_credential);
   Append(out.spec.forbid_read, flags.forbid_read);
   Append(out.spec.allow_env, flags.allow_env);
   if (flags.network) out.spec.network = *flags.network;

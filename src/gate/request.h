@@ -45,7 +45,7 @@ struct SpecOverrides {
   bool acknowledge_danger = false;
   std::optional<std::string> workspace;
   bool no_workspace = false;
-  std::vector<std::string> allow_read, allow_write, allow_exec, forbid_read, allow_env;
+  std::vector<std::string> allow_read, allow_write, allow_exec, allow_credential, forbid_read, allow_env;
   std::optional<NetworkMode> network;
   std::optional<std::chrono::seconds> timeout;
   std::optional<std::string> pin_sha256;

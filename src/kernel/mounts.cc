@@ -158,6 +158,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     switch (op.kind) {
       case MountKind::kBind: {
         if (op.read_only && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
+        if (op.noexec) attrs |= kabi::kMountAttrNoexec;
         if (int err = BindClone(op.fd, nullptr, rel, true, attrs); err != 0) {
           return Fail(report, ChildStage::kBind, err, index);
         }

@@ -38,6 +38,7 @@ struct MountOp {
   MountKind kind = MountKind::kBind;
   bool dir = true;         // the target is a directory, else a file
   bool read_only = false;  // bind read-only (recursively)
+  bool noexec = false;     // bind without exec (recursively): no execve, no PROT_EXEC mapping
   bool devices = false;    // keep device nodes usable (no MS_NODEV)
   bool optional = false;   // skip silently when the source does not exist
   bool seal = false;       // tmpfs: made read-only once everything under it is mounted

@@ -184,36 +184,4 @@ Result<std::vector<MaskedPath>> ExpandForbidden(const std::vector<std::string>& 
   return masks;
 }
 
-const std::vector<std::string>& HomeCredentialPatterns() {
-  // Exact paths only: a glob here would walk the home on every run.
-  static const std::vector<std::string> patterns = {
-      // Keys and keyrings.
-      "~/.ssh", "~/.gnupg", "~/.password-store", "~/.local/share/keyrings", "~/.local/share/kwalletd", "~/.pki",
-      "~/.config/sops", "~/.config/op", "~/.op",
-      // Cloud and cluster credentials.
-      "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.oci", "~/.config/doctl", "~/.s3cfg", "~/.boto",
-      "~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.terraformrc", "~/.config/rclone",
-      // Container registries.
-      "~/.docker/config.json", "~/.dockercfg", "~/.config/containers/auth.json",
-      // Git hosts.
-      "~/.netrc", "~/.git-credentials", "~/.config/git/credentials", "~/.config/gh/hosts.yml", "~/.config/hub",
-      "~/.config/glab-cli",
-      // Package registries.
-      "~/.pypirc", "~/.npmrc", "~/.yarnrc.yml", "~/.cargo/credentials", "~/.cargo/credentials.toml",
-      "~/.gem/credentials", "~/.m2/settings.xml", "~/.m2/settings-security.xml", "~/.gradle/gradle.properties",
-      "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.nuget/NuGet/NuGet.Config",
-      // Databases.
-      "~/.pgpass", "~/.my.cnf",
-      // Browser and mail profiles (saved passwords, cookies, session tokens).
-      "~/.mozilla", "~/.thunderbird", "~/.config/google-chrome", "~/.config/chromium", "~/.config/BraveSoftware",
-      "~/.config/microsoft-edge", "~/.config/vivaldi",
-      // AI agents' own logins.
-      "~/.claude", "~/.claude.json", "~/.codex", "~/.config/github-copilot",
-      // Shell and REPL histories (pasted tokens, passwords on command lines).
-      "~/.bash_history", "~/.zsh_history", "~/.python_history", "~/.psql_history", "~/.mysql_history",
-      "~/.local/share/fish",
-  };
-  return patterns;
-}
-
 }  // namespace corral

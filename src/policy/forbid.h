@@ -39,7 +39,4 @@ struct ForbidScope {
 Result<std::vector<MaskedPath>> ExpandForbidden(const std::vector<std::string>& patterns, const std::string& home,
                                                 const ForbidScope& scope);
 
-// Credentials always hidden when the real home is shown (home = "real").
-const std::vector<std::string>& HomeCredentialPatterns();
-
 }  // namespace corral

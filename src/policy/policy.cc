@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include "base/invariant.h"
 #include "base/sha256.h"
 #include "policy/forbid.h"
+#include "policy/home_view.h"
 
 namespace corral {
 namespace {
@@ -16,6 +18,19 @@ bool IsValidEnvName(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
   });
+}
+
+// corral mounts its own /dev (with /dev/shm and /dev/pts) and /proc over
+// whatever the view would show there: a grant at or under them would be
+// listed and do nothing, or show a host node the private ones replace.
+Result<void> CheckNotUnderOwnMounts(const std::string& flag, const std::string& path) {
+  for (std::string_view own : {"/dev", "/proc"}) {
+    if (!IsWithin(path, own)) continue;
+    return Error(ErrorKind::kUsage, flag + " " + path + ": the sandbox has its own " + std::string(own) +
+                                        " (with a private /dev/shm and /dev/pts), mounted over it, so the grant "
+                                        "would do nothing; write to /tmp or the workspace instead");
+  }
+  return {};
 }
 
 }  // namespace
@@ -30,6 +45,7 @@ std::string_view GrantOriginName(GrantOrigin origin) {
     case GrantOrigin::kWorkspace: return "workspace";
     case GrantOrigin::kFlag: return "flag";
     case GrantOrigin::kHome: return "home";
+    case GrantOrigin::kCredential: return "credential";
   }
   return "flag";
 }
@@ -47,6 +63,14 @@ std::vector<std::string> Policy::WritableRoots() const {
     if (Has(grant.access, Access::kWrite)) roots.push_back(grant.path.path);
   }
   return roots;
+}
+
+std::vector<std::string> Policy::CredentialGrants() const {
+  std::vector<std::string> paths;
+  for (const PathGrant& grant : grants_) {
+    if (grant.origin == GrantOrigin::kCredential) paths.push_back(grant.path.path);
+  }
+  return paths;
 }
 
 const PathGrant* Policy::GrantFor(std::string_view path) const {
@@ -71,6 +95,10 @@ PolicyBuilder& PolicyBuilder::AllowWrite(std::string path) {
 }
 PolicyBuilder& PolicyBuilder::AllowExec(std::string path) {
   spec_.allow_exec.push_back(std::move(path));
+  return *this;
+}
+PolicyBuilder& PolicyBuilder::AllowCredential(std::string path) {
+  spec_.allow_credential.push_back(std::move(path));
   return *this;
 }
 PolicyBuilder& PolicyBuilder::AllowEnv(std::string name) {
@@ -186,32 +214,107 @@ Result<Policy> PolicyBuilder::Build() const {
     const std::vector<std::string>& paths;
     Access access;
     std::string flag;
+    GrantOrigin origin;
   };
   const Requested requested[] = {
-      {spec_.allow_read, Access::kRead, "--allow-read"},
-      {spec_.allow_write, Access::kRead | Access::kWrite, "--allow-write"},
-      {spec_.allow_exec, Access::kRead | Access::kExec, "--allow-exec"},
+      {spec_.allow_read, Access::kRead, "--allow-read", GrantOrigin::kFlag},
+      {spec_.allow_write, Access::kRead | Access::kWrite, "--allow-write", GrantOrigin::kFlag},
+      {spec_.allow_exec, Access::kRead | Access::kExec, "--allow-exec", GrantOrigin::kFlag},
+      {spec_.allow_credential, Access::kRead, "--allow-credential", GrantOrigin::kCredential},
   };
+  // The stores, as absolute paths, in $HOME and in the passwd entry's home
+  // when $HOME names another directory.
+  std::vector<std::string> homes = {host_.home};
+  if (!host_.passwd_home.empty() && host_.passwd_home != host_.home) homes.push_back(host_.passwd_home);
+  std::vector<std::string> credentials;
+  for (const std::string& home : homes) {
+    for (const std::string& pattern : HomeCredentialPatterns()) {
+      CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(pattern, home));
+      credentials.push_back(std::move(path));
+    }
+  }
+  auto store_of = [&](const std::string& path) -> const std::string* {
+    for (const std::string& store : credentials) {
+      if (IsWithin(path, store)) return &store;
+    }
+    return nullptr;
+  };
+  if (policy.workspace_) {
+    if (const std::string* store = store_of(policy.workspace_->path); store != nullptr) {
+      return Error(ErrorKind::kPolicy, "refusing to use " + policy.workspace_->path +
+                                           " as the workspace: it lies inside the credential store " + *store +
+                                           ", which corral hides from every grant");
+    }
+  }
+  std::vector<std::string> allowed_credentials;
+  std::vector<std::pair<std::string, std::string>> user_grants;  // (flag, path), for the checks below
   for (const Requested& request : requested) {
+    const bool credential = request.origin == GrantOrigin::kCredential;
     for (const std::string& path : request.paths) {
       CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(path, request.flag));
       if (pinned.path == "/") {
         return Error(ErrorKind::kUsage, request.flag + " /: granting the whole filesystem defeats the sandbox; "
                                                        "grant the trees the command needs");
       }
+      CORRAL_TRY(CheckNotUnderOwnMounts(request.flag, pinned.path));
+      const std::string* store = store_of(pinned.path);
+      if (credential && store == nullptr) {
+        return Error(ErrorKind::kUsage, "--allow-credential " + pinned.path +
+                                            ": not a credential store corral hides; grant it with --allow-read");
+      }
+      if (!credential && store != nullptr) {
+        return Error(ErrorKind::kPolicy, request.flag + " " + pinned.path + ": " +
+                                             (pinned.path == *store ? "it is" : "it lies inside") +
+                                             " the credential store " + *store +
+                                             ", which corral hides from every grant; pass --allow-credential " +
+                                             pinned.path + " to let the command read it (audited)");
+      }
       if (read_only && Has(request.access, Access::kWrite)) {
         policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
       }
+      if (credential) allowed_credentials.push_back(pinned.path);
       flag_paths.push_back(pinned.path);
       user_roots.push_back(pinned.path);
-      add(pinned, narrow(request.access), GrantOrigin::kFlag);
+      user_grants.emplace_back(request.flag, pinned.path);
+      add(pinned, narrow(request.access), request.origin);
     }
   }
   if (spec_.home == HomeMode::kReal) {
-    Result<PinnedPath> home = PinDerivedPath(host_.home, "the real home");
-    if (!home.ok()) return std::move(home).error();
-    add(*home, Access::kRead, GrantOrigin::kHome);
-    user_roots.push_back(home->path);
+    // The private home, plus the toolchains and caches that exist, as they
+    // are: a symlinked entry would show what it points at, so it is left out.
+    for (const HomeEntry& entry : HomeAllowlist()) {
+      CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(entry.path, host_.home));
+      struct stat st;
+      if (::lstat(path.c_str(), &st) != 0) continue;
+      Result<PinnedPath> pinned = PinDerivedPath(path, "--home real");
+      if (!pinned.ok() || (!pinned->is_dir() && pinned->type != FileType::kRegular)) {
+        policy.notes_.push_back("--home real leaves out " + path + ": a symlink or not a plain file or directory");
+        continue;
+      }
+      add(*pinned, entry.access, GrantOrigin::kHome);
+      user_roots.push_back(pinned->path);
+    }
+  }
+  // A grant a forbid_read pattern hides (itself or a directory above it)
+  // would do nothing, or show what the pattern hides: refused either way.
+  if (policy.workspace_) user_grants.emplace_back("the workspace", policy.workspace_->path);
+  for (const std::string& pattern : spec_.forbid_read) {
+    CORRAL_ASSIGN_OR_RETURN(std::string normalized, NormalizeForbidPattern(pattern, host_.home));
+    std::vector<std::string> absolute;
+    if (normalized.front() == '/') {
+      absolute.push_back(normalized);
+    } else {
+      for (const std::string& root : user_roots) absolute.push_back(CollapseSlashes(root + "/" + normalized));
+    }
+    for (const auto& [flag, path] : user_grants) {
+      for (std::string above = path; !above.empty(); above = above.substr(0, above.rfind('/'))) {
+        bool hidden = std::any_of(absolute.begin(), absolute.end(),
+                                  [&](const std::string& p) { return MatchesForbidPattern(p, above); });
+        if (!hidden) continue;
+        return Error(ErrorKind::kPolicy, flag + " " + path + ": forbid_read " + pattern + " hides " + above +
+                                             ", so the grant would show nothing of it; drop one of the two");
+      }
+    }
   }
   if (read_only && policy.workspace_) policy.notes_.push_back("the workspace is read-only under read-only mode");
 
@@ -224,9 +327,25 @@ Result<Policy> PolicyBuilder::Build() const {
     }
     if (parent != nullptr) {
       grant.access |= parent->access;
-      if (grant.access == parent->access && grant.origin != GrantOrigin::kWorkspace) continue;
+      // (A credential store stays listed: it is announced and audited.)
+      if (grant.access == parent->access && grant.origin != GrantOrigin::kWorkspace &&
+          grant.origin != GrantOrigin::kCredential) {
+        continue;
+      }
     }
     policy.grants_.push_back(grant);
+  }
+
+  // Landlock unions rights down the path: a private /tmp or $HOME above a
+  // grant without exec loses its own exec right (see confine/mount_plan.h).
+  for (const std::string& tree : {std::string("/tmp"), host_.home}) {
+    if (policy.GrantFor(tree) != nullptr) continue;  // the host's tree is shown: no tmpfs there
+    for (const PathGrant& grant : policy.grants_) {
+      if (!IsWithin(grant.path.path, tree) || Has(grant.access, Access::kExec)) continue;
+      policy.notes_.push_back("nothing in the private " + tree + " is executable in this run: " + grant.path.path +
+                              " lies under it without exec (--allow-exec it to keep both executable)");
+      break;
+    }
   }
 
   // Mask /etc secrets, unless the user explicitly granted one of them. A grant
@@ -272,10 +391,6 @@ Result<Policy> PolicyBuilder::Build() const {
     patterns.push_back(dir);  // and hidden where a read grant shows it
   }
   for (const std::string& file : spec_.own_files) patterns.push_back(file);
-  // forbid_read, and (with a real home) credentials.
-  if (spec_.home == HomeMode::kReal) {
-    patterns.insert(patterns.end(), HomeCredentialPatterns().begin(), HomeCredentialPatterns().end());
-  }
   for (const std::string& pattern : spec_.forbid_read) {
     CORRAL_ASSIGN_OR_RETURN(std::string normalized, NormalizeForbidPattern(pattern, host_.home));
     policy.forbid_patterns_.push_back(normalized);
@@ -285,6 +400,23 @@ Result<Policy> PolicyBuilder::Build() const {
   scope.user_roots = user_roots;
   for (const PathGrant& grant : policy.grants_) scope.visible_roots.push_back(grant.path.path);
   CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> hidden, ExpandForbidden(patterns, host_.home, scope));
+  // The credential stores any grant shows, except those --allow-credential
+  // names. A store that holds a named credential would hide it (and a mask
+  // cannot hold a bind): the store itself must be named.
+  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> stores, ExpandForbidden(credentials, host_.home, scope));
+  for (MaskedPath& store : stores) {
+    bool allowed = false;
+    for (const std::string& path : allowed_credentials) {
+      if (IsWithin(store.path, path)) {
+        allowed = true;
+      } else if (IsWithin(path, store.path)) {
+        return Error(ErrorKind::kUsage, "--allow-credential " + path + " lies inside " + store.path +
+                                            ", which another grant shows and corral hides; name " + store.path +
+                                            " itself");
+      }
+    }
+    if (!allowed) hidden.push_back(std::move(store));
+  }
   for (MaskedPath& mask : hidden) {
     bool duplicate = std::any_of(policy.masks_.begin(), policy.masks_.end(),
                                  [&](const MaskedPath& m) { return IsWithin(mask.path, m.path); });
@@ -332,6 +464,7 @@ Result<Policy> PolicyBuilder::Build() const {
   canonical["mode"] = ModeName(spec_.mode);
   canonical["home"] = HomeModeName(spec_.home);
   canonical["forbid_read"] = policy.forbid_patterns_;
+  canonical["credentials"] = policy.CredentialGrants();
   canonical["workspace"] = policy.workspace_ ? nlohmann::json(policy.workspace_->path) : nlohmann::json(nullptr);
   nlohmann::json grants = nlohmann::json::array();
   for (const PathGrant& grant : policy.grants_) {

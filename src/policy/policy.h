@@ -29,7 +29,7 @@
 
 namespace corral {
 
-enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome };
+enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome, kCredential };
 
 std::string_view GrantOriginName(GrantOrigin origin);
 
@@ -57,7 +57,7 @@ class Policy {
   // Sorted by path, parents before children. Includes system trees.
   const std::vector<PathGrant>& grants() const { return grants_; }
   const std::vector<SystemSymlink>& symlinks() const { return symlinks_; }
-  // Hidden paths: /etc secrets, forbid_read matches, credentials in a real home.
+  // Hidden paths: /etc secrets, forbid_read matches, credential stores a grant shows.
   const std::vector<MaskedPath>& masks() const { return masks_; }
   // The forbid_read patterns, normalized (for the in-process fence).
   const std::vector<std::string>& forbid_patterns() const { return forbid_patterns_; }
@@ -72,6 +72,9 @@ class Policy {
   const std::optional<std::string>& pin_sha256() const { return pin_sha256_; }
   Enforcement enforcement() const { return enforcement_; }
   const HostContext& host() const { return host_; }
+
+  // Credential stores shown by --allow-credential (each is audited).
+  std::vector<std::string> CredentialGrants() const;
 
   // The isolated, empty home directory's path inside the sandbox.
   const std::string& home() const { return host_.home; }
@@ -122,6 +125,8 @@ class PolicyBuilder {
   PolicyBuilder& AllowRead(std::string path);
   PolicyBuilder& AllowWrite(std::string path);
   PolicyBuilder& AllowExec(std::string path);
+  // Dangerous: shows the credential store `path` (home_view.h), read-only.
+  PolicyBuilder& AllowCredential(std::string path);
   PolicyBuilder& AllowEnv(std::string name);
   PolicyBuilder& Timeout(std::chrono::seconds timeout);
   // The project tree: read, write and exec. Default: the working directory.

@@ -339,5 +339,41 @@ TEST_F(PolicyTest, DangerFullAccessNeedsAcknowledgement) {
   EXPECT_TRUE(danger.unconfined());
 }
 
+// Grants that would do nothing, or show a credential store, are refused.
+TEST_F(PolicyTest, GrantsCorralsOwnMountsCoverOrAPatternHidesAreRefused) {
+  EXPECT_NE(Refusal(Builder().AllowWrite("/dev/shm")).find("its own /dev"), std::string::npos);
+  EXPECT_NE(Refusal(Builder().AllowRead("/proc/sys")).find("its own /proc"), std::string::npos);
+  std::string sub = tree_.Dir("out/sub");
+  std::string out = tree_.path() + "/out";
+  EXPECT_NE(Refusal(Builder().AllowRead(sub).ForbidRead(out)).find("forbid_read"), std::string::npos);
+  EXPECT_NE(Refusal(Builder().AllowRead(sub).ForbidRead(tree_.path() + "/o*")).find("forbid_read"),
+            std::string::npos);
+  EXPECT_EQ(Refusal(Builder().AllowRead(sub).ForbidRead(sub + "/x")), "built");
+}
+
+TEST_F(PolicyTest, CredentialStoresNeedTheirOwnFlagAndAreMaskedInsideGrants) {
+  std::string ssh = tree_.Dir("home/.ssh");
+  tree_.Dir("home/.aws");
+  EXPECT_NE(Refusal(Builder().AllowRead(ssh)).find("--allow-credential " + ssh), std::string::npos);
+  EXPECT_NE(Refusal(Builder().AllowCredential(home_)).find("not a credential store"), std::string::npos);
+  ASSERT_BUILT(home, Builder().AllowRead(home_));
+  std::vector<std::string> masked;
+  for (const MaskedPath& mask : home.masks()) masked.push_back(mask.path);
+  EXPECT_NE(std::find(masked.begin(), masked.end(), ssh), masked.end());
+  ASSERT_BUILT(allowed, Builder().AllowRead(home_).AllowCredential(ssh));
+  EXPECT_EQ(allowed.CredentialGrants(), std::vector<std::string>{ssh});
+  for (const MaskedPath& mask : allowed.masks()) EXPECT_FALSE(IsWithin(mask.path, ssh)) << mask.path;
+  EXPECT_TRUE(std::any_of(allowed.masks().begin(), allowed.masks().end(),
+                          [&](const MaskedPath& m) { return m.path == home_ + "/.aws"; }));
+  // The passwd entry's home too, when $HOME names another directory.
+  std::string real = tree_.Dir("real");
+  std::string real_ssh = tree_.Dir("real/.ssh");
+  HostContext host = Host();
+  host.passwd_home = real;
+  ASSERT_BUILT(other, PolicyBuilder(host).AllowRead(real));
+  EXPECT_TRUE(std::any_of(other.masks().begin(), other.masks().end(),
+                          [&](const MaskedPath& m) { return m.path == real_ssh; }));
+}
+
 }  // namespace
 }  // namespace corral

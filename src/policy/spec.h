@@ -25,7 +25,7 @@ std::string_view NetworkModeName(NetworkMode mode);
 // What $HOME shows inside the sandbox.
 enum class HomeMode {
   kIsolated,  // an empty tmpfs (the default)
-  kReal,      // the real home, read-only, with credentials (~/.ssh, ~/.aws, ...) hidden
+  kReal,      // the isolated home plus the real home's toolchains and caches, read-only (home_view.h)
 };
 std::string_view HomeModeName(HomeMode mode);
 
@@ -44,6 +44,11 @@ struct PolicySpec {
   std::vector<std::string> allow_read;
   std::vector<std::string> allow_write;
   std::vector<std::string> allow_exec;
+  // --allow-credential. Default empty. Read grants of credential stores
+  // (policy/home_view.h) that every other grant hides; each is audited and
+  // said on stderr. Not a config key: a credential is shown one run at a
+  // time, by the person typing the command.
+  std::vector<std::string> allow_credential;
   // --forbid-read / sandbox.forbid_read. Default empty. Paths or globs hidden
   // even inside granted trees (see policy/forbid.h).
   std::vector<std::string> forbid_read;

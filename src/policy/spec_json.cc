@@ -41,6 +41,7 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
   out["allow_read"] = spec.allow_read;
   out["allow_write"] = spec.allow_write;
   out["allow_exec"] = spec.allow_exec;
+  out["allow_credential"] = spec.allow_credential;
   out["forbid_read"] = spec.forbid_read;
   out["allow_env"] = spec.allow_env;
   out["network"] = NetworkModeName(spec.network);
@@ -73,6 +74,8 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       CORRAL_ASSIGN_OR_RETURN(spec.allow_write, Strings(value, key));
     } else if (key == "allow_exec") {
       CORRAL_ASSIGN_OR_RETURN(spec.allow_exec, Strings(value, key));
+    } else if (key == "allow_credential") {
+      CORRAL_ASSIGN_OR_RETURN(spec.allow_credential, Strings(value, key));
     } else if (key == "forbid_read") {
       CORRAL_ASSIGN_OR_RETURN(spec.forbid_read, Strings(value, key));
     } else if (key == "allow_env") {

@@ -190,5 +190,45 @@ TEST_F(WriteEscape, HostDeviceNodesKeepTheirModes) {
   EXPECT_EQ(outcome.exit_code, 0) << "writing to /dev/null still works: " << outcome.Describe();
 }
 
+// A grant that corral's own mounts would cover (/dev/shm, /dev, /proc), or
+// that a forbid_read pattern hides, would be listed and do nothing: it is
+// refused before anything runs, from a flag and from the config alike.
+TEST_F(WriteEscape, GrantsThatWouldDoNothingAreRefused) {
+  outside_.Write("hidden/sub/file", original_);
+  outside_.Write("globbed/file", original_);
+  const std::string ran = workspace_ / "ran";
+  const std::vector<std::string> command = {"sh", "-c", "touch \"$1\"", "sh", ran};
+  struct Case {
+    std::vector<std::string> grants;
+    std::string says;
+  };
+  const Case cases[] = {
+      {{"--allow-write", "/dev/shm"}, "/dev/shm"},
+      {{"--allow-read", "/dev"}, "/dev"},
+      {{"--allow-read", "/proc/sys"}, "/proc"},
+      {{"--allow-read", outside_ / "hidden/sub", "--forbid-read", outside_ / "hidden"}, "forbid_read"},
+      {{"--allow-read", outside_ / "hidden", "--forbid-read", outside_ / "hidden"}, "forbid_read"},
+      {{"--allow-write", outside_ / "globbed", "--forbid-read", outside_ / "glob*"}, "forbid_read"},
+  };
+  for (const Case& c : cases) {
+    Outcome outcome = RunIn(c.grants, command);
+    EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_NE(outcome.err.find(c.says), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(Exists(ran)) << "the command ran under " << c.grants[1] << " " << outcome.Describe();
+  }
+  config_.Write("corral/config.toml", "[sandbox]\nallow_write = [\"/dev/shm\"]\n");
+  Outcome from_config = RunIn({}, command);
+  EXPECT_NE(from_config.err.find("/dev/shm"), std::string::npos) << from_config.Describe();
+  EXPECT_FALSE(Exists(ran)) << from_config.Describe();
+  config_.Write("corral/config.toml", "[sandbox]\nforbid_read = [\"" + (outside_ / "hidden") + "\"]\n");
+  Outcome forbidden_in_config = RunIn({"--allow-read", outside_ / "hidden/sub"}, command);
+  EXPECT_NE(forbidden_in_config.err.find("forbid_read"), std::string::npos) << forbidden_in_config.Describe();
+  EXPECT_FALSE(Exists(ran)) << forbidden_in_config.Describe();
+  // Control: the command does run under an ordinary grant.
+  config_.Write("corral/config.toml", "");
+  Outcome control = RunIn({"--allow-read", outside_ / "hidden/sub"}, command);
+  EXPECT_TRUE(Exists(ran)) << control.Describe();
+}
+
 }  // namespace
 }  // namespace corral_it

@@ -1,0 +1,90 @@
+// The home view: credential stores stay hidden inside every grant that shows
+// them, a grant of one needs --allow-credential (said on stderr and audited),
+// and --home real shows only the toolchains and caches of an allowlist.
+// Judged from outside: the secret's bytes are not in the output or the trail.
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class HomeView : public SandboxTest {
+ protected:
+  HomeView() {
+    outside_.Write("home/.ssh/id_ed25519", token_ + "\n");
+    outside_.Write("home/.config/gh/hosts.yml", "oauth_token: " + token_ + "\n");
+    outside_.Write("home/.kaggle/kaggle.json", "{\"key\": \"" + token_ + "\"}\n");
+    outside_.Write("home/.env", "API_KEY=" + token_ + "\n");
+    outside_.Write("home/.envrc", "export API_KEY=" + token_ + "\n");
+    outside_.Write("home/notes.txt", "NOTES\n");
+  }
+
+  void ExpectTokenAbsent(const Outcome& outcome) {
+    EXPECT_EQ(outcome.out.find(token_), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(outcome.err.find(token_), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(ReadFile(audit_path()).value_or("").find(token_), std::string::npos);
+  }
+
+  SpawnOptions Home() const { return WithEnv({{"HOME", home_}}); }
+
+  const std::string token_ = RandomToken("HOMESECRET");
+  const std::string home_ = outside_ / "home";
+  const std::string cat_all_ =
+      "cd \"$HOME\"; cat notes.txt .ssh/id_ed25519 .config/gh/hosts.yml .kaggle/kaggle.json .env .envrc; "
+      "grep -r . . 2>/dev/null; true";
+};
+
+TEST_F(HomeView, ReadingTheWholeHomeShowsItButNotItsCredentials) {
+  Outcome outcome = RunIn({"--allow-read", home_}, {"sh", "-c", cat_all_}, Home());
+  EXPECT_NE(outcome.out.find("NOTES"), std::string::npos) << "control: the home is shown " << outcome.Describe();
+  ExpectTokenAbsent(outcome);
+}
+
+TEST_F(HomeView, GrantingACredentialStoreNeedsTheLoudFlag) {
+  for (const std::string flag : {"--allow-read", "--allow-write", "--allow-exec"}) {
+    Outcome refused = RunIn({flag, home_ + "/.ssh"}, {"cat", home_ + "/.ssh/id_ed25519"}, Home());
+    EXPECT_NE(refused.exit_code, 0) << refused.Describe();
+    EXPECT_NE(refused.err.find("--allow-credential"), std::string::npos) << refused.Describe();
+    ExpectTokenAbsent(refused);
+  }
+  // Inside a store too.
+  Outcome inside = RunIn({"--allow-read", home_ + "/.ssh/id_ed25519"}, {"cat", home_ + "/.ssh/id_ed25519"}, Home());
+  EXPECT_NE(inside.exit_code, 0) << inside.Describe();
+  ExpectTokenAbsent(inside);
+  // The loud flag shows it, says so on stderr and records it.
+  Outcome allowed = RunIn({"--allow-credential", home_ + "/.ssh"}, {"cat", home_ + "/.ssh/id_ed25519"}, Home());
+  EXPECT_NE(allowed.out.find(token_), std::string::npos) << allowed.Describe();
+  EXPECT_NE(allowed.err.find("--allow-credential " + home_ + "/.ssh: the command can read"), std::string::npos)
+      << allowed.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("credential");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].value("path", ""), home_ + "/.ssh");
+  // It shows that store only: the others stay hidden inside a home grant.
+  Outcome with_home = RunIn({"--allow-read", home_, "--allow-credential", home_ + "/.ssh"},
+                            {"sh", "-c", "cat \"$HOME\"/.ssh/id_ed25519; cat \"$HOME\"/.kaggle/kaggle.json"}, Home());
+  EXPECT_NE(with_home.out.find(token_), std::string::npos) << with_home.Describe();
+  EXPECT_EQ(with_home.out.find("\"key\""), std::string::npos) << with_home.Describe();
+  EXPECT_NE(with_home.err.find("--allow-credential " + home_ + "/.ssh: the command can read"), std::string::npos)
+      << "announced inside a home grant too " << with_home.Describe();
+  EXPECT_EQ(AuditEvents("credential").size(), 1u);
+  // A path that is no credential store is not for this flag.
+  Outcome not_a_store = RunIn({"--allow-credential", home_ + "/notes.txt"}, {"true"}, Home());
+  EXPECT_NE(not_a_store.exit_code, 0) << not_a_store.Describe();
+}
+
+TEST_F(HomeView, RealHomeShowsTheAllowlistOnlyAndItsToolchainsRun) {
+  outside_.Write("home/.cargo/bin/tool", "#!/bin/sh\necho TOOLCHAIN-RAN\n", 0755);
+  outside_.Write("home/.cargo/registry/index/crate.txt", "CACHED\n");
+  outside_.Write("home/.cargo/credentials.toml", "token = \"" + token_ + "\"\n");
+  Outcome outcome = RunIn({"--home", "real"},
+                          {"sh", "-c", "\"$HOME\"/.cargo/bin/tool; cat \"$HOME\"/.cargo/registry/index/crate.txt; " +
+                                           cat_all_ + "; cat .cargo/credentials.toml; echo x > \"$HOME\"/planted"},
+                          Home());
+  EXPECT_NE(outcome.out.find("TOOLCHAIN-RAN"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("CACHED"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find("NOTES"), std::string::npos) << "outside the allowlist " << outcome.Describe();
+  ExpectTokenAbsent(outcome);
+  EXPECT_FALSE(Exists(home_ + "/planted")) << "the home's writes stay in the sandbox";
+}
+
+}  // namespace
+}  // namespace corral_it
