@@ -77,6 +77,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     MountOp op;
     op.kind = MountKind::kMask;
     op.dir = mask.is_dir;
+    op.pinned = mask.pinned;
+    op.pin = mask.id;
     op.target = plan.Intern(mask.path);
     add(op);
   }
@@ -148,6 +150,15 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     if (op.kind == MountKind::kMask) masked.insert(op.target);
   }
   std::erase_if(plan.ops, [&](const MountOp& op) { return op.kind == MountKind::kBind && masked.count(op.target); });
+  // A pinned mask lands on the user's file seen through a bind above it;
+  // over a grant it replaced there is nothing of the user's below, only the
+  // empty mount point the child creates.
+  for (MountOp& mask : plan.ops) {
+    if (mask.kind != MountKind::kMask || !mask.pinned) continue;
+    mask.pinned = std::any_of(plan.ops.begin(), plan.ops.end(), [&](const MountOp& op) {
+      return op.kind == MountKind::kBind && op.target != std::string_view(mask.target) && IsWithin(mask.target, op.target);
+    });
+  }
   std::stable_sort(plan.ops.begin(), plan.ops.end(),
                    [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
   for (const MountOp& op : plan.ops) {
