@@ -1,12 +1,12 @@
 #include "policy/forbid.h"
 
 #include <dirent.h>
-#include <linux/openat2.h>
-#include <sys/inotify.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/openat2.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,31 +35,12 @@ std::vector<std::string> Segments(const std::string& path) {
 
 bool HasGlob(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
 
-// Segment-wise glob match, `**` spanning any number of segments. Dynamic
-// programming over (pattern, path) positions keeps it O(P * Q) whatever the
-// pattern: naive backtracking is exponential in the number of `**`s, and a
-// project's corral.toml is only partly trusted.
-bool MatchSegments(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
-  // row[q]: pattern[p..] matches path[q..]; computed from the last pattern
-  // segment backwards.
-  std::vector<char> row(path.size() + 1, 0), next(path.size() + 1, 0);
-  next[path.size()] = 1;  // the empty pattern matches only the empty path
-  for (size_t p = pattern.size(); p-- > 0;) {
-    const bool any = pattern[p] == "**";
-    row[path.size()] = any && next[path.size()];
-    for (size_t q = path.size(); q-- > 0;) {
-      row[q] = any ? (next[q] || row[q + 1])
-                   : (next[q + 1] && ::fnmatch(pattern[p].c_str(), path[q].c_str(), 0) == 0);
-    }
-    std::swap(row, next);
-  }
-  return next[0] != 0;
-}
-
 // The pattern positions a path has reached: position p is live when
 // pattern[0..p) matches the path's segments (an NFA over the segments, `**`
 // staying put or moving on). The path matches when the end is live; a
-// directory can hold matches when some earlier position is.
+// directory can hold matches when some earlier position is. Each step is
+// O(pattern length) whatever the pattern: naive backtracking is exponential
+// in the number of `**`s, and a project's corral.toml is only partly trusted.
 class Progress {
  public:
   explicit Progress(const std::vector<std::vector<std::string>>& patterns) : patterns_(&patterns) {
@@ -299,7 +280,8 @@ Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std
 }
 
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path) {
-  return MatchSegments(Segments(pattern), Segments(path));
+  const std::vector<std::vector<std::string>> patterns = {Segments(pattern)};
+  return ProgressOf(patterns, path).Matches();
 }
 
 Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns, const std::string& home,
