@@ -150,6 +150,18 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     if (op.kind == MountKind::kMask) masked.insert(op.target);
   }
   std::erase_if(plan.ops, [&](const MountOp& op) { return op.kind == MountKind::kBind && masked.count(op.target); });
+  // Nothing is mounted inside a hidden directory: its mount point would lie
+  // in the empty, unreadable directory over it (--forbid-read .git, which
+  // holds protected files), and it is hidden anyway.
+  std::vector<std::string_view> hidden_dirs;
+  for (const MountOp& op : plan.ops) {
+    if (op.kind == MountKind::kMask && op.dir) hidden_dirs.push_back(op.target);
+  }
+  std::erase_if(plan.ops, [&](const MountOp& op) {
+    return std::any_of(hidden_dirs.begin(), hidden_dirs.end(), [&](std::string_view dir) {
+      return dir != op.target && IsWithin(op.target, dir);
+    });
+  });
   // A pinned mask lands on the user's file seen through a bind above it;
   // over a grant it replaced there is nothing of the user's below, only the
   // empty mount point the child creates.

@@ -101,5 +101,18 @@ TEST_F(ForbidRace, ForbidReadOfEtcStartsAndHidesIt) {
   EXPECT_EQ(outcome.out.find("passwd"), std::string::npos) << outcome.Describe();
 }
 
+// Hiding a directory that holds protected files (.git/config, which the
+// sandbox otherwise binds read-only) starts and hides them: nothing is
+// mounted inside a hidden directory.
+TEST_F(ForbidRace, ForbidReadOfADirectoryWithProtectedFilesStartsAndHidesIt) {
+  workspace_.Write(".git/config", "[core]\n\t# " + secret_ + "\n");
+  workspace_.Mkdir(".git/hooks");
+  Outcome outcome = RunIn({"--forbid-read", ".git"}, {"sh", "-c", "echo started; cat .git/config"});
+  EXPECT_NE(outcome.out.find("started"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.Describe();
+  ExpectSecretAbsent(outcome);
+  EXPECT_NE(ReadFile(workspace_ / ".git/config").value_or("").find(secret_), std::string::npos);
+}
+
 }  // namespace
 }  // namespace corral_it
