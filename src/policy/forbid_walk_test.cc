@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "base/test_scratch_dir.h"
 
 namespace corral {
@@ -23,59 +27,46 @@ class MaskWalkTest : public ::testing::Test {
     patterns_ = {PathSegments(tree_.Join("ws") + "/**/.env")};
   }
 
-  // A walk of ws that held; the caller then changes the tree.
-  void Walk(MaskWalk& walk) {
-    ASSERT_TRUE(walk.Start().ok());
+  // Walks ws (the walk holds and finds ws/sub/.env), applies `change`, and
+  // says whether the walk still holds.
+  bool HoldsAfter(const std::function<int()>& change) {
+    MaskWalk walk(patterns_, 1000);
+    EXPECT_TRUE(walk.Start().ok());
     Result<bool> held = walk.WalkRoot(tree_.Join("ws"));
-    ASSERT_TRUE(held.ok()) << held.error().ToString();
-    ASSERT_TRUE(*held);
-    ASSERT_EQ(walk.found().size(), 1u);
-    EXPECT_EQ(walk.found()[0].path, tree_.Join("ws/sub/.env"));
-  }
-
-  bool Unmoved(MaskWalk& walk) {
+    EXPECT_TRUE(held.ok() && *held);
+    std::vector<std::string> found;
+    for (const MaskedPath& mask : walk.found()) found.push_back(mask.path);
+    EXPECT_EQ(found, std::vector<std::string>{tree_.Join("ws/sub/.env")});
+    EXPECT_EQ(change(), 0);
     Result<bool> unmoved = walk.Unmoved();
     EXPECT_TRUE(unmoved.ok()) << unmoved.error().ToString();
     return unmoved.ok() && *unmoved;
+  }
+  int Rename(const char* from, const char* to) const {
+    return ::rename(tree_.Join(from).c_str(), tree_.Join(to).c_str());
   }
 
   TestTree tree_;
   PatternSegments patterns_;
 };
 
-TEST_F(MaskWalkTest, AnUnchangedTreeHolds) {
-  MaskWalk walk(patterns_, 1000);
-  Walk(walk);
-  EXPECT_TRUE(Unmoved(walk));
-}
+TEST_F(MaskWalkTest, AnUnchangedTreeHolds) { EXPECT_TRUE(HoldsAfter([] { return 0; })); }
 
 TEST_F(MaskWalkTest, ADirectoryRenamedAfterTheListingDoesNotHold) {
-  MaskWalk walk(patterns_, 1000);
-  Walk(walk);
-  ASSERT_EQ(::rename(tree_.Join("ws/sub").c_str(), tree_.Join("ws/sub2").c_str()), 0);
-  EXPECT_FALSE(Unmoved(walk));
+  EXPECT_FALSE(HoldsAfter([&] { return Rename("ws/sub", "ws/sub2"); }));
 }
 
 TEST_F(MaskWalkTest, ADirectoryCreatedAfterTheListingDoesNotHold) {
-  MaskWalk walk(patterns_, 1000);
-  Walk(walk);
-  ASSERT_EQ(::mkdir(tree_.Join("ws/new").c_str(), 0755), 0);
-  EXPECT_FALSE(Unmoved(walk));
+  EXPECT_FALSE(HoldsAfter([&] { return ::mkdir(tree_.Join("ws/new").c_str(), 0755); }));
 }
 
 TEST_F(MaskWalkTest, AMatchingFileMovedInDoesNotHold) {
   tree_.File("ws/sub/env.txt", "x");
-  MaskWalk walk(patterns_, 1000);
-  Walk(walk);
-  ASSERT_EQ(::rename(tree_.Join("ws/sub/env.txt").c_str(), tree_.Join("ws/.env").c_str()), 0);
-  EXPECT_FALSE(Unmoved(walk));
+  EXPECT_FALSE(HoldsAfter([&] { return Rename("ws/sub/env.txt", "ws/.env"); }));
 }
 
 TEST_F(MaskWalkTest, AFileRenamedUnderNamesNoPatternMatchesHolds) {
-  MaskWalk walk(patterns_, 1000);
-  Walk(walk);
-  ASSERT_EQ(::rename(tree_.Join("ws/notes.txt").c_str(), tree_.Join("ws/notes.old").c_str()), 0);
-  EXPECT_TRUE(Unmoved(walk));
+  EXPECT_TRUE(HoldsAfter([&] { return Rename("ws/notes.txt", "ws/notes.old"); }));
 }
 
 }  // namespace
