@@ -92,6 +92,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     MountOp op;
     op.kind = MountKind::kMask;
     op.dir = mask.is_dir;
+    op.pinned = mask.pinned;
+    op.pin = mask.id;
     op.target = plan.Intern(mask.path);
     add(op);
   }
@@ -163,6 +165,27 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     if (op.kind == MountKind::kMask) masked.insert(op.target);
   }
   std::erase_if(plan.ops, [&](const MountOp& op) { return op.kind == MountKind::kBind && masked.count(op.target); });
+  // Nothing is mounted inside a hidden directory: its mount point would lie
+  // in the empty, unreadable directory over it (--forbid-read .git, which
+  // holds protected files), and it is hidden anyway.
+  std::vector<std::string_view> hidden_dirs;
+  for (const MountOp& op : plan.ops) {
+    if (op.kind == MountKind::kMask && op.dir) hidden_dirs.push_back(op.target);
+  }
+  std::erase_if(plan.ops, [&](const MountOp& op) {
+    return std::any_of(hidden_dirs.begin(), hidden_dirs.end(), [&](std::string_view dir) {
+      return dir != op.target && IsWithin(op.target, dir);
+    });
+  });
+  // A pinned mask lands on the user's file seen through a bind above it;
+  // over a grant it replaced there is nothing of the user's below, only the
+  // empty mount point the child creates.
+  for (MountOp& mask : plan.ops) {
+    if (mask.kind != MountKind::kMask || !mask.pinned) continue;
+    mask.pinned = std::any_of(plan.ops.begin(), plan.ops.end(), [&](const MountOp& op) {
+      return op.kind == MountKind::kBind && op.target != std::string_view(mask.target) && IsWithin(mask.target, op.target);
+    });
+  }
   std::stable_sort(plan.ops.begin(), plan.ops.end(),
                    [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
   for (const MountOp& op : plan.ops) {

@@ -263,5 +263,32 @@ TEST_F(PlanTest, MountPlanBindsProtectedPathsReadOnly) {
   EXPECT_FALSE(dotgit->read_only);
 }
 
+// A forbid_read mask carries the (dev, inode) the walk saw, so the child
+// mounts it on that file or refuses; nothing is mounted inside a hidden
+// directory (the protected files of a hidden .git).
+TEST_F(PlanTest, MountPlanPinsMasksAndMountsNothingInsideAHiddenDirectory) {
+  tree_.File("ws/.env", "x");
+  tree_.File("ws/.git/config", "x");
+  tree_.Dir("ws/.git/hooks");
+  Result<Plan> plan = CompileWith(Builder().ForbidRead(".env").ForbidRead(".git"), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  const MountOp* env = nullptr;
+  const MountOp* dotgit = nullptr;
+  for (const MountOp& op : plan->mounts().ops) {
+    EXPECT_FALSE(IsWithin(op.target, workspace_ + "/.git") && workspace_ + "/.git" != op.target) << op.target;
+    if (workspace_ + "/.env" == op.target) env = &op;
+    if (workspace_ + "/.git" == op.target) dotgit = &op;
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat((workspace_ + "/.env").c_str(), &st), 0);
+  ASSERT_NE(env, nullptr);
+  EXPECT_EQ(env->kind, MountKind::kMask);
+  EXPECT_TRUE(env->pinned);
+  EXPECT_EQ(env->pin, (FileIdentity{st.st_dev, st.st_ino}));
+  ASSERT_NE(dotgit, nullptr);
+  EXPECT_EQ(dotgit->kind, MountKind::kMask);
+  EXPECT_TRUE(dotgit->dir);
+}
+
 }  // namespace
 }  // namespace corral

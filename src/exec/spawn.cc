@@ -325,6 +325,10 @@ Error TranslateReport(const Plan& plan, const ChildReport& report) {
       return Error(ErrorKind::kPolicy, "policy: " + where +
                                            " changed between the check and the spawn (another file is there now); "
                                            "the command was not run");
+    case ChildStage::kMaskMoved:
+      return Error(ErrorKind::kPolicy, "forbid_read: " + where +
+                                           " moved after corral found it (the path to hide is gone or another file "
+                                           "is there now); the command was not run");
     case ChildStage::kSetsid:
     case ChildStage::kRlimit:
     case ChildStage::kCaps:

@@ -31,6 +31,7 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kFork: return "fork";
     case ChildStage::kExec: return "exec";
     case ChildStage::kSignals: return "signals";
+    case ChildStage::kMaskMoved: return "masked path identity";
   }
   return "unknown";
 }

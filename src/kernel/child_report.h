@@ -34,6 +34,7 @@ enum class ChildStage : uint32_t {
   kFork,
   kExec,
   kSignals,
+  kMaskMoved,     // a path to hide is no longer the (dev, inode) the mask walk saw
 };
 
 struct ChildReport {

@@ -86,6 +86,7 @@ inline constexpr int kLandlockAbiKnown = 7;
 inline constexpr unsigned kOpenTreeClone = 1;
 inline constexpr unsigned kOpenTreeCloexec = 02000000;  // O_CLOEXEC
 inline constexpr unsigned kMoveMountFEmptyPath = 0x00000004;
+inline constexpr unsigned kMoveMountTEmptyPath = 0x00000040;
 inline constexpr uint64_t kMountAttrRdonly = 0x00000001;
 inline constexpr uint64_t kMountAttrNosuid = 0x00000002;
 inline constexpr uint64_t kMountAttrNodev = 0x00000004;

@@ -90,6 +90,46 @@ int BindClone(int fd, const char* path, const char* rel, bool recursive, uint64_
   return err;
 }
 
+// The target of a pinned mask, relative to the new root being built (the
+// cwd): opened without following any symlink or leaving the root, and only
+// when it is still the (dev, inode) and the type the mask walk recorded.
+// Returns the O_PATH fd, or -errno (ESTALE: another file is there).
+int OpenPinnedMaskTarget(const MountOp& op) {
+  struct open_how how = {};
+  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+  int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, op.target + 1, &how, sizeof how));
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return -err;
+  }
+  if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.dir) {
+    ::close(fd);
+    return -ESTALE;
+  }
+  return fd;
+}
+
+// Mounts a clone of the empty mask `source` at `target_fd` (the pinned file
+// itself, so a rename after the check moves nothing under the mask) or, with
+// no fd, at `rel`.
+int BindMask(const char* source, int target_fd, const char* rel, uint64_t attrs) {
+  if (target_fd < 0) return BindClone(-1, source, rel, false, attrs);
+  int tree = OpenTree(AT_FDCWD, source, kabi::kOpenTreeClone | kabi::kOpenTreeCloexec);
+  if (tree < 0) return errno;
+  int err = 0;
+  if (SetAttr(tree, "", AT_EMPTY_PATH, attrs) != 0) err = errno;
+  if (err == 0 && ::syscall(SYS_move_mount, tree, "", target_fd, "",
+                            kabi::kMoveMountFEmptyPath | kabi::kMoveMountTEmptyPath) != 0) {
+    err = errno;
+  }
+  ::close(tree);
+  return err;
+}
+
 int AddRuleAt(int ruleset_fd, const char* rel, uint64_t access) {
   if (ruleset_fd < 0 || access == 0) return 0;
   int fd = ::open(rel, O_PATH | O_CLOEXEC);
@@ -151,7 +191,8 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       continue;
     }
     if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
-    if (op.kind != MountKind::kReadOnly) {
+    // A pinned mask is mounted on the file the walk saw, never on one it makes.
+    if (op.kind != MountKind::kReadOnly && !(op.kind == MountKind::kMask && op.pinned)) {
       if (int err = MakeTarget(rel, op.dir); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
     }
     uint64_t attrs = kabi::kMountAttrNosuid | (op.devices ? 0 : kabi::kMountAttrNodev);
@@ -177,13 +218,19 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
           return Fail(report, ChildStage::kLandlock, err, index);
         }
         break;
-      case MountKind::kMask:
+      case MountKind::kMask: {
         if (MaskMutated(op.target)) break;
         attrs |= kabi::kMountAttrRdonly | kabi::kMountAttrNoexec | kabi::kMountAttrNodev;
-        if (int err = BindClone(-1, op.dir ? kMaskDir : kMaskFile, rel, false, attrs); err != 0) {
-          return Fail(report, ChildStage::kMask, err, index);
+        int target = -1;
+        if (op.pinned) {
+          target = OpenPinnedMaskTarget(op);
+          if (target < 0) return Fail(report, ChildStage::kMaskMoved, -target, index);
         }
+        int err = BindMask(op.dir ? kMaskDir : kMaskFile, target, rel, attrs);
+        if (target >= 0) ::close(target);
+        if (err != 0) return Fail(report, ChildStage::kMask, err, index);
         break;
+      }
       case MountKind::kProc:
         if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
           return Fail(report, ChildStage::kProc, errno, index);

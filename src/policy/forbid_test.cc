@@ -4,6 +4,9 @@
 // budget failing closed).
 #include "policy/forbid.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,7 +99,7 @@ class ForbidExpand : public ::testing::Test {
     scope.visible_roots = {tree_.Join("ws"), tree_.Join("data"), tree_.Join("home")};
     return scope;
   }
-  Result<std::vector<MaskedPath>> Expand(const std::vector<std::string>& patterns) const {
+  Result<ForbidExpansion> Expand(const std::vector<std::string>& patterns) const {
     return ExpandForbidden(patterns, tree_.Join("home"), Scope());
   }
 
@@ -104,44 +107,96 @@ class ForbidExpand : public ::testing::Test {
 };
 
 TEST_F(ForbidExpand, RelativeGlobAppliesUnderEveryUserRootAndOnlyInsideGrants) {
-  Result<std::vector<MaskedPath>> masks = Expand({"**/.env"});
+  Result<ForbidExpansion> masks = Expand({"**/.env"});
   ASSERT_TRUE(masks.ok()) << masks.error().ToString();
-  EXPECT_EQ(Paths(*masks), (std::set<std::string>{tree_.Join("ws/.env"), tree_.Join("ws/app/.env"),
+  EXPECT_EQ(Paths(masks->masks), (std::set<std::string>{tree_.Join("ws/.env"), tree_.Join("ws/app/.env"),
                                                   tree_.Join("data/.env")}));
 }
 
 TEST_F(ForbidExpand, AbsoluteHomeAndDirectoryPatterns) {
-  Result<std::vector<MaskedPath>> masks = Expand({"~/.ssh", tree_.Join("ws/keys"), tree_.Join("outside/.env")});
+  Result<ForbidExpansion> masks = Expand({"~/.ssh", tree_.Join("ws/keys"), tree_.Join("outside/.env")});
   ASSERT_TRUE(masks.ok()) << masks.error().ToString();
   // outside/ is in no grant: it is invisible already and needs no mask.
-  EXPECT_EQ(Paths(*masks), (std::set<std::string>{tree_.Join("home/.ssh/"), tree_.Join("ws/keys/")}));
+  EXPECT_EQ(Paths(masks->masks), (std::set<std::string>{tree_.Join("home/.ssh/"), tree_.Join("ws/keys/")}));
 }
 
 TEST_F(ForbidExpand, AMissingPathNeedsNoMask) {
-  Result<std::vector<MaskedPath>> masks = Expand({tree_.Join("ws/missing"), "**/nothing-like-this"});
+  Result<ForbidExpansion> masks = Expand({tree_.Join("ws/missing"), "**/nothing-like-this"});
   ASSERT_TRUE(masks.ok()) << masks.error().ToString();
-  EXPECT_TRUE(masks->empty());
+  EXPECT_TRUE(masks->masks.empty());
 }
 
 TEST_F(ForbidExpand, AHiddenSymlinkHidesItsTargetInsideTheGrants) {
   tree_.Symlink("ws/link-to-keys", tree_.Join("ws/keys/id.pem"));
-  Result<std::vector<MaskedPath>> masks = Expand({"link-to-keys"});
+  Result<ForbidExpansion> masks = Expand({"link-to-keys"});
   ASSERT_TRUE(masks.ok()) << masks.error().ToString();
-  EXPECT_EQ(Paths(*masks), (std::set<std::string>{tree_.Join("ws/link-to-keys"), tree_.Join("ws/keys/id.pem")}));
+  EXPECT_EQ(Paths(masks->masks), (std::set<std::string>{tree_.Join("ws/link-to-keys"), tree_.Join("ws/keys/id.pem")}));
 }
 
 TEST_F(ForbidExpand, AWalkOverTheBudgetIsAnErrorNotAPartialMask) {
   for (int i = 0; i < 50; ++i) tree_.File("ws/many/f" + std::to_string(i), "x");
   ForbidScope scope = Scope();
   scope.walk_budget = 20;
-  Result<std::vector<MaskedPath>> masks = ExpandForbidden({"**/.env"}, tree_.Join("home"), scope);
+  Result<ForbidExpansion> masks = ExpandForbidden({"**/.env"}, tree_.Join("home"), scope);
   ASSERT_FALSE(masks.ok());
   EXPECT_EQ(masks.error().kind(), ErrorKind::kPolicy);
   EXPECT_NE(masks.error().message().find("narrower"), std::string::npos) << masks.error().ToString();
 }
 
+// Every mask carries the (dev, inode) the walk saw: the child mounts it on
+// that file or refuses.
+TEST_F(ForbidExpand, EveryMaskIsPinnedToTheFileTheWalkSaw) {
+  Result<ForbidExpansion> masks = Expand({"**/.env", "~/.ssh"});
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  ASSERT_FALSE(masks->masks.empty());
+  for (const MaskedPath& mask : masks->masks) {
+    struct stat st;
+    ASSERT_EQ(::lstat(mask.path.c_str(), &st), 0) << mask.path;
+    EXPECT_TRUE(mask.pinned) << mask.path;
+    EXPECT_EQ(mask.id, (FileIdentity{st.st_dev, st.st_ino})) << mask.path;
+  }
+}
+
+// A directory the walk cannot list, where a pattern could match below, is
+// hidden whole and named in a note; one no pattern reaches is left alone.
+// Root reads every directory, so there the file itself is found.
+TEST_F(ForbidExpand, AnUnreadableDirectoryWhereAPatternCouldMatchIsHiddenWhole) {
+  tree_.File("ws/locked/.env", "x");
+  tree_.File("data/closed/other", "x");
+  ASSERT_EQ(::chmod(tree_.Join("ws/locked").c_str(), 0), 0);
+  ASSERT_EQ(::chmod(tree_.Join("data/closed").c_str(), 0), 0);
+  Result<ForbidExpansion> masks = Expand({"**/.env", tree_.Join("ws/app/main.c")});
+  ASSERT_EQ(::chmod(tree_.Join("ws/locked").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(tree_.Join("data/closed").c_str(), 0755), 0);
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  std::set<std::string> expected = {tree_.Join("ws/.env"), tree_.Join("ws/app/.env"), tree_.Join("ws/app/main.c"),
+                                    tree_.Join("data/.env")};
+  if (::geteuid() == 0) {
+    expected.insert(tree_.Join("ws/locked/.env"));
+    EXPECT_TRUE(masks->notes.empty());
+  } else {
+    expected.insert(tree_.Join("ws/locked/"));
+    expected.insert(tree_.Join("data/closed/"));  // `**/.env` could match below it too
+    ASSERT_EQ(masks->notes.size(), 2u);
+    EXPECT_NE(masks->notes[0].find("hidden whole"), std::string::npos) << masks->notes[0];
+  }
+  EXPECT_EQ(Paths(masks->masks), expected);
+}
+
+// A literal pattern walks only its own path: a locked directory beside it
+// is not hidden.
+TEST_F(ForbidExpand, ALiteralPatternDoesNotHideALockedSibling) {
+  tree_.File("ws/locked/x", "x");
+  ASSERT_EQ(::chmod(tree_.Join("ws/locked").c_str(), 0), 0);
+  Result<ForbidExpansion> masks = Expand({tree_.Join("ws/app/.env")});
+  ASSERT_EQ(::chmod(tree_.Join("ws/locked").c_str(), 0755), 0);
+  ASSERT_TRUE(masks.ok()) << masks.error().ToString();
+  EXPECT_EQ(Paths(masks->masks), (std::set<std::string>{tree_.Join("ws/app/.env")}));
+  EXPECT_TRUE(masks->notes.empty());
+}
+
 TEST_F(ForbidExpand, DotDotIsRefusedBeforeAnyWalk) {
-  Result<std::vector<MaskedPath>> masks = Expand({"ws/../outside/.env"});
+  Result<ForbidExpansion> masks = Expand({"ws/../outside/.env"});
   ASSERT_FALSE(masks.ok());
   EXPECT_EQ(masks.error().kind(), ErrorKind::kUsage);
 }

@@ -399,12 +399,15 @@ Result<Policy> PolicyBuilder::Build() const {
   ForbidScope scope;
   scope.user_roots = user_roots;
   for (const PathGrant& grant : policy.grants_) scope.visible_roots.push_back(grant.path.path);
-  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> hidden, ExpandForbidden(patterns, host_.home, scope));
+  CORRAL_ASSIGN_OR_RETURN(ForbidExpansion forbidden, ExpandForbidden(patterns, host_.home, scope));
+  std::vector<MaskedPath> hidden = std::move(forbidden.masks);
+  for (std::string& note : forbidden.notes) policy.notes_.push_back(std::move(note));
   // The credential stores any grant shows, except those --allow-credential
   // names. A store that holds a named credential would hide it (and a mask
   // cannot hold a bind): the store itself must be named.
-  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> stores, ExpandForbidden(credentials, host_.home, scope));
-  for (MaskedPath& store : stores) {
+  CORRAL_ASSIGN_OR_RETURN(ForbidExpansion stores, ExpandForbidden(credentials, host_.home, scope));
+  for (std::string& note : stores.notes) policy.notes_.push_back(std::move(note));
+  for (MaskedPath& store : stores.masks) {
     bool allowed = false;
     for (const std::string& path : allowed_credentials) {
       if (IsWithin(store.path, path)) {
@@ -422,8 +425,21 @@ Result<Policy> PolicyBuilder::Build() const {
                                  [&](const MaskedPath& m) { return IsWithin(mask.path, m.path); });
     if (!duplicate) policy.masks_.push_back(std::move(mask));
   }
+  // A mask inside another is hidden already, and could not be mounted: its
+  // mount point lies in the empty, unreadable directory over its parent
+  // (root's /etc masks under --forbid-read /etc).
   std::sort(policy.masks_.begin(), policy.masks_.end(),
             [](const MaskedPath& a, const MaskedPath& b) { return a.path < b.path; });
+  std::vector<MaskedPath> outermost;
+  for (MaskedPath& mask : policy.masks_) {
+    if (std::any_of(outermost.begin(), outermost.end(), [&](const MaskedPath& outer) {
+          return IsWithin(mask.path, outer.path);
+        })) {
+      continue;
+    }
+    outermost.push_back(std::move(mask));
+  }
+  policy.masks_ = std::move(outermost);
 
   for (size_t i = 0; i < policy.grants_.size(); ++i) {
     CORRAL_INVARIANT(policy.grants_[i].path.path != "/", "no grant covers the whole filesystem");

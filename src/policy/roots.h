@@ -64,6 +64,11 @@ SystemRoots DiscoverSystemRoots();
 struct MaskedPath {
   std::string path;
   bool is_dir = false;
+  // Set when the mask must land on exactly this (dev, inode): the child
+  // opens the target without following symlinks and refuses to run when
+  // another file is there.
+  bool pinned = false;
+  FileIdentity id = {};
 };
 
 // What inside /etc must be masked for a sandbox running as `caller`.

@@ -1,0 +1,222 @@
+#include "policy/forbid_walk.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <linux/openat2.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+namespace corral {
+
+std::vector<std::string> PathSegments(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end > start) out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+PatternProgress::PatternProgress(const PatternSegments& patterns) : patterns_(&patterns) {
+  live_.resize(patterns.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    live_[i].assign(patterns[i].size() + 1, 0);
+    live_[i][0] = 1;
+    Close(i);
+  }
+}
+
+PatternProgress PatternProgress::Step(const std::string& segment) const {
+  PatternProgress next = *this;
+  for (size_t i = 0; i < live_.size(); ++i) {
+    const std::vector<std::string>& pattern = (*patterns_)[i];
+    std::vector<char>& to = next.live_[i];
+    std::fill(to.begin(), to.end(), 0);
+    for (size_t p = 0; p < pattern.size(); ++p) {
+      if (!live_[i][p]) continue;
+      if (pattern[p] == "**") to[p] = 1;
+      else if (::fnmatch(pattern[p].c_str(), segment.c_str(), 0) == 0) to[p + 1] = 1;
+    }
+    next.Close(i);
+  }
+  return next;
+}
+
+bool PatternProgress::Matches() const {
+  for (size_t i = 0; i < live_.size(); ++i) {
+    if (live_[i].back()) return true;
+  }
+  return false;
+}
+
+bool PatternProgress::MayMatchBelow() const {
+  for (const std::vector<char>& live : live_) {
+    if (std::find(live.begin(), live.end() - 1, 1) != live.end() - 1) return true;
+  }
+  return false;
+}
+
+void PatternProgress::Close(size_t i) {
+  const std::vector<std::string>& pattern = (*patterns_)[i];
+  for (size_t p = 0; p < pattern.size(); ++p) {
+    if (live_[i][p] && pattern[p] == "**") live_[i][p + 1] = 1;
+  }
+}
+
+PatternProgress ProgressOf(const PatternSegments& patterns, const std::string& path) {
+  PatternProgress progress(patterns);
+  for (const std::string& segment : PathSegments(path)) progress = progress.Step(segment);
+  return progress;
+}
+
+namespace {
+
+std::string Join(const std::string& dir, const std::string& name) { return dir == "/" ? "/" + name : dir + "/" + name; }
+
+}  // namespace
+
+MaskWalk::MaskWalk(const PatternSegments& patterns, size_t budget) : patterns_(&patterns), budget_(budget) {}
+
+Result<void> MaskWalk::Start() {
+  watch_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (!watch_) return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot watch the walk for moves", "inotify", errno);
+  return {};
+}
+
+Result<bool> MaskWalk::WalkRoot(const std::string& root) {
+  struct open_how how = {};
+  how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, root.c_str(), &how, sizeof how)));
+  struct stat st;
+  if (!fd) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return false;
+    if (errno != EACCES || ::lstat(root.c_str(), &st) != 0) {
+      return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot look for paths to hide", root, errno);
+    }
+    HideWhole(root, st);
+    return true;
+  }
+  if (::fstat(fd.get(), &st) != 0) {
+    return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot look for paths to hide", root, errno);
+  }
+  CORRAL_ASSIGN_OR_RETURN(Visit visit, VisitDir(fd, root, ProgressOf(*patterns_, root)));
+  if (visit == Visit::kHideWhole) HideWhole(root, st);
+  return visit != Visit::kMoved;
+}
+
+Result<bool> MaskWalk::Unmoved() {
+  alignas(struct inotify_event) char buffer[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(watch_.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EAGAIN) return true;
+      if (errno == EINTR) continue;
+      return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot read the walk's watch", "inotify", errno);
+    }
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const struct inotify_event*>(buffer + at);
+      at += static_cast<ssize_t>(sizeof *event + event->len);
+      if (event->mask & IN_Q_OVERFLOW) return false;
+      auto dir = watched_.find(event->wd);
+      if (dir == watched_.end() || event->len == 0) continue;
+      PatternProgress progress = ProgressOf(*patterns_, Join(dir->second, event->name));
+      // A moved or new directory may hold matches; a moved file matters
+      // when its name matches.
+      if (progress.Matches() || ((event->mask & IN_ISDIR) && progress.MayMatchBelow())) return false;
+    }
+  }
+}
+
+Result<MaskWalk::Visit> MaskWalk::VisitDir(const UniqueFd& fd, const std::string& dir, const PatternProgress& progress) {
+  char proc_path[64];
+  std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd.get());
+  int wd = ::inotify_add_watch(watch_.get(), proc_path, IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
+  if (wd < 0) {
+    if (errno == EACCES) return Visit::kHideWhole;  // not readable: not listable either
+    return Error::FromErrno(ErrorKind::kPolicy,
+                            "forbid_read: cannot watch " + dir +
+                                " for moves while looking for paths to hide (is fs.inotify.max_user_watches "
+                                "too low for this tree?)",
+                            "inotify_add_watch", errno);
+  }
+  watched_[wd] = dir;
+  int listing = ::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (listing < 0) {
+    if (errno == EACCES) return Visit::kHideWhole;
+    return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot list", dir, errno);
+  }
+  DIR* stream = ::fdopendir(listing);
+  if (stream == nullptr) {
+    ::close(listing);
+    return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot list", dir, errno);
+  }
+  std::vector<std::string> names;
+  for (;;) {
+    errno = 0;
+    const struct dirent* entry = ::readdir(stream);
+    if (entry == nullptr) {
+      int err = errno;
+      ::closedir(stream);
+      if (err == 0) break;
+      if (err == EACCES) return Visit::kHideWhole;
+      return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot list", dir, err);
+    }
+    std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    if (++seen_ > budget_) {
+      ::closedir(stream);
+      return Error(ErrorKind::kPolicy, "forbid_read: matching the patterns walked more than " +
+                                           std::to_string(budget_) + " entries under " + dir +
+                                           "; use narrower patterns (for example an absolute path)");
+    }
+    names.push_back(std::move(name));
+  }
+  for (const std::string& name : names) {
+    PatternProgress child = progress.Step(name);
+    const bool matches = child.Matches();
+    if (!matches && !child.MayMatchBelow()) continue;
+    std::string path = Join(dir, name);
+    struct stat st;
+    if (::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) return Visit::kMoved;  // listed, and gone
+      if (errno == EACCES) return Visit::kHideWhole;  // listable, not searchable
+      return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot inspect", path, errno);
+    }
+    if (matches) {
+      found_.push_back({path, S_ISDIR(st.st_mode), true, {st.st_dev, st.st_ino}});
+      continue;  // the whole subtree is hidden already
+    }
+    if (!S_ISDIR(st.st_mode)) continue;
+    UniqueFd sub(::openat(fd.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!sub) {
+      if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return Visit::kMoved;
+      return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot open", path, errno);
+    }
+    struct stat opened;
+    if (::fstat(sub.get(), &opened) != 0) {
+      return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot inspect", path, errno);
+    }
+    if (opened.st_dev != st.st_dev || opened.st_ino != st.st_ino) return Visit::kMoved;
+    CORRAL_ASSIGN_OR_RETURN(Visit visit, VisitDir(sub, path, child));
+    if (visit == Visit::kMoved) return visit;
+    if (visit == Visit::kHideWhole) HideWhole(path, st);
+  }
+  return Visit::kListed;
+}
+
+void MaskWalk::HideWhole(const std::string& path, const struct stat& st) {
+  found_.push_back({path, true, true, {st.st_dev, st.st_ino}});
+  hidden_whole_.push_back(path);
+}
+
+}  // namespace corral

@@ -1,0 +1,118 @@
+// forbid_read against a workspace that changes under corral: a directory the
+// mask walk cannot read, a concurrent run renaming the tree while the walk
+// runs, and a pattern that hides a whole system tree. Each is judged from
+// outside: the secret's bytes are not in anything the runs printed.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <string>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+constexpr int kExitPolicy = 77;
+
+class ForbidRace : public SandboxTest {
+ protected:
+  void ExpectSecretAbsent(const Outcome& outcome) {
+    EXPECT_EQ(outcome.out.find(secret_), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(outcome.err.find(secret_), std::string::npos) << outcome.Describe();
+  }
+
+  const std::string secret_ = RandomToken("DOTENV");
+};
+
+// A directory the walk cannot list is hidden whole: the next run cannot open
+// it up again and read what the walk never saw.
+TEST_F(ForbidRace, ADirectoryTheWalkCannotReadIsHiddenWhole) {
+  workspace_.Write("sub/.env", secret_ + "\n");
+  Outcome lock = RunIn({}, {"chmod", "000", "sub"});
+  ASSERT_EQ(lock.exit_code, 0) << lock.Describe();
+  Outcome read = RunIn({"--forbid-read", "**/.env"}, {"sh", "-c", "chmod 755 sub; cat sub/.env"});
+  EXPECT_EQ(read.exit_code, 1) << read.Describe();  // the run started, and cat failed
+  ExpectSecretAbsent(read);
+  ASSERT_EQ(::chmod((workspace_ / "sub").c_str(), 0755), 0);
+  EXPECT_EQ(ReadFile(workspace_ / "sub/.env"), secret_ + "\n");  // nothing was lost either
+}
+
+// explain says why a directory is hidden whole.
+TEST_F(ForbidRace, ExplainSaysAnUnreadableDirectoryIsHiddenWhole) {
+  workspace_.Write("sub/.env", secret_ + "\n");
+  Outcome lock = RunIn({}, {"chmod", "000", "sub"});
+  ASSERT_EQ(lock.exit_code, 0) << lock.Describe();
+  Outcome explain = Corral({"explain", "--forbid-read", "**/.env", "--", "true"});
+  ASSERT_EQ(::chmod((workspace_ / "sub").c_str(), 0755), 0);
+  EXPECT_EQ(explain.exit_code, 0) << explain.Describe();
+  if (::geteuid() != 0) {
+    EXPECT_NE(explain.out.find(workspace_ / "sub"), std::string::npos) << explain.Describe();
+    EXPECT_NE(explain.out.find("could not be read"), std::string::npos) << explain.Describe();
+  } else {
+    // root reads every directory: the file itself is hidden, not its parent.
+    EXPECT_EQ(explain.out.find("could not be read"), std::string::npos) << explain.Describe();
+  }
+}
+
+// One run renames sub <-> sub2 as fast as it can; the other runs, each with
+// --forbid-read '**/.env', try to read the secret under both names. Every run
+// either reads the control file and not the secret, or is refused because
+// the tree moved.
+TEST_F(ForbidRace, ARenameRacerNeverRevealsTheSecret) {
+  workspace_.Write("sub/.env", secret_ + "\n");
+  const std::string control = RandomToken("VISIBLE");
+  workspace_.Write("visible.txt", control + "\n");
+  Process racer(ProbeArgv("rename_swap", {"sub", "sub2", "3000"}), Defaults({}));
+  int runs = 0, refused = 0;
+  const auto end = std::chrono::steady_clock::now() + 2500ms;
+  while (std::chrono::steady_clock::now() < end) {
+    Outcome read = RunIn({"--forbid-read", "**/.env"}, {"sh", "-c", "cat visible.txt; cat sub/.env sub2/.env"});
+    ++runs;
+    ExpectSecretAbsent(read);
+    if (read.exit_code == kExitPolicy) {
+      ++refused;
+      EXPECT_NE(read.err.find("moved"), std::string::npos) << read.Describe();
+    } else {
+      EXPECT_NE(read.out.find(control), std::string::npos) << read.Describe();
+    }
+    if (HasFailure()) break;
+  }
+  const Outcome& raced = racer.Wait();
+  EXPECT_EQ(raced.exit_code, kProbeEscaped) << raced.Describe();  // the racer did rename
+  EXPECT_GT(runs, 5);
+  std::printf("%d runs, %d refused because the tree moved\n", runs, refused);
+}
+
+// Without the racer the same runs start and hide the file.
+TEST_F(ForbidRace, ControlWithoutARacerTheRunStartsAndHidesTheFile) {
+  workspace_.Write("sub/.env", secret_ + "\n");
+  Outcome read = RunIn({"--forbid-read", "**/.env"}, {"sh", "-c", "cat sub/.env"});
+  EXPECT_EQ(read.exit_code, 1) << read.Describe();
+  ExpectSecretAbsent(read);
+}
+
+// Hiding /etc itself starts (as root, /etc's root-only files are masks of
+// their own, which lie inside it) and hides it.
+TEST_F(ForbidRace, ForbidReadOfEtcStartsAndHidesIt) {
+  ASSERT_NE(ReadFile("/etc/passwd").value_or("").find("root:x:0:0"), std::string::npos);
+  Outcome outcome = RunIn({"--forbid-read", "/etc"}, {"sh", "-c", "echo started; cat /etc/passwd; ls -a /etc"});
+  EXPECT_NE(outcome.out.find("started"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find("root:x:0:0"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find("passwd"), std::string::npos) << outcome.Describe();
+}
+
+// Hiding a directory that holds protected files (.git/config, which the
+// sandbox otherwise binds read-only) starts and hides them: nothing is
+// mounted inside a hidden directory.
+TEST_F(ForbidRace, ForbidReadOfADirectoryWithProtectedFilesStartsAndHidesIt) {
+  workspace_.Write(".git/config", "[core]\n\t# " + secret_ + "\n");
+  workspace_.Mkdir(".git/hooks");
+  Outcome outcome = RunIn({"--forbid-read", ".git"}, {"sh", "-c", "echo started; cat .git/config"});
+  EXPECT_NE(outcome.out.find("started"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.Describe();
+  ExpectSecretAbsent(outcome);
+  EXPECT_NE(ReadFile(workspace_ / ".git/config").value_or("").find(secret_), std::string::npos);
+}
+
+}  // namespace
+}  // namespace corral_it
