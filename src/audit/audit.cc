@@ -147,7 +147,10 @@ void AuditTrail::Record(const AuditEvent& event) const {
   line["ts"] = Timestamp();
   line["run"] = run_id_;
   line.update(event.json());
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // ASCII only: a path or a program name with a C1 control (U+0080-U+009F)
+  // in it reaches the file or the terminal as \u escapes, never raw; bytes
+  // that are not UTF-8 become U+FFFD.
+  std::string text = line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
   const char* data = text.data();
   size_t left = text.size();
   while (left > 0) {

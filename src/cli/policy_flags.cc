@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "base/terminal.h"
+
 namespace corral::cli {
 namespace {
 
@@ -128,18 +130,8 @@ bool SplitAtSeparator(int argc, char** argv, std::vector<std::string>* before, s
 
 void PrintError(const std::string& message) {
   // Messages quote paths and values from files a repository controls: a
-  // terminal escape in them is shown, never sent.
-  std::string safe;
-  for (unsigned char c : message) {
-    if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      safe += hex;
-    } else {
-      safe += static_cast<char>(c);
-    }
-  }
-  std::fprintf(stderr, "corral: %s\n", safe.c_str());
+  // terminal escape in them (C0 or C1) is shown, never sent.
+  std::fprintf(stderr, "corral: %s\n", EscapeControls(message).c_str());
 }
 
 }  // namespace corral::cli
