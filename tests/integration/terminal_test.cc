@@ -1,11 +1,93 @@
 // TIOCSTI on a pty the test owns: a denial means no byte reached the pty's
 // input queue (read on the slave) and nothing was echoed (read on the master).
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstring>
+
 #include "harness.h"
 
 namespace corral_it {
 namespace {
 
 using TerminalEscape = SandboxTest;
+
+// A terminal's lasting state, read from outside the sandbox.
+struct TerminalSnapshot {
+  struct termios modes = {};
+  int line_discipline = -1;
+  int exclusive = -1;
+  bool output_flows = false;
+
+  static TerminalSnapshot Of(int fd) {
+    TerminalSnapshot snapshot;
+    EXPECT_EQ(::tcgetattr(fd, &snapshot.modes), 0);
+    EXPECT_EQ(::ioctl(fd, TIOCGETD, &snapshot.line_discipline), 0);
+    EXPECT_EQ(::ioctl(fd, TIOCGEXCL, &snapshot.exclusive), 0);
+    // Stopped output makes a non-blocking write take nothing.
+    int writer = ::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    EXPECT_GE(writer, 0);
+    snapshot.output_flows = ::write(writer, "", 0) == 0 && ::write(writer, ".", 1) == 1;
+    ::close(writer);
+    return snapshot;
+  }
+  // What differs from `before`, or "" when nothing does.
+  std::string Changes(const TerminalSnapshot& before) const {
+    std::string changes;
+    if (modes.c_iflag != before.modes.c_iflag) changes += "c_iflag ";
+    if (modes.c_oflag != before.modes.c_oflag) changes += "c_oflag ";
+    if (modes.c_cflag != before.modes.c_cflag) changes += "c_cflag ";
+    if (modes.c_lflag != before.modes.c_lflag) changes += "c_lflag ";
+    if (std::memcmp(modes.c_cc, before.modes.c_cc, sizeof modes.c_cc) != 0) changes += "c_cc ";
+    if (line_discipline != before.line_discipline) changes += "line discipline " + std::to_string(line_discipline) + " ";
+    if (exclusive != before.exclusive) changes += "exclusive mode ";
+    if (output_flows != before.output_flows) changes += "output stopped ";
+    return changes;
+  }
+};
+
+// `stty -echo` inside leaves the user's terminal with echo on.
+TEST_F(TerminalEscape, SttyInsideDoesNotOutliveTheRun) {
+  Pty pty;
+  TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
+  ASSERT_NE(before.modes.c_lflag & ECHO, 0u);
+  SpawnOptions options;
+  options.stdin_fd = pty.slave();
+  Outcome outcome = RunIn({}, {"stty", "-echo", "raw"}, options);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "");
+}
+
+// termios, exclusive mode, stopped output and the line discipline, each
+// changed by a probe on the terminal it was given: after corral, the
+// terminal is as it was. Outside corral the same probe does change them all.
+TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
+  {
+    Pty bare;
+    TerminalSnapshot before = TerminalSnapshot::Of(bare.slave());
+    SpawnOptions options;
+    options.stdin_fd = bare.slave();
+    Outcome control = Execute({ProbePath("tty_state")}, options);
+    EXPECT_EQ(control.exit_code, kProbeEscaped) << control.Describe();
+    int line_discipline = -1, exclusive = -1;
+    EXPECT_EQ(::ioctl(bare.slave(), TIOCGETD, &line_discipline), 0);
+    EXPECT_EQ(line_discipline, 27);  // N_NULL, where termios cannot even be read
+    EXPECT_EQ(::ioctl(bare.slave(), TIOCGEXCL, &exclusive), 0);
+    EXPECT_EQ(exclusive, 1);
+    int n_tty = 0;
+    ASSERT_EQ(::ioctl(bare.slave(), TIOCSETD, &n_tty), 0);
+    EXPECT_EQ(TerminalSnapshot::Of(bare.slave()).Changes(before), "c_lflag exclusive mode output stopped ");
+  }
+  Pty pty;
+  TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
+  SpawnOptions options;
+  options.stdin_fd = pty.slave();
+  Outcome outcome = Probe("tty_state", {}, {}, options);
+  EXPECT_PROBE_BLOCKED(outcome);  // TIOCEXCL and TIOCSETD were denied
+  EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
+}
 
 // The first C1 control in `text` that a terminal could obey, described, or
 // "" when there is none: a byte 0x80-0x9f that is not part of a valid UTF-8
