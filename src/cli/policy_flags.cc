@@ -38,6 +38,9 @@ void PolicyFlags::Register(CLI::App& app) {
   app.add_option("--home", home, "isolated (default: an empty $HOME) or real (read-only, credentials hidden)")
       ->type_name("MODE")
       ->check(CLI::IsMember({"isolated", "real"}));
+  app.add_option("--tmpfs-size", tmpfs_size,
+                 "cap /tmp and $HOME at SIZE each, /dev/shm at a quarter of it (host memory; default 1g)")
+      ->type_name("SIZE");
   app.add_flag("--best-effort", best_effort,
                "DANGEROUS: run even when the host cannot enforce every mechanism; the report and audit "
                "trail say what was dropped");
@@ -59,7 +62,7 @@ void PolicyFlags::Register(CLI::App& app) {
 
 bool PolicyFlags::Any() const {
   return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_env.empty() ||
-         !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode ||
+         !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode || tmpfs_size ||
          acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
          profile_ceiling;
 }
@@ -88,6 +91,11 @@ Result<RunRequest> PolicyFlags::ToRequest() const {
   if (mode) o.mode = ParseMode(*mode);
   o.acknowledge_danger = acknowledge_danger;
   if (home) o.home = *home == "real" ? HomeMode::kReal : HomeMode::kIsolated;
+  if (tmpfs_size) {
+    Result<uint64_t> bytes = ParseTmpfsSize(*tmpfs_size);
+    if (!bytes.ok()) return Error(ErrorKind::kUsage, "--tmpfs-size: " + bytes.error().message());
+    o.tmpfs_size = *bytes;
+  }
   request.no_config = no_config;
   request.user_config = config;
   if (config && no_config) return Error(ErrorKind::kUsage, "--config and --no-config cannot be combined");
