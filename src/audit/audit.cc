@@ -145,7 +145,9 @@ Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
   }
   if (st.st_uid != ::geteuid()) return refuse("it belongs to uid " + std::to_string(st.st_uid) + ", not to you");
   int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) return refuse("cannot set it up", "fcntl", errno);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return refuse("cannot set it up", "fcntl", errno);
+  }
   // The path of what was opened, not of what was typed: a relative path or
   // one through a symlinked directory names the same file canonically.
   char resolved[PATH_MAX];

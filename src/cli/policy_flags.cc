@@ -62,8 +62,8 @@ void PolicyFlags::Register(CLI::App& app) {
 
 bool PolicyFlags::Any() const {
   return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_env.empty() ||
-         !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode || tmpfs_size ||
-         acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
+         !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode ||
+         tmpfs_size || acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
          profile_ceiling;
 }
 

@@ -115,7 +115,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   symlink("/dev/stdin", "/proc/self/fd/0");
   symlink("/dev/stdout", "/proc/self/fd/1");
   symlink("/dev/stderr", "/proc/self/fd/2");
-  tmpfs("/dev/shm", plan.Intern(ShmTmpfsOptions(policy.tmpfs_size(), "1777")), LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), false);
+  // /tmp, $HOME and /dev/shm hold host memory: each is capped (policy/tmpfs_size.h).
+  tmpfs("/dev/shm", plan.Intern(ShmTmpfsOptions(policy.tmpfs_size(), "1777")),
+        LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), false);
 
   MountOp proc;
   proc.kind = MountKind::kProc;
@@ -134,8 +136,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     }
   }
 
-  // /tmp, $HOME and /dev/shm hold host memory: each is capped (policy/tmpfs_size.h).
-  if (!CoveredByGrant(policy, "/tmp")) tmpfs("/tmp", plan.Intern(TmpfsOptions(policy.tmpfs_size(), "1777")), everything, false);
+  if (!CoveredByGrant(policy, "/tmp")) {
+    tmpfs("/tmp", plan.Intern(TmpfsOptions(policy.tmpfs_size(), "1777")), everything, false);
+  }
   const std::string& home = policy.home();
   if (home != "/" && !CoveredByGrant(policy, home) && !IsWithin(home, "/dev") &&
       !IsWithin(home, "/proc")) {

@@ -95,7 +95,9 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       else if (value == "real") spec.home = HomeMode::kReal;
       else return Bad(key, "expected \"isolated\" or \"real\"");
     } else if (key == "tmpfs_size") {
-      if (!value.is_number_unsigned() || value.get<uint64_t>() < kMinTmpfsSize || value.get<uint64_t>() > kMaxTmpfsSize) {
+      bool in_range = value.is_number_unsigned() && value.get<uint64_t>() >= kMinTmpfsSize &&
+                      value.get<uint64_t>() <= kMaxTmpfsSize;
+      if (!in_range) {
         return Bad(key, "expected a number of bytes between " + TmpfsSizeText(kMinTmpfsSize) + " and " +
                             TmpfsSizeText(kMaxTmpfsSize));
       }

@@ -43,7 +43,9 @@ struct TerminalSnapshot {
     if (modes.c_cflag != before.modes.c_cflag) changes += "c_cflag ";
     if (modes.c_lflag != before.modes.c_lflag) changes += "c_lflag ";
     if (std::memcmp(modes.c_cc, before.modes.c_cc, sizeof modes.c_cc) != 0) changes += "c_cc ";
-    if (line_discipline != before.line_discipline) changes += "line discipline " + std::to_string(line_discipline) + " ";
+    if (line_discipline != before.line_discipline) {
+      changes += "line discipline " + std::to_string(line_discipline) + " ";
+    }
     if (exclusive != before.exclusive) changes += "exclusive mode ";
     if (output_flows != before.output_flows) changes += "output stopped ";
     return changes;

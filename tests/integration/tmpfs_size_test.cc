@@ -12,14 +12,18 @@ namespace {
 
 constexpr uint64_t kMiB = 1024ull * 1024;
 
+// (bytes, inodes) of each of /tmp, $HOME and /dev/shm.
+using Caps = std::vector<std::pair<uint64_t, uint64_t>>;
+
 class TmpfsSize : public SandboxTest {
  protected:
   // "SIZE INODES" of each of /tmp, $HOME and /dev/shm, one line each, as
   // statfs reports them inside.
-  std::vector<std::pair<uint64_t, uint64_t>> Sizes(const std::vector<std::string>& flags) {
-    Outcome outcome = RunIn(flags, {"sh", "-c", "for d in /tmp \"$HOME\" /dev/shm; do stat -f -c '%b %S %c' \"$d\"; done"});
+  Caps Sizes(const std::vector<std::string>& flags) {
+    Outcome outcome =
+        RunIn(flags, {"sh", "-c", "for d in /tmp \"$HOME\" /dev/shm; do stat -f -c '%b %S %c' \"$d\"; done"});
     EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
-    std::vector<std::pair<uint64_t, uint64_t>> sizes;
+    Caps sizes;
     std::istringstream lines(outcome.out);
     uint64_t blocks = 0, block_size = 0, inodes = 0;
     while (lines >> blocks >> block_size >> inodes) sizes.emplace_back(blocks * block_size, inodes);
@@ -33,14 +37,12 @@ class TmpfsSize : public SandboxTest {
 };
 
 TEST_F(TmpfsSize, EachPrivateTmpfsIsCappedByDefault) {
-  using Sizes_ = std::vector<std::pair<uint64_t, uint64_t>>;
-  EXPECT_EQ(Sizes({}), (Sizes_{{1024 * kMiB, 131072}, {1024 * kMiB, 131072}, {256 * kMiB, 32768}}));
+  EXPECT_EQ(Sizes({}), (Caps{{1024 * kMiB, 131072}, {1024 * kMiB, 131072}, {256 * kMiB, 32768}}));
 }
 
 TEST_F(TmpfsSize, TheFlagSetsTheCap) {
-  using Sizes_ = std::vector<std::pair<uint64_t, uint64_t>>;
-  EXPECT_EQ(Sizes({"--tmpfs-size", "64m"}), (Sizes_{{64 * kMiB, 8192}, {64 * kMiB, 8192}, {16 * kMiB, 2048}}));
-  EXPECT_EQ(Sizes({"--tmpfs-size", "2g"}), (Sizes_{{2048 * kMiB, 262144}, {2048 * kMiB, 262144}, {512 * kMiB, 65536}}));
+  EXPECT_EQ(Sizes({"--tmpfs-size", "64m"}), (Caps{{64 * kMiB, 8192}, {64 * kMiB, 8192}, {16 * kMiB, 2048}}));
+  EXPECT_EQ(Sizes({"--tmpfs-size", "2g"}), (Caps{{2048 * kMiB, 262144}, {2048 * kMiB, 262144}, {512 * kMiB, 65536}}));
 }
 
 // A write past the cap fails with ENOSPC inside; under a larger cap the same
@@ -57,9 +59,8 @@ TEST_F(TmpfsSize, AWritePastTheCapFailsWithNoSpace) {
 
 TEST_F(TmpfsSize, TheConfigKeySetsTheCapAndTheFlagOverridesIt) {
   config_.Write("corral/config.toml", "[sandbox]\ntmpfs_size = \"32m\"\n");
-  using Sizes_ = std::vector<std::pair<uint64_t, uint64_t>>;
-  EXPECT_EQ(Sizes({}), (Sizes_{{32 * kMiB, 4096}, {32 * kMiB, 4096}, {8 * kMiB, 1024}}));
-  EXPECT_EQ(Sizes({"--tmpfs-size", "64m"}), (Sizes_{{64 * kMiB, 8192}, {64 * kMiB, 8192}, {16 * kMiB, 2048}}));
+  EXPECT_EQ(Sizes({}), (Caps{{32 * kMiB, 4096}, {32 * kMiB, 4096}, {8 * kMiB, 1024}}));
+  EXPECT_EQ(Sizes({"--tmpfs-size", "64m"}), (Caps{{64 * kMiB, 8192}, {64 * kMiB, 8192}, {16 * kMiB, 2048}}));
   Outcome explained = Corral({"explain", "--", "true"});
   EXPECT_NE(explained.out.find("32m each for /tmp and $HOME, 8m for /dev/shm"), std::string::npos)
       << explained.Describe();
