@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,8 +120,34 @@ AuditTrail AuditTrail::ToStderr() { return AuditTrail(STDERR_FILENO, UniqueFd())
 AuditTrail AuditTrail::Discard() { return AuditTrail(-1, UniqueFd()); }
 
 Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd) return Error::FromErrno(ErrorKind::kUsage, "--audit " + path + ": cannot open", "open", errno);
+  auto refuse = [&](const std::string& why, const char* syscall = nullptr, int err = 0) -> Error {
+    std::string message = "--audit " + path + ": " + why + "; nothing was run";
+    Error error = syscall != nullptr ? Error::FromErrno(ErrorKind::kUsage, message, syscall, err)
+                                     : Error(ErrorKind::kUsage, message);
+    return std::move(error).WithCode("audit_file_refused");
+  };
+  // Never through a symlink, never blocking on a FIFO, never taking a
+  // terminal: what is opened is judged by fstat before anything is written.
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+                     0600));
+  if (!fd) {
+    int err = errno;
+    if (err == ELOOP) return refuse("it is a symlink; name the file itself", "open", err);
+    return refuse("cannot open it", "open", err);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return refuse("cannot examine it", "fstat", errno);
+  if (!S_ISREG(st.st_mode)) return refuse("it is not a regular file");
+  // A second name is a way to rewrite the trail that no check of this name
+  // sees (a hard link a sandboxed command made in its workspace).
+  if (st.st_nlink != 1) {
+    return refuse("it has " + std::to_string(st.st_nlink) + " hard links; the trail must have exactly one name");
+  }
+  if (st.st_uid != ::geteuid()) return refuse("it belongs to uid " + std::to_string(st.st_uid) + ", not to you");
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return refuse("cannot set it up", "fcntl", errno);
+  }
   // The path of what was opened, not of what was typed: a relative path or
   // one through a symlinked directory names the same file canonically.
   char resolved[PATH_MAX];
@@ -147,7 +174,10 @@ void AuditTrail::Record(const AuditEvent& event) const {
   line["ts"] = Timestamp();
   line["run"] = run_id_;
   line.update(event.json());
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // ASCII only: a path or a program name with a C1 control (U+0080-U+009F)
+  // in it reaches the file or the terminal as \u escapes, never raw; bytes
+  // that are not UTF-8 become U+FFFD.
+  std::string text = line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
   const char* data = text.data();
   size_t left = text.size();
   while (left > 0) {

@@ -56,9 +56,14 @@ class AuditTrail {
  public:
   // A trail writing to stderr (fd 2).
   static AuditTrail ToStderr();
-  // Appends to `path` (created 0600). The file is named afterwards by its
-  // canonical path (file()), so it can be kept out of a sandbox's reach
-  // however `path` was spelled (relative, through a symlinked directory).
+  // Appends to `path` (created 0600). Refused (code audit_file_refused) when
+  // `path` is a symlink, or what it opens is not a regular file, has more
+  // than one hard link or is not the caller's: checked on the open file, so
+  // no rename between check and use changes the answer. The file is named
+  // afterwards by its canonical path (file()), so it can be kept out of a
+  // sandbox's reach however `path` was spelled (relative, through a
+  // symlinked directory): a run refuses a trail inside one of its writable
+  // grants (cli/run.cc).
   static Result<AuditTrail> ToFile(const std::string& path);
   // A trail that writes nowhere (for tests and embedders with their own sink).
   static AuditTrail Discard();

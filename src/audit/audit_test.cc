@@ -4,6 +4,7 @@
 #include "audit/audit.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,23 @@ TEST(AuditTrail, RefusesASymlinkedFile) {
   Result<AuditTrail> trail = AuditTrail::ToFile(tree.Join("audit.jsonl"));
   ASSERT_FALSE(trail.ok());
   EXPECT_NE(trail.error().message().find("--audit"), std::string::npos);
+}
+
+// What a command could rewrite through another name, or what is not a file
+// at all, is refused with the one code, before anything is written.
+TEST(AuditTrail, RefusesASecondLinkADirectoryAndAFifo) {
+  TestTree tree;
+  std::string linked = tree.File("linked.jsonl", "");
+  ASSERT_EQ(::link(linked.c_str(), tree.Join("other").c_str()), 0);
+  std::string fifo = tree.Join("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::mkdir(tree.Join("dir").c_str(), 0700), 0);
+  for (const std::string& path : {linked, fifo, tree.Join("dir")}) {
+    Result<AuditTrail> trail = AuditTrail::ToFile(path);
+    ASSERT_FALSE(trail.ok()) << path;
+    EXPECT_EQ(trail.error().code(), "audit_file_refused") << path;
+  }
+  EXPECT_EQ(TestTree::Read(linked), "");
 }
 
 TEST(AuditTrail, RunIdsDifferAcrossTrails) {

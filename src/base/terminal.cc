@@ -32,6 +32,34 @@ size_t SkipString(std::string_view text, size_t start) {
 
 bool IsStringIntroducer(char c) { return c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_'; }
 
+// The length of the valid UTF-8 sequence at `i` (2 to 4) and its code point,
+// or 0 when the bytes there are not one.
+size_t Utf8Sequence(std::string_view text, size_t i, char32_t* code_point) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char lead = byte(i);
+  size_t length = 0;
+  if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+  if (lead >= 0xe0 && lead <= 0xef) length = 3;
+  if (lead >= 0xf0 && lead <= 0xf4) length = 4;
+  if (length == 0 || i + length > text.size()) return 0;
+  char32_t value = lead & (0x7f >> length);
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    value = (value << 6) | (byte(i + k) & 0x3f);
+  }
+  constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (value < kSmallest[length] || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) return 0;
+  *code_point = value;
+  return length;
+}
+
+void AppendHex(std::string& out, const char* prefix, unsigned value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += prefix;
+  out += kHex[(value >> 4) & 0xf];
+  out += kHex[value & 0xf];
+}
+
 }  // namespace
 
 std::string StripANSI(std::string_view text) {
@@ -59,6 +87,37 @@ std::string StripANSI(std::string_view text) {
       i += 2;
     } else {
       ++i;  // ESC before a control or non-ASCII byte (or another ESC): drop the ESC only
+    }
+  }
+  return out;
+}
+
+std::string EscapeControls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      AppendHex(out, "\\x", byte);
+      ++i;
+      continue;
+    }
+    if (byte < 0x80) {
+      out += text[i++];
+      continue;
+    }
+    char32_t code_point = 0;
+    size_t length = Utf8Sequence(text, i, &code_point);
+    if (length == 0) {
+      AppendHex(out, "\\x", byte);
+      ++i;
+    } else if (code_point <= 0x9f) {
+      AppendHex(out, "\\u00", static_cast<unsigned>(code_point));
+      i += length;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
     }
   }
   return out;

@@ -1,4 +1,5 @@
-// Terminal sanitising for tool output that a model or a log will read.
+// Terminal sanitising: for tool output that a model or a log will read, and
+// for the messages corral itself prints about paths and commands.
 //
 // Raw PTY output carries escape sequences that colour text, move the cursor,
 // set the window title or talk to the terminal itself. StripANSI removes them
@@ -23,9 +24,16 @@
 // ends the CSI as malformed and is kept. A lone ESC before a control byte or
 // a non-ASCII byte is dropped and that byte kept.
 //
-// Security: these functions are for displaying output, not for vetting
-// commands: text shown to a person who must approve it should show control
-// bytes (see the approval prompt), never strip them.
+// EscapeControls is the other way round: it keeps every byte visible and
+// makes none of them a control. A path or a command a repository chose goes
+// through it before it reaches a terminal, so a name with ESC [ or a C1 CSI
+// (0x9b) in it is shown as text, never obeyed.
+//
+//   std::fputs(EscapeControls(message).c_str(), stderr);
+//
+// Security: StripANSI and NormalizeText are for displaying output, not for
+// vetting commands: text shown to a person who must approve it should show
+// control bytes (EscapeControls), never strip them.
 #pragma once
 
 #include <string>
@@ -38,5 +46,16 @@ std::string StripANSI(std::string_view text);
 
 // CRLF and bare CR become LF; BEL (0x07) is dropped. Nothing else changes.
 std::string NormalizeText(std::string_view text);
+
+// `text` with every control shown as an escape, and nothing else changed:
+//   C0 (0x00-0x1f) and DEL (0x7f)              -> \xNN
+//   a byte that is not part of valid UTF-8      -> \xNN (so a raw C1 byte
+//     such as 0x9b, which a terminal not in UTF-8 mode obeys as CSI)
+//   a UTF-8 character U+0080-U+009F (the C1 controls, which a terminal in
+//     UTF-8 mode may obey)                       -> \u00NN
+// Valid UTF-8 outside the C1 range passes unchanged (overlong forms,
+// surrogates and code points above U+10FFFF are not valid). Backslashes are
+// not doubled: callers that need an unambiguous form double them first.
+std::string EscapeControls(std::string_view text);
 
 }  // namespace corral

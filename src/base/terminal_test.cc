@@ -85,6 +85,52 @@ TEST(TerminalNormalizeText, Table) {
   }
 }
 
+TEST(TerminalEscapeControls, Table) {
+  const Case cases[] = {
+      {"plain", "src/main.cc", "src/main.cc"},
+      {"empty", "", ""},
+      {"c0 and del", std::string("a\nb\x1b[2J\x7f\0", 9), "a\\x0ab\\x1b[2J\\x7f\\x00"},
+      {"raw c1 csi and osc", "dir\x9b" "31m\x9d" "0;t", "dir\\x9b31m\\x9d0;t"},
+      {"every raw c1 byte", "\x80\x9f", "\\x80\\x9f"},
+      {"utf8 c1 csi", "a\xc2\x9b" "b", "a\\u009bb"},
+      {"utf8 c1 range ends", "\xc2\x80\xc2\x9f", "\\u0080\\u009f"},
+      {"utf8 after c1 passes", "caf\xc3\xa9 \xc2\xa0 \xe2\x9c\x93 \xf0\x9f\x90\x8e",
+       "caf\xc3\xa9 \xc2\xa0 \xe2\x9c\x93 \xf0\x9f\x90\x8e"},
+      {"overlong esc", "\xc0\x9b", "\\xc0\\x9b"},
+      {"overlong three bytes", "\xe0\x82\x9b", "\\xe0\\x82\\x9b"},
+      {"surrogate", "\xed\xa0\x80", "\\xed\\xa0\\x80"},
+      {"above u+10ffff", "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},
+      {"truncated sequence", "\xe2\x9c", "\\xe2\\x9c"},
+      {"lead then c1 byte", "\xe2\x9b" "x", "\\xe2\\x9bx"},
+      {"latin-1 bytes", "\xe9t\xe9", "\\xe9t\\xe9"},
+      {"backslash kept", "a\\b", "a\\b"},
+  };
+  for (const Case& test : cases) {
+    EXPECT_EQ(EscapeControls(test.input), test.want) << test.name;
+  }
+}
+
+// Whatever the bytes, the result holds no control: no C0 or DEL, no byte of
+// invalid UTF-8, no U+0080-U+009F.
+TEST(TerminalEscapeControls, NoControlSurvivesAnyByte) {
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) {
+      std::string input = {static_cast<char>(a), static_cast<char>(b), 'x'};
+      std::string out = EscapeControls(input);
+      for (size_t i = 0; i < out.size(); ++i) {
+        auto byte = static_cast<unsigned char>(out[i]);
+        ASSERT_FALSE(byte < 0x20 || byte == 0x7f) << a << " " << b;
+        if (byte == 0xc2 && i + 1 < out.size()) {
+          ASSERT_FALSE(static_cast<unsigned char>(out[i + 1]) <= 0x9f) << a << " " << b;
+        }
+        if (byte >= 0x80 && byte <= 0x9f) {
+          ASSERT_TRUE(i > 0 && static_cast<unsigned char>(out[i - 1]) >= 0xa0) << a << " " << b;
+        }
+      }
+    }
+  }
+}
+
 TEST(TerminalSanitise, StripThenNormalize) {
   EXPECT_EQ(NormalizeText(StripANSI("\x1b[32mok\x1b[0m\r\n\x1b]0;t\x07" "done\x07\r")), "ok\ndone\n");
 }

@@ -8,6 +8,7 @@
 #include "confine/detect.h"
 #include "confine/plan.h"
 #include "exec/exit_codes.h"
+#include "policy/tmpfs_size.h"
 
 namespace corral::cli {
 namespace {
@@ -62,6 +63,9 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   std::printf("private      /tmp%s, $HOME=%s (empty), minimal /dev, fresh /proc\n",
               policy["private"]["tmp"].get<bool>() ? "" : " (granted instead)",
               policy["private"]["home"].get<std::string>().c_str());
+  std::printf("tmpfs size   %s each for /tmp and $HOME, %s for /dev/shm (host memory; --tmpfs-size)\n",
+              TmpfsSizeText(policy["private"]["tmpfs_size"].get<uint64_t>()).c_str(),
+              TmpfsSizeText(policy["private"]["shm_size"].get<uint64_t>()).c_str());
   std::printf("network      %s\n", policy["network"].get<std::string>().c_str());
   std::string env;
   for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + name.get<std::string>();

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "base/terminal.h"
+
 namespace corral::cli {
 namespace {
 
@@ -40,6 +42,9 @@ void PolicyFlags::Register(CLI::App& app) {
   app.add_option("--home", home, "isolated (default: an empty $HOME) or real (the empty $HOME plus your toolchains and caches, read-only)")
       ->type_name("MODE")
       ->check(CLI::IsMember({"isolated", "real"}));
+  app.add_option("--tmpfs-size", tmpfs_size,
+                 "cap /tmp and $HOME at SIZE each, /dev/shm at a quarter of it (host memory; default 1g)")
+      ->type_name("SIZE");
   app.add_flag("--best-effort", best_effort,
                "DANGEROUS: run even when the host cannot enforce every mechanism; the report and audit "
                "trail say what was dropped");
@@ -62,7 +67,7 @@ void PolicyFlags::Register(CLI::App& app) {
 bool PolicyFlags::Any() const {
   return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_credential.empty() || !allow_env.empty() ||
          !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode ||
-         acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
+         tmpfs_size || acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
          profile_ceiling;
 }
 
@@ -91,6 +96,11 @@ Result<RunRequest> PolicyFlags::ToRequest() const {
   if (mode) o.mode = ParseMode(*mode);
   o.acknowledge_danger = acknowledge_danger;
   if (home) o.home = *home == "real" ? HomeMode::kReal : HomeMode::kIsolated;
+  if (tmpfs_size) {
+    Result<uint64_t> bytes = ParseTmpfsSize(*tmpfs_size);
+    if (!bytes.ok()) return Error(ErrorKind::kUsage, "--tmpfs-size: " + bytes.error().message());
+    o.tmpfs_size = *bytes;
+  }
   request.no_config = no_config;
   request.user_config = config;
   if (config && no_config) return Error(ErrorKind::kUsage, "--config and --no-config cannot be combined");
@@ -133,18 +143,8 @@ bool SplitAtSeparator(int argc, char** argv, std::vector<std::string>* before, s
 
 void PrintError(const std::string& message) {
   // Messages quote paths and values from files a repository controls: a
-  // terminal escape in them is shown, never sent.
-  std::string safe;
-  for (unsigned char c : message) {
-    if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      safe += hex;
-    } else {
-      safe += static_cast<char>(c);
-    }
-  }
-  std::fprintf(stderr, "corral: %s\n", safe.c_str());
+  // terminal escape in them (C0 or C1) is shown, never sent.
+  std::fprintf(stderr, "corral: %s\n", EscapeControls(message).c_str());
 }
 
 }  // namespace corral::cli

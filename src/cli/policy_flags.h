@@ -34,6 +34,7 @@ struct PolicyFlags {
   std::optional<std::string> mode;
   bool acknowledge_danger = false;
   std::optional<std::string> home;
+  std::optional<std::string> tmpfs_size;
   // The other vocabularies.
   std::optional<std::string> config;
   bool no_config = false;

@@ -90,6 +90,12 @@ void AnnounceCredentials(const Policy& policy, const AuditTrail& trail) {
   }
 }
 
+// A refused --audit file is not written to: the refusal goes to stderr.
+int RefuseTrail(const Error& error) {
+  PrintError(error.ToString());
+  return ExitCodeFor(error.kind());
+}
+
 int Refuse(const AuditTrail& trail, const Error& error) {
   AuditEvent event("failed");
   event.Set("source", "corral")
@@ -99,6 +105,23 @@ int Refuse(const AuditTrail& trail, const Error& error) {
   trail.Record(event);
   PrintError(error.ToString());
   return ExitCodeFor(error.kind());
+}
+
+// The trail must be out of the command's reach: refused when a writable
+// grant of the run holds it (a nested read-only grant does not make it safe:
+// the tree around it is the command's). danger-full-access confines nothing,
+// so nothing there is out of reach; its trail is not judged here.
+Status CheckTrailOutOfReach(const Policy& policy, const AuditTrail& trail) {
+  if (!trail.file() || policy.unconfined()) return {};
+  for (const PathGrant& grant : policy.grants()) {
+    if (Has(grant.access, Access::kWrite) && IsWithin(*trail.file(), grant.path.path)) {
+      return Error(ErrorKind::kUsage, "--audit " + *trail.file() + " lies inside " + grant.path.path +
+                                          ", which the command may write, so it could rewrite the trail; write the "
+                                          "trail outside every writable grant; nothing was run")
+          .WithCode("audit_file_refused");
+    }
+  }
+  return {};
 }
 
 Result<Policy> LoadPolicyFile(const std::string& file) {
@@ -180,10 +203,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   AuditTrail trail = AuditTrail::ToStderr();
   if (audit) {
     Result<AuditTrail> file = AuditTrail::ToFile(*audit);
-    if (!file.ok()) {
-      PrintError(file.error().ToString());
-      return ExitCodeFor(file.error().kind());
-    }
+    if (!file.ok()) return RefuseTrail(file.error());
     trail = std::move(file).value();
   }
 
@@ -199,17 +219,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     }
     Result<Policy> policy = LoadPolicyFile(*policy_file);
     if (!policy.ok()) return Refuse(trail, policy.error());
-    // A compiled policy cannot take the audit file in as one of corral's own
-    // files: refuse a trail the command could rewrite.
-    if (trail.file()) {
-      const PathGrant* grant = policy->GrantFor(*trail.file());
-      if (grant != nullptr && Has(grant->access, Access::kWrite)) {
-        return Refuse(trail, Error(ErrorKind::kUsage, "--audit " + *trail.file() +
-                                                          " lies inside a writable grant of the policy file, where the "
-                                                          "command could rewrite it; write the trail outside the "
-                                                          "workspace"));
-      }
-    }
+    if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return RefuseTrail(reach.error());
     AnnounceCredentials(*policy, trail);
     RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
     if (result.error) PrintError(result.error->ToString());
@@ -266,6 +276,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
 
   Result<Policy> policy = BuildPolicy(*host, spec);
   if (!policy.ok()) return Refuse(trail, policy.error());
+  if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return RefuseTrail(reach.error());
   if (Result<void> admitted = AdmitGated(*resolved, *policy, command, tty, trail); !admitted.ok()) {
     return Refuse(trail, admitted.error());
   }

@@ -65,6 +65,7 @@ void Config::ApplyTo(PolicySpec& spec) const {
   spec.forbid_read.insert(spec.forbid_read.end(), forbid_read.begin(), forbid_read.end());
   if (network) spec.network = *network;
   if (timeout) spec.timeout = *timeout;
+  if (tmpfs_size) spec.tmpfs_size = *tmpfs_size;
   if (best_effort) spec.best_effort = *best_effort;
   if (home) spec.home = *home;
 }

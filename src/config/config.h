@@ -70,6 +70,7 @@ struct Config {
   std::vector<std::string> forbid_read;  // "~/" expanded; relative patterns kept
   std::optional<NetworkMode> network;
   std::optional<std::chrono::seconds> timeout;
+  std::optional<uint64_t> tmpfs_size;  // sandbox.tmpfs_size, bytes
   std::optional<bool> best_effort;
   std::optional<HomeMode> home;
   BackendChoice backend = BackendChoice::kAuto;

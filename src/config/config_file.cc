@@ -6,6 +6,7 @@
 
 #include "policy/forbid.h"
 #include "policy/path_text.h"
+#include "policy/tmpfs_size.h"
 
 namespace corral {
 namespace {
@@ -126,6 +127,23 @@ Status ReadTimeout(const TomlField& field, ConfigLayer& layer) {
   return Ok();
 }
 
+// A size as the flag takes it ("512m", "1g"), or a whole number of bytes.
+Status ReadTmpfsSize(const TomlField& field, ConfigLayer& layer) {
+  std::string text;
+  if (field.node->is_integer()) {
+    CORRAL_ASSIGN_OR_RETURN(int64_t bytes, ReadInteger(field));
+    text = std::to_string(bytes);
+  } else if (field.node->is_string()) {
+    CORRAL_ASSIGN_OR_RETURN(text, ReadString(field));
+  } else {
+    return WrongType(field, "a size such as \"1g\" or \"512m\", or a number of bytes");
+  }
+  Result<uint64_t> bytes = ParseTmpfsSize(text);
+  if (!bytes.ok()) return BadValue(field, bytes.error().message());
+  layer.tmpfs_size = At(field, *bytes);
+  return Ok();
+}
+
 const std::map<std::string, Handler, std::less<>>& SandboxHandlers() {
   static const auto* handlers = new std::map<std::string, Handler, std::less<>>{
       {"mode",
@@ -158,6 +176,7 @@ const std::map<std::string, Handler, std::less<>>& SandboxHandlers() {
        [](const TomlField& f, const ParseContext& c, ConfigLayer& l) { return ReadForbidList(f, c, l); }},
       {"network", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadNetwork(f, l); }},
       {"timeout", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadTimeout(f, l); }},
+      {"tmpfs_size", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadTmpfsSize(f, l); }},
       {"best_effort",
        [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
          CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(f));

@@ -53,6 +53,7 @@ struct ConfigLayer {
   std::vector<Sourced<std::string>> forbid_read;
   std::optional<Sourced<NetworkMode>> network;
   std::optional<Sourced<std::chrono::seconds>> timeout;
+  std::optional<Sourced<uint64_t>> tmpfs_size;  // bytes
   std::optional<Sourced<bool>> best_effort;
   std::optional<Sourced<HomeMode>> home;
   std::optional<Sourced<bool>> acknowledge_danger;

@@ -40,6 +40,7 @@ void ApplyUser(const ConfigLayer& user, Config& config) {
   Set(config.workspace_root, user.workspace_root, "sandbox.workspace_root", config);
   Set(config.network, user.network, "sandbox.network", config);
   Set(config.timeout, user.timeout, "sandbox.timeout", config);
+  Set(config.tmpfs_size, user.tmpfs_size, "sandbox.tmpfs_size", config);
   Set(config.best_effort, user.best_effort, "sandbox.best_effort", config);
   Set(config.home, user.home, "sandbox.home", config);
   Set(config.approval_policy, user.approval_policy, "approval.policy", config);
@@ -87,6 +88,7 @@ class ProjectMerge {
     CORRAL_TRY(CheckBooleans());
     CORRAL_TRY(CheckNetwork());
     CORRAL_TRY(CheckTimeout());
+    CORRAL_TRY(CheckTmpfsSize());
     CORRAL_TRY(CheckPaths(project_.allow_read, "sandbox.allow_read"));
     CORRAL_TRY(CheckPaths(project_.allow_write, "sandbox.allow_write"));
     CORRAL_TRY(CheckPaths(project_.allow_exec, "sandbox.allow_exec"));
@@ -189,6 +191,21 @@ class ProjectMerge {
                         std::to_string(project_.timeout->value.count()));
     }
     Set(config_.timeout, project_.timeout, "sandbox.timeout", config_);
+    return Ok();
+  }
+
+  // Host memory is the user's: a project may shrink the private tmpfs, never
+  // grow it past the user's setting or the default.
+  Status CheckTmpfsSize() {
+    if (!project_.tmpfs_size) return Ok();
+    uint64_t ceiling = config_.tmpfs_size.value_or(kDefaultTmpfsSize);
+    if (project_.tmpfs_size->value > ceiling) {
+      return Widens(project_.tmpfs_size->where, "sandbox.tmpfs_size",
+                    "the project config may lower the tmpfs size (" + TmpfsSizeText(ceiling) +
+                        (config_.tmpfs_size ? " in the user config" : " by default") + ") but not raise it to " +
+                        TmpfsSizeText(project_.tmpfs_size->value));
+    }
+    Set(config_.tmpfs_size, project_.tmpfs_size, "sandbox.tmpfs_size", config_);
     return Ok();
   }
 

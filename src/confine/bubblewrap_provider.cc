@@ -43,10 +43,15 @@ std::vector<ViewOp> BuildView(const Policy& policy) {
   }
   ops.push_back({"/dev", {"--dev", "/dev"}});
   ops.push_back({"/proc", {"--proc", "/proc"}});
-  if (policy.GrantFor("/tmp") == nullptr) ops.push_back({"/tmp", {"--perms", "1777", "--tmpfs", "/tmp"}});
+  // The private tmpfs are capped as the native view caps them (bubblewrap
+  // has no inode cap; its /dev/shm is a directory of the /dev tmpfs).
+  const std::string size = std::to_string(policy.tmpfs_size());
+  if (policy.GrantFor("/tmp") == nullptr) {
+    ops.push_back({"/tmp", {"--perms", "1777", "--size", size, "--tmpfs", "/tmp"}});
+  }
   const std::string& home = policy.home();
   if (home != "/" && policy.GrantFor(home) == nullptr && !IsWithin(home, "/dev") && !IsWithin(home, "/proc")) {
-    ops.push_back({home, {"--perms", "0700", "--tmpfs", home}});
+    ops.push_back({home, {"--perms", "0700", "--size", size, "--tmpfs", home}});
   }
 
   // Parents before children, as the native plan orders them.

@@ -52,7 +52,9 @@ nlohmann::json DescribePolicy(const Policy& policy) {
   out["private"] = {{"tmp", policy.GrantFor("/tmp") == nullptr},
                     {"home", policy.home()},
                     {"dev", {"null", "zero", "full", "random", "urandom", "tty", "pts", "shm"}},
-                    {"proc", "fresh, for the sandbox's PID namespace"}};
+                    {"proc", "fresh, for the sandbox's PID namespace"},
+                    {"tmpfs_size", policy.tmpfs_size()},
+                    {"shm_size", policy.tmpfs_size() / 4}};
   out["network"] = NetworkModeName(policy.network());
   std::vector<std::string> env = DefaultEnvAllowlist();
   env.insert(env.end(), policy.env_allow().begin(), policy.env_allow().end());

@@ -132,7 +132,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   symlink("/dev/stdin", "/proc/self/fd/0");
   symlink("/dev/stdout", "/proc/self/fd/1");
   symlink("/dev/stderr", "/proc/self/fd/2");
-  tmpfs("/dev/shm", "mode=1777", LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), false);
+  // /tmp, $HOME and /dev/shm hold host memory: each is capped (policy/tmpfs_size.h).
+  tmpfs("/dev/shm", plan.Intern(ShmTmpfsOptions(policy.tmpfs_size(), "1777")),
+        LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), false);
 
   MountOp proc;
   proc.kind = MountKind::kProc;
@@ -151,11 +153,15 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     }
   }
 
-  if (!CoveredByGrant(policy, "/tmp")) tmpfs("/tmp", "mode=1777", PrivateTreeRights(policy, rights, "/tmp"), false);
+  if (!CoveredByGrant(policy, "/tmp")) {
+    tmpfs("/tmp", plan.Intern(TmpfsOptions(policy.tmpfs_size(), "1777")), PrivateTreeRights(policy, rights, "/tmp"),
+          false);
+  }
   const std::string& home = policy.home();
   if (home != "/" && !CoveredByGrant(policy, home) && !IsWithin(home, "/dev") &&
       !IsWithin(home, "/proc")) {
-    tmpfs(plan.Intern(home), "mode=0700", PrivateTreeRights(policy, rights, home), false);
+    tmpfs(plan.Intern(home), plan.Intern(TmpfsOptions(policy.tmpfs_size(), "0700")),
+          PrivateTreeRights(policy, rights, home), false);
   }
 
   // A path both protected and hidden is hidden: the mask replaces the bind

@@ -195,7 +195,11 @@ TEST_F(PlanTest, MountPlanHoldsGrantsMasksAndTheFreshTrees) {
   EXPECT_EQ(op("/tmp")->kind, MountKind::kTmpfs);
   ASSERT_NE(op(home_), nullptr);
   EXPECT_EQ(op(home_)->kind, MountKind::kTmpfs);
-  EXPECT_STREQ(op(home_)->options, "mode=0700");
+  // Each private tmpfs is capped (the default: 1g, 131072 inodes; /dev/shm a quarter).
+  EXPECT_STREQ(op(home_)->options, "mode=0700,size=1073741824,nr_inodes=131072");
+  EXPECT_STREQ(op("/tmp")->options, "mode=1777,size=1073741824,nr_inodes=131072");
+  ASSERT_NE(op("/dev/shm"), nullptr);
+  EXPECT_STREQ(op("/dev/shm")->options, "mode=1777,size=268435456,nr_inodes=32768");
 
   struct Grant {
     std::string path;

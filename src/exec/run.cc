@@ -14,6 +14,7 @@
 #include "exec/program.h"
 #include "exec/spawn.h"
 #include "exec/sweep_journal.h"
+#include "exec/terminal_state.h"
 
 extern char** environ;
 
@@ -98,6 +99,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   }
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
+  TerminalState terminal;  // the caller's terminal, put back after a confined run
   const std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
   sigset_t previous;
   if (policy.unconfined()) {
@@ -145,6 +147,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     } else {
       audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", begun.error().ToString()));
     }
+    terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
@@ -207,6 +210,8 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  // What the command set on the caller's terminal does not outlive it.
+  terminal.Restore();
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;

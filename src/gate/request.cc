@@ -158,6 +158,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   if (flags.pin_sha256) out.spec.pin_sha256 = flags.pin_sha256;
   out.spec.best_effort = out.spec.best_effort || flags.best_effort;
   if (flags.home) out.spec.home = *flags.home;
+  if (flags.tmpfs_size) out.spec.tmpfs_size = *flags.tmpfs_size;
 
   // The files corral itself trusts stay out of the command's reach: a user
   // config or profile named on the command line is hidden (and so cannot be

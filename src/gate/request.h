@@ -51,6 +51,7 @@ struct SpecOverrides {
   std::optional<std::string> pin_sha256;
   bool best_effort = false;
   std::optional<HomeMode> home;
+  std::optional<uint64_t> tmpfs_size;
 
   // True when any grant-shaped field is set (they conflict with a profile).
   bool HasGrants() const;

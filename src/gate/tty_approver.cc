@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/terminal.h"
 #include "base/unique_fd.h"
 
 namespace corral {
@@ -63,20 +64,12 @@ std::optional<ApprovalAnswer> ParseAnswer(std::string_view text) {
 }  // namespace
 
 std::string EscapeForTerminal(std::string_view text) {
-  std::string out;
+  std::string doubled;
   for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-    } else if (c == '\\') {
-      out += "\\\\";
-    } else {
-      out += c;
-    }
+    if (c == '\\') doubled += '\\';
+    doubled += c;
   }
-  return out;
+  return EscapeControls(doubled);
 }
 
 TtyApprover::TtyApprover(std::string tty_path, int max_attempts)

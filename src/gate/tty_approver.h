@@ -37,8 +37,9 @@ class TtyApprover : public Approver {
   int max_attempts_;
 };
 
-// `text` with every control byte (and DEL) shown as \xNN and backslashes
-// doubled, so a terminal shows exactly what is there.
+// `text` with backslashes doubled and every control (C0, DEL, C1, invalid
+// UTF-8) escaped as base/terminal.h's EscapeControls does, so a terminal
+// shows exactly what is there.
 std::string EscapeForTerminal(std::string_view text);
 
 }  // namespace corral

@@ -22,6 +22,10 @@ namespace corral::kabi {
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
+// A mount-family call newer than Debian 12's headers and its libseccomp
+// (2.5.4): the seccomp filter denies it by number, the same on x86-64 and in
+// the generic table (aarch64, riscv64).
+inline constexpr int kSysOpenTreeAttr = 467;  // open_tree_attr, Linux 6.15
 
 // ---- Landlock ----
 inline constexpr uint32_t kCreateRulesetVersion = 1u << 0;

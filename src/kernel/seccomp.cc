@@ -17,6 +17,7 @@
 
 #include "base/mutant.h"
 #include "base/unique_fd.h"
+#include "kernel/kernel_abi.h"
 
 namespace corral {
 namespace {
@@ -65,6 +66,11 @@ const std::vector<std::string>& DeniedSyscallNames() {
   return names;
 }
 
+std::span<const int> DeniedSyscallNumbers() {
+  static constexpr int numbers[] = {kabi::kSysOpenTreeAttr};
+  return numbers;
+}
+
 Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options) {
   Context ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return Error(ErrorKind::kSeccomp, "cannot build the seccomp filter: seccomp_init failed");
@@ -87,6 +93,14 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
     return {};
   };
   for (const std::string& name : DeniedSyscallNames()) CORRAL_TRY(deny(name));
+  // The mount family, by number where libseccomp does not know the name. (The
+  // read-only statmount and listmount stay allowed: they show the sandbox's
+  // own mount tree, as /proc/self/mountinfo does, and another namespace's
+  // only to a caller with CAP_SYS_ADMIN over it, which no process here has.)
+  for (int nr : DeniedSyscallNumbers()) {
+    rc = seccomp_rule_add(ctx.get(), eperm, nr, 0);
+    if (rc < 0) return SeccompError("syscall " + std::to_string(nr), rc);
+  }
 
   rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
   if (rc < 0) return SeccompError("clone3", rc);
@@ -139,8 +153,14 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
     }
   }
 
-  // Terminal injection, compared on the low 32 bits as the kernel does.
-  for (uint64_t request : {static_cast<uint64_t>(TIOCSTI), static_cast<uint64_t>(TIOCLINUX)}) {
+  // Terminal injection, and terminal state that would outlive the run on the
+  // caller's terminal: the line discipline (also a kernel surface: n_gsm,
+  // n_hdlc) and exclusive mode, which locks every later open out. Compared
+  // on the low 32 bits as the kernel does. (termios and flow control cannot
+  // be denied, shells and editors need them: corral restores them after the
+  // run, see exec/terminal_state.h.)
+  for (uint64_t request : {static_cast<uint64_t>(TIOCSTI), static_cast<uint64_t>(TIOCLINUX),
+                           static_cast<uint64_t>(TIOCSETD), static_cast<uint64_t>(TIOCEXCL)}) {
     rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
     if (rc < 0) return SeccompError("ioctl", rc);
   }

@@ -5,11 +5,14 @@
 //   1. a foreign architecture (i386 via int 0x80, ...) and x32 are killed;
 //   2. clone3 returns ENOSYS, so libc falls back to clone, whose flags a
 //      filter can inspect;
-//   3. the calls named by IsDeniedSyscall return EPERM: debugging other
-//      processes, mounting, changing root or namespaces, kernel keyrings, BPF,
-//      perf, userfaultfd, io_uring, file handles, kexec and modules, ...;
+//   3. the calls named by DeniedSyscallNames (and DeniedSyscallNumbers, for
+//      calls libseccomp cannot name) return EPERM: debugging other
+//      processes, every mount-family call (open_tree_attr included),
+//      changing root or namespaces, kernel keyrings, BPF, perf, userfaultfd,
+//      io_uring, file handles, kexec and modules, ...;
 //   4. argument checks: clone/unshare with a CLONE_NEW* flag, personality other
-//      than the default, ioctl TIOCSTI/TIOCLINUX (low 32 bits), and socket
+//      than the default, ioctl TIOCSTI/TIOCLINUX/TIOCSETD/TIOCEXCL (low 32
+//      bits), and socket
 //      families other than AF_UNIX (and AF_INET/AF_INET6 when the network is
 //      granted) return EPERM;
 //   5. everything else is allowed: the mount view and Landlock bound it.
@@ -36,6 +39,10 @@ std::span<const sock_filter> EmbeddedSeccompFilter(const SeccompOptions& options
 
 // Syscalls denied with EPERM whatever their arguments, by name.
 const std::vector<std::string>& DeniedSyscallNames();
+
+// Syscalls denied with EPERM whatever their arguments, by number: those newer
+// than the libseccomp corral builds with (kernel/kernel_abi.h).
+std::span<const int> DeniedSyscallNumbers();
 
 // Compiles the filter with libseccomp, ready for SECCOMP_SET_MODE_FILTER.
 Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options);

@@ -138,6 +138,7 @@ constexpr DeniedCall kIssueDenyList[] = {
     {"fsmount", SYS_fsmount},
     {"fspick", SYS_fspick},
     {"mount_setattr", SYS_mount_setattr},
+    {"open_tree_attr", 467},  // Linux 6.15; newer than these headers and libseccomp 2.5.4
     {"pivot_root", SYS_pivot_root},
     {"chroot", SYS_chroot},
     {"setns", SYS_setns},
@@ -222,6 +223,10 @@ TEST(SeccompFilter, OrdinaryCallsAreAllowed) {
       Native("ioctl TCGETS", "ioctl", {0, 0x5401 /* TCGETS */, 0x1000}, kAllow),
       Native("personality(0)", "personality", {0}, kAllow),
       Native("getpid", "getpid", {}, kAllow),
+      // The read-only mount calls show the sandbox's own tree, as
+      // /proc/self/mountinfo does (Linux 6.8; numbers from the kernel's table).
+      Call("statmount", 457, {0x1000, 0x2000, 4096, 0}, kAllow),
+      Call("listmount", 458, {0x1000, 0x2000, 64, 0}, kAllow),
   });
 }
 
@@ -291,6 +296,22 @@ TEST(SeccompFilter, TerminalInjectionIoctlsAreEperm) {
       Native("TIOCLINUX with high bits", "ioctl", {0, kHigh | 0x541c, 0x1000}, kEperm),
       Native("TIOCSTI with the top bit", "ioctl", {0, 0x8000000000005412ull, 0x1000}, kEperm),
       Native("TIOCGWINSZ with high bits", "ioctl", {0, kHigh | TIOCGWINSZ, 0x1000}, kAllow),
+  });
+}
+
+// Terminal state that would outlive the run on the caller's terminal: the
+// line discipline and exclusive mode are denied; termios and flow control
+// are allowed (corral restores them after the run).
+TEST(SeccompFilter, LastingTerminalStateIoctlsAreEperm) {
+  ExpectTable({
+      Native("TIOCSETD", "ioctl", {0, 0x5423, 0x1000}, kEperm),
+      Native("TIOCSETD with high bits", "ioctl", {0, kHigh | 0x5423, 0x1000}, kEperm),
+      Native("TIOCEXCL", "ioctl", {0, 0x540c, 0}, kEperm),
+      Native("TIOCEXCL with high bits", "ioctl", {0, kHigh | 0x540c, 0}, kEperm),
+      Native("TIOCGETD", "ioctl", {0, 0x5424, 0x1000}, kAllow),
+      Native("TIOCNXCL", "ioctl", {0, 0x540d, 0}, kAllow),
+      Native("TCSETS", "ioctl", {0, 0x5402, 0x1000}, kAllow),
+      Native("TCXONC", "ioctl", {0, 0x540a, 0}, kAllow),
   });
 }
 

@@ -466,6 +466,10 @@ Result<Policy> PolicyBuilder::Build() const {
     if (spec_.timeout->count() <= 0) return Error(ErrorKind::kUsage, "--timeout: must be a positive number of seconds");
     policy.timeout_ = spec_.timeout;
   }
+  if (spec_.tmpfs_size < kMinTmpfsSize || spec_.tmpfs_size > kMaxTmpfsSize) {
+    return Error(ErrorKind::kUsage, "--tmpfs-size " + TmpfsSizeText(spec_.tmpfs_size) + ": must be between " +
+                                        TmpfsSizeText(kMinTmpfsSize) + " and " + TmpfsSizeText(kMaxTmpfsSize));
+  }
   if (spec_.pin_sha256) {
     if (!IsSha256Hex(*spec_.pin_sha256)) {
       return Error(ErrorKind::kUsage, "--pin-sha256 " + *spec_.pin_sha256 +
@@ -493,6 +497,9 @@ Result<Policy> PolicyBuilder::Build() const {
   canonical["timeout"] = policy.timeout_ ? nlohmann::json(policy.timeout_->count()) : nlohmann::json(nullptr);
   canonical["pin_sha256"] = policy.pin_sha256_ ? nlohmann::json(*policy.pin_sha256_) : nlohmann::json(nullptr);
   canonical["enforcement"] = spec_.best_effort ? "best-effort" : "required";
+  // Only when set: a default policy keeps the fingerprint it had before the
+  // size existed.
+  if (spec_.tmpfs_size != kDefaultTmpfsSize) canonical["tmpfs_size"] = spec_.tmpfs_size;
   canonical["protected_names"] = ProtectedNames();
   policy.canonical_json_ = canonical.dump();
   policy.fingerprint_ = Sha256Hex(policy.canonical_json_);

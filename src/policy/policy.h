@@ -68,6 +68,8 @@ class Policy {
   // Variable names passed through besides the built-in allowlist.
   const std::vector<std::string>& env_allow() const { return env_allow_; }
   std::optional<std::chrono::seconds> timeout() const { return timeout_; }
+  // The size of each private tmpfs (policy/tmpfs_size.h), in bytes.
+  uint64_t tmpfs_size() const { return spec_.tmpfs_size; }
   // The SHA-256 the program must hash to, if pinned.
   const std::optional<std::string>& pin_sha256() const { return pin_sha256_; }
   Enforcement enforcement() const { return enforcement_; }

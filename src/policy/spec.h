@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "policy/mode.h"
+#include "policy/tmpfs_size.h"
 
 namespace corral {
 
@@ -65,6 +66,10 @@ struct PolicySpec {
   bool best_effort = false;
   // --home / sandbox.home. Default isolated.
   HomeMode home = HomeMode::kIsolated;
+  // --tmpfs-size / sandbox.tmpfs_size (bytes). Default 1g: the size of /tmp
+  // and the isolated $HOME each, a quarter of it for /dev/shm (see
+  // policy/tmpfs_size.h).
+  uint64_t tmpfs_size = kDefaultTmpfsSize;
   // Not a user setting: leaves out the system trees (tests, custom roots).
   bool system_roots = true;
   // Not a user setting: files corral itself trusts that the command line

@@ -49,6 +49,7 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
   out["pin_sha256"] = spec.pin_sha256 ? nlohmann::json(*spec.pin_sha256) : nlohmann::json(nullptr);
   out["best_effort"] = spec.best_effort;
   out["home"] = HomeModeName(spec.home);
+  out["tmpfs_size"] = spec.tmpfs_size;
   out["system_roots"] = spec.system_roots;
   out["own_files"] = spec.own_files;
   return out;
@@ -96,6 +97,14 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       if (value == "isolated") spec.home = HomeMode::kIsolated;
       else if (value == "real") spec.home = HomeMode::kReal;
       else return Bad(key, "expected \"isolated\" or \"real\"");
+    } else if (key == "tmpfs_size") {
+      bool in_range = value.is_number_unsigned() && value.get<uint64_t>() >= kMinTmpfsSize &&
+                      value.get<uint64_t>() <= kMaxTmpfsSize;
+      if (!in_range) {
+        return Bad(key, "expected a number of bytes between " + TmpfsSizeText(kMinTmpfsSize) + " and " +
+                            TmpfsSizeText(kMaxTmpfsSize));
+      }
+      spec.tmpfs_size = value.get<uint64_t>();
     } else if (key == "system_roots") {
       CORRAL_ASSIGN_OR_RETURN(spec.system_roots, Bool(value, key));
     } else if (key == "own_files") {

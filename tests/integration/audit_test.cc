@@ -1,4 +1,7 @@
 // The audit trail, read from the --audit file after each run.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <regex>
 
 #include "harness.h"
@@ -70,23 +73,76 @@ TEST_F(Audit, TheTrailHoldsNoArgument) {
   ExpectAuditLacks(secret);
 }
 
-// An --audit file inside the workspace, named relatively, is still out of
-// the command's reach: judged afterwards, the file holds corral's two
-// records and nothing the command wrote.
-TEST_F(Audit, ARelativeAuditFileInTheWorkspaceCannotBeRewritten) {
-  std::string forged = RandomToken("FORGED");
-  SpawnOptions options;
-  options.cwd = workspace_.path();
-  Outcome outcome = Corral({"run", "--audit", "trail.jsonl", "--", "sh", "-c",
-                            "printf '{\"event\":\"" + forged + "\"}\\n' > trail.jsonl; "
-                            "printf '{\"event\":\"" + forged + "\"}\\n' >> trail.jsonl; rm -f trail.jsonl; exit 0"},
-                           options);
+// A refused trail: corral says so with the one error, runs nothing (no
+// marker appears) and writes nothing to the file, or to what it points at.
+class AuditRefusal : public SandboxTest {
+ protected:
+  void ExpectRefused(const std::vector<std::string>& run_args, const std::string& trail) {
+    std::optional<std::string> before = ReadFile(trail);
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), run_args.begin(), run_args.end());
+    for (std::string part : {std::string("--"), std::string("touch"), outside_ / "ran"}) args.push_back(part);
+    SpawnOptions options;
+    options.timeout = 10s;  // a FIFO trail must not hang corral
+    Outcome outcome = Corral(args, options);
+    EXPECT_FALSE(outcome.timed_out) << outcome.Describe();
+    EXPECT_EQ(outcome.exit_code, 64) << outcome.Describe();  // usage
+    EXPECT_NE(outcome.err.find("--audit"), std::string::npos) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("nothing was run"), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(Exists(outside_ / "ran")) << "the command ran";
+    // (Opening may have created it empty: that is all.)
+    EXPECT_EQ(ReadFile(trail).value_or(""), before.value_or("")) << "corral wrote to the refused trail";
+  }
+};
+
+// The scenario: run 1 makes audit.jsonl in the workspace and a hard
+// link to it; run 2 names audit.jsonl as its trail and is refused, so no
+// record of it can be forged through the link.
+TEST_F(AuditRefusal, ATrailTheCommandMadeWithAHardLinkIsRefused) {
+  Outcome first = RunIn({}, {"sh", "-c", "printf '' > audit.jsonl && ln audit.jsonl link"});
+  ASSERT_EQ(first.exit_code, 0) << first.Describe();
+  ExpectRefused({"--audit", "audit.jsonl"}, workspace_ / "audit.jsonl");
+  EXPECT_EQ(ReadFile(workspace_ / "link"), "");
+}
+
+// The same trail moved out of the workspace keeps its second name: refused
+// for the link alone, with no writable grant around it.
+TEST_F(AuditRefusal, ATrailWithASecondLinkIsRefusedAnywhere) {
+  WriteFile(outside_ / "trail.jsonl", "");
+  ASSERT_EQ(::link((outside_ / "trail.jsonl").c_str(), (outside_ / "other").c_str()), 0);
+  ExpectRefused({"--audit", outside_ / "trail.jsonl"}, outside_ / "trail.jsonl");
+}
+
+TEST_F(AuditRefusal, ASymlinkTrailIsRefused) {
+  WriteFile(outside_ / "real.jsonl", "");
+  ASSERT_EQ(::symlink((outside_ / "real.jsonl").c_str(), (outside_ / "trail.jsonl").c_str()), 0);
+  ExpectRefused({"--audit", outside_ / "trail.jsonl"}, outside_ / "real.jsonl");
+}
+
+TEST_F(AuditRefusal, ATrailThatIsNotARegularFileIsRefused) {
+  ASSERT_EQ(::mkfifo((outside_ / "fifo").c_str(), 0600), 0);
+  ExpectRefused({"--audit", outside_ / "fifo"}, outside_ / "missing");
+}
+
+// A trail in the workspace (named relatively) or in an --allow-write tree
+// is refused: the command could rewrite the directory around it.
+TEST_F(AuditRefusal, ATrailInsideAWritableGrantIsRefused) {
+  ExpectRefused({"--audit", "trail.jsonl"}, workspace_ / "trail.jsonl");
+  TempDir granted("corral-granted");
+  ExpectRefused({"--allow-write", granted.path(), "--audit", granted / "trail.jsonl"}, granted / "trail.jsonl");
+}
+
+// Outside every writable grant, a trail in a tree the command may only read
+// is accepted, and hidden from the command like corral's other files.
+TEST_F(Audit, ATrailInAReadOnlyGrantIsAcceptedAndHidden) {
+  TempDir readable("corral-readable");
+  Outcome outcome = Corral({"run", "--allow-read", readable.path(), "--audit", readable / "trail.jsonl", "--", "sh",
+                            "-c", "cat " + readable / "trail.jsonl" + " || echo hidden"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
-  std::vector<nlohmann::json> records = ReadAudit(workspace_ / "trail.jsonl");
-  ASSERT_EQ(records.size(), 2u) << ReadFile(workspace_ / "trail.jsonl").value_or("(missing)");
-  EXPECT_EQ(records[0]["event"], "spawned");
+  EXPECT_NE(outcome.out.find("hidden"), std::string::npos) << outcome.Describe();
+  std::vector<nlohmann::json> records = ReadAudit(readable / "trail.jsonl");
+  ASSERT_EQ(records.size(), 2u) << ReadFile(readable / "trail.jsonl").value_or("(missing)");
   EXPECT_EQ(records[1]["event"], "exited");
-  EXPECT_EQ(ReadFile(workspace_ / "trail.jsonl").value_or("").find(forged), std::string::npos);
 }
 
 }  // namespace

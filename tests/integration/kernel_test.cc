@@ -137,10 +137,12 @@ std::map<std::string, int> Errnos(const Outcome& outcome) {
 // installed.)
 TEST_F(KernelEscape, TheSeccompFilterIsWhatDeniesTheCalls) {
   const std::set<std::string> calls = {
-      "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "open_tree", "mount_setattr",
+      "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "open_tree", "open_tree_attr",
+      "mount_setattr",
       "fsconfig", "chroot", "setns", "unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)", "keyctl", "add_key",
       "request_key", "perf_event_open", "userfaultfd", "io_uring_enter", "io_uring_register", "name_to_handle_at",
-      "ioctl(TIOCSTI)", "ioctl(TIOCSTI) with high bits", "ioctl(TIOCLINUX)", "socket(AF_INET)",
+      "ioctl(TIOCSTI)", "ioctl(TIOCSTI) with high bits", "ioctl(TIOCLINUX)", "ioctl(TIOCSETD)", "ioctl(TIOCEXCL)",
+      "socket(AF_INET)",
       "socket(AF_NETLINK)", "socket(AF_PACKET)",
   };
   std::string missing = outside_ / "missing";

@@ -1,10 +1,14 @@
 // TIOCSTI on a pty the test owns: a denial means no byte reached the pty's
 // input queue (read on the slave) and nothing was echoed (read on the master).
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <iostream>
 
 #include "harness.h"
@@ -15,6 +19,129 @@ namespace corral_it {
 namespace {
 
 using TerminalEscape = SandboxTest;
+
+// A terminal's lasting state, read from outside the sandbox.
+struct TerminalSnapshot {
+  struct termios modes = {};
+  int line_discipline = -1;
+  int exclusive = -1;
+  bool output_flows = false;
+
+  static TerminalSnapshot Of(int fd) {
+    TerminalSnapshot snapshot;
+    EXPECT_EQ(::tcgetattr(fd, &snapshot.modes), 0);
+    EXPECT_EQ(::ioctl(fd, TIOCGETD, &snapshot.line_discipline), 0);
+    EXPECT_EQ(::ioctl(fd, TIOCGEXCL, &snapshot.exclusive), 0);
+    // Stopped output makes a non-blocking write take nothing. (The test's
+    // own descriptor, made non-blocking for the write: a terminal in
+    // exclusive mode cannot be opened again by a user other than root.)
+    int flags = ::fcntl(fd, F_GETFL);
+    EXPECT_EQ(::fcntl(fd, F_SETFL, flags | O_NONBLOCK), 0);
+    snapshot.output_flows = ::write(fd, ".", 1) == 1;
+    EXPECT_EQ(::fcntl(fd, F_SETFL, flags), 0);
+    return snapshot;
+  }
+  // What differs from `before`, or "" when nothing does.
+  std::string Changes(const TerminalSnapshot& before) const {
+    std::string changes;
+    if (modes.c_iflag != before.modes.c_iflag) changes += "c_iflag ";
+    if (modes.c_oflag != before.modes.c_oflag) changes += "c_oflag ";
+    if (modes.c_cflag != before.modes.c_cflag) changes += "c_cflag ";
+    if (modes.c_lflag != before.modes.c_lflag) changes += "c_lflag ";
+    if (std::memcmp(modes.c_cc, before.modes.c_cc, sizeof modes.c_cc) != 0) changes += "c_cc ";
+    if (line_discipline != before.line_discipline) {
+      changes += "line discipline " + std::to_string(line_discipline) + " ";
+    }
+    if (exclusive != before.exclusive) changes += "exclusive mode ";
+    if (output_flows != before.output_flows) changes += "output stopped ";
+    return changes;
+  }
+};
+
+// `stty -echo` inside leaves the user's terminal with echo on.
+TEST_F(TerminalEscape, SttyInsideDoesNotOutliveTheRun) {
+  Pty pty;
+  TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
+  ASSERT_NE(before.modes.c_lflag & ECHO, 0u);
+  SpawnOptions options;
+  options.stdin_fd = pty.slave();
+  Outcome outcome = RunIn({}, {"stty", "-echo", "raw"}, options);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "");
+}
+
+// termios, exclusive mode, stopped output and the line discipline, each
+// changed by a probe on the terminal it was given: after corral, the
+// terminal is as it was. Outside corral the same probe does change them all.
+TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
+  {
+    Pty bare;
+    TerminalSnapshot before = TerminalSnapshot::Of(bare.slave());
+    SpawnOptions options;
+    options.stdin_fd = bare.slave();
+    Outcome control = Execute({ProbePath("tty_state")}, options);
+    EXPECT_EQ(control.exit_code, kProbeEscaped) << control.Describe();
+    int line_discipline = -1, exclusive = -1;
+    EXPECT_EQ(::ioctl(bare.slave(), TIOCGETD, &line_discipline), 0);
+    EXPECT_EQ(line_discipline, 27);  // N_NULL, where termios cannot even be read
+    EXPECT_EQ(::ioctl(bare.slave(), TIOCGEXCL, &exclusive), 0);
+    EXPECT_EQ(exclusive, 1);
+    int n_tty = 0;
+    ASSERT_EQ(::ioctl(bare.slave(), TIOCSETD, &n_tty), 0);
+    EXPECT_EQ(TerminalSnapshot::Of(bare.slave()).Changes(before), "c_lflag exclusive mode output stopped ");
+  }
+  Pty pty;
+  TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
+  SpawnOptions options;
+  options.stdin_fd = pty.slave();
+  Outcome outcome = Probe("tty_state", {}, {}, options);
+  EXPECT_PROBE_BLOCKED(outcome);  // TIOCEXCL and TIOCSETD were denied
+  EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
+}
+
+// The first C1 control in `text` that a terminal could obey, described, or
+// "" when there is none: a byte 0x80-0x9f that is not part of a valid UTF-8
+// sequence, or a UTF-8 character U+0080-U+009F. (Written apart from corral's
+// own escaping, which it judges.)
+std::string FirstC1(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    size_t length = 0;
+    if (byte < 0x80) length = 1;
+    if ((byte & 0xe0) == 0xc0) length = 2;
+    if ((byte & 0xf0) == 0xe0) length = 3;
+    if ((byte & 0xf8) == 0xf0) length = 4;
+    bool valid = length > 0 && i + length <= text.size();
+    for (size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (!valid) {
+      if (byte >= 0x80 && byte <= 0x9f) return "raw byte " + std::to_string(byte) + " at " + std::to_string(i);
+      ++i;
+      continue;
+    }
+    if (length == 2 && byte == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      return "U+00" + std::to_string(static_cast<unsigned char>(text[i + 1])) + " at " + std::to_string(i);
+    }
+    i += length;
+  }
+  return "";
+}
+
+// A name the command chose, with C1 CSI and OSC in it (raw, and as UTF-8),
+// reaches corral's report of what the sweep did as visible escapes.
+TEST_F(TerminalEscape, C1ControlsInAPathNameReachStderrEscaped) {
+  const std::string name = "c1\x9b" "31m\x9d" "0;t\x07\xc2\x9b" "2J";
+  workspace_.Mkdir(".git/hooks");
+  // Run 1 makes a submodule gitdir with that name (nothing protects
+  // modules/ itself); run 2, whose discovery protects that gitdir's entries,
+  // creates its hooks, and the sweep reports the path.
+  Outcome first = RunIn({}, {"mkdir", "-p", ".git/modules/" + name});
+  ASSERT_EQ(first.exit_code, 0) << first.Describe();
+  Outcome second = RunIn({}, {"mkdir", "-p", ".git/modules/" + name + "/hooks"});
+  EXPECT_EQ(FirstC1(second.err), "") << second.err;
+  EXPECT_NE(second.err.find("c1\\x9b31m\\x9d0;t\\x07\\u009b2J"), std::string::npos) << second.Describe();
+  EXPECT_EQ(FirstC1(first.err), "") << first.err;
+}
 
 TEST_F(TerminalEscape, TiocstiCannotInjectIntoAPty) {
   // Control, where the host allows TIOCSTI at all: outside corral the probe

@@ -17,6 +17,7 @@
 #define BAD_FLAG 0x40000000UL
 #define NO_SUCH_PID 0x3fffffff /* above any pid_max */
 #define BAD_SOCKET_TYPE 15     /* above SOCK_MAX */
+#define SYS_OPEN_TREE_ATTR 467 /* Linux 6.15, x86-64 and the generic table */
 
 static int escaped;
 
@@ -40,6 +41,7 @@ int main(int argc, char **argv) {
   report("mount", mount(NULL, missing, "tmpfs", 0, NULL));
   report("umount2", syscall(SYS_umount2, "/", BAD_FLAG));
   report("open_tree", syscall(SYS_open_tree, AT_FDCWD, missing, 0));
+  report("open_tree_attr", syscall(SYS_OPEN_TREE_ATTR, AT_FDCWD, missing, 0UL, NULL, 0UL));
   report("mount_setattr", syscall(SYS_mount_setattr, AT_FDCWD, "/", BAD_FLAG, NULL, 0));
   report("fsconfig", syscall(SYS_fsconfig, -1, 0, NULL, NULL, 0));
   report("chroot", chroot(missing));
@@ -60,6 +62,9 @@ int main(int argc, char **argv) {
   report("ioctl(TIOCSTI)", syscall(SYS_ioctl, -1, 0x5412UL, "x"));
   report("ioctl(TIOCSTI) with high bits", syscall(SYS_ioctl, -1, 0xdeadbeef00005412UL, "x"));
   report("ioctl(TIOCLINUX)", syscall(SYS_ioctl, -1, 0x541cUL, "x"));
+  int n_tty = 0;
+  report("ioctl(TIOCSETD)", syscall(SYS_ioctl, -1, 0x5423UL, &n_tty));
+  report("ioctl(TIOCEXCL)", syscall(SYS_ioctl, -1, 0x540cUL, 0));
   report("socket(AF_INET)", socket(AF_INET, BAD_SOCKET_TYPE, 0));
   report("socket(AF_NETLINK)", socket(AF_NETLINK, BAD_SOCKET_TYPE, 0));
   report("socket(AF_PACKET)", socket(AF_PACKET, BAD_SOCKET_TYPE, 0));
