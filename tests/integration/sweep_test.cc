@@ -190,17 +190,43 @@ TEST_F(ProtectedSweep, ARenameRaceNeverTakesTheSweepOutsideTheWorkspace) {
   options.cwd = ws;
   // The chain's middle name is the workspace's: a sweep that climbs with
   // ".." from a moved directory would take the workspace's name for it.
+  // Ten protected directories, each a chance for the race: one racer
+  // thread each keeps the directory away from its name about half the time,
+  // and moves the deepest directory in it up to the workspace and back.
+  std::string names = "'.claude', '.vscode', '.idea', '.cursor', '.gemini', '.codex', '.windsurf', '.continue', "
+                      "'.zed', '.devcontainer'";
   std::string racer =
-      "touch a-ready; i=0; while [ ! -e stop ] && [ $i -lt 2000 ]; do mv .claude/ws/b b; mv b .claude/ws/b; "
-      "mv .claude .c2; mv .c2 .claude; i=$((i+1)); done 2>/dev/null; true";
-  std::string creator = "mkdir -p .claude/ws/b; for i in $(seq 1 300); do echo > .claude/ws/b/f$i; done 2>/dev/null; true";
-  for (int round = 0; round < 4; ++round) {
-    Process first(RunArgv({}, {"sh", "-c", racer}), Defaults(options));
+      "import os, threading, time\n"
+      "end = time.time() + 8\n"
+      "def race(name):\n"
+      "    deep, up = name + '/ws/b' + name, 'b' + name\n"
+      "    while not os.path.exists('stop') and time.time() < end:\n"
+      "        for old, new in ((name, name + '~'), (name + '~', name), (deep, up), (up, deep)):\n"
+      "            try:\n"
+      "                os.rename(old, new)\n"
+      "            except OSError:\n"
+      "                pass\n"
+      "threads = [threading.Thread(target=race, args=(n,)) for n in (" + names + ")]\n"
+      "for t in threads: t.start()\n"
+      "open('a-ready', 'w').close()\n"
+      "for t in threads: t.join()\n";
+  std::string creator =
+      "import os\n"
+      "for name in (" + names + "):\n"
+      "    try:\n"
+      "        os.makedirs(name + '/ws/b' + name)\n"
+      "        for i in range(300):\n"
+      "            open(name + '/ws/b' + name + '/f%d' % i, 'w').close()\n"
+      "    except OSError:\n"
+      "        pass\n";
+  for (int round = 0; round < 12; ++round) {
+    Process first(RunArgv({}, {"/usr/bin/python3", "-c", racer}), Defaults(options));
     ASSERT_TRUE(WaitFor([&] { return Exists(ws + "/a-ready"); }, 10s)) << first.OutputSoFar();
-    Outcome second = Execute(RunArgv({}, {"sh", "-c", creator}), Defaults(options));
+    Outcome second = Execute(RunArgv({}, {"/usr/bin/python3", "-c", creator}), Defaults(options));
     WriteFile(ws + "/stop", "");
     first.Wait();
     EXPECT_TRUE(second.exit_code == 0 || second.exit_code == kExitProtectedPathLeft) << second.Describe();
+    ASSERT_TRUE(Exists(ws)) << "round " << round << second.Describe();
     ASSERT_EQ(ReadFile(above / "canary"), "beside the workspace\n") << "round " << round << second.Describe();
     ASSERT_EQ(ReadFile(ws + "/src/keep"), "the user's\n") << "round " << round << second.Describe();
     std::set<std::string> outside;
@@ -210,7 +236,8 @@ TEST_F(ProtectedSweep, ARenameRaceNeverTakesTheSweepOutsideTheWorkspace) {
     ASSERT_EQ(outside, (std::set<std::string>{"canary", "ws/"})) << "round " << round << second.Describe();
     // The next round starts from the user's tree alone.
     std::vector<std::string> made;
-    for (const auto& entry : std::filesystem::directory_iterator(ws)) made.push_back(entry.path().string());
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(ws, ec)) made.push_back(entry.path().string());
     for (const std::string& path : made) {
       if (path == ws + "/src") continue;
       Execute({"/bin/sh", "-c", "chmod -R u+rwx \"$0\"; rm -rf \"$0\"", path});
