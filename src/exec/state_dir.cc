@@ -37,6 +37,18 @@ std::vector<std::string> Components(const std::string& relative) {
   return names;
 }
 
+uid_t OverflowUid() {
+  static const uid_t uid = [] {
+    unsigned value = 65534;
+    if (std::FILE* file = std::fopen("/proc/sys/kernel/overflowuid", "re")) {
+      if (std::fscanf(file, "%u", &value) != 1) value = 65534;
+      std::fclose(file);
+    }
+    return static_cast<uid_t>(value);
+  }();
+  return uid;
+}
+
 enum class Rule {
   kAbove,    // above `corral`: root's or the caller's; writable by others only when root's and sticky
   kPrivate,  // `corral` and below: the caller's, writable by no one else
@@ -56,12 +68,14 @@ Result<void> Check(int fd, const std::string& path, Rule rule) {
     if (writable_by_others) return Unsafe(path, "is writable by group or others (mode " + OctalMode(st.st_mode) + ")");
     return {};
   }
-  if (st.st_uid != me && st.st_uid != 0) {
+  // In a user namespace (a corral run inside another), root's directories
+  // show as the overflow uid.
+  if (st.st_uid != me && st.st_uid != 0 && st.st_uid != OverflowUid()) {
     return Unsafe(path, "is owned by uid " + std::to_string(st.st_uid) + ", neither by you nor by root");
   }
-  if (writable_by_others && !(st.st_uid == 0 && (st.st_mode & S_ISVTX) != 0)) {
-    return Unsafe(path, "is writable by group or others without being root's and sticky (mode " +
-                            OctalMode(st.st_mode) + ")");
+  // Sticky (/tmp): others may add entries but not rename or remove ours.
+  if (writable_by_others && (st.st_mode & S_ISVTX) == 0) {
+    return Unsafe(path, "is writable by group or others and not sticky (mode " + OctalMode(st.st_mode) + ")");
   }
   return {};
 }

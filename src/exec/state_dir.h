@@ -10,8 +10,9 @@
 // It is opened one component at a time from "/", each with O_NOFOLLOW, and
 // every later use goes through the descriptor (openat, renameat), never
 // through the path again:
-// - a directory above `corral` must be owned by root or the caller, and when
-//   group or others may write it, be root's and sticky (/tmp);
+// - a directory above `corral` must be owned by root (or the overflow uid,
+//   which is how root's directories show in a user namespace) or the
+//   caller, and when group or others may write it, be sticky (/tmp);
 // - `corral` and everything corral makes below it are the caller's and
 //   writable by no one else; what corral creates is 0700.
 // Anything else (a symlink anywhere on the way, a foreign owner, a writable

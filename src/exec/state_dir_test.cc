@@ -74,7 +74,7 @@ TEST(StateDir, DirectoriesOthersMayWriteAreRefused) {
   ASSERT_EQ(::chmod(corral.c_str(), 0770), 0);
   ExpectUnsafe(StateDir::OpenBelow(tree.Join("s"), StateDir::Create::kYes), "writable by group or others");
   ASSERT_EQ(::chmod(corral.c_str(), 0700), 0);
-  ASSERT_EQ(::chmod(tree.Join("s").c_str(), 0777), 0);  // above it: not sticky, and not root's when unprivileged
+  ASSERT_EQ(::chmod(tree.Join("s").c_str(), 0777), 0);  // above it: others may write it, and it is not sticky
   Result<StateDir> state = StateDir::OpenBelow(tree.Join("s"), StateDir::Create::kYes);
   ASSERT_FALSE(state.ok());
   EXPECT_EQ(state.error().code(), kStateDirUnsafe);
