@@ -50,11 +50,13 @@ uid_t OverflowUid() {
 }
 
 enum class Rule {
+  kNone,     // checked by the caller
   kAbove,    // above `corral`: root's or the caller's; writable by others only when root's and sticky
   kPrivate,  // `corral` and below: the caller's, writable by no one else
 };
 
 Result<void> Check(int fd, const std::string& path, Rule rule) {
+  if (rule == Rule::kNone) return {};
   struct stat st;
   if (::fstat(fd, &st) != 0) return Error::FromErrno(ErrorKind::kIo, "cannot examine " + path, "fstat", errno);
   if (!S_ISDIR(st.st_mode)) return Unsafe(path, "is not a directory");
@@ -110,7 +112,21 @@ Result<UniqueFd> Step(int dir, const std::string& name, const std::string& path,
 
 }  // namespace
 
-Result<void> CheckPrivateDirectory(int fd, const std::string& path) { return Check(fd, path, Rule::kPrivate); }
+Result<UniqueFd> OpenDirectoryWithoutSymlinks(const std::string& path, StateDir::Create create) {
+  if (path.empty() || path[0] != '/') {
+    return Error(ErrorKind::kIo, path + " is not an absolute path").WithCode(kStateDirUnavailable);
+  }
+  UniqueFd dir(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) return Error::FromErrno(ErrorKind::kIo, "cannot open /", "open", errno);
+  std::vector<std::string> names = Components(path);
+  std::string walked;
+  for (size_t i = 0; i < names.size(); ++i) {
+    CORRAL_TRY(Check(dir.get(), walked.empty() ? "/" : walked, Rule::kAbove));
+    walked += "/" + names[i];
+    CORRAL_ASSIGN_OR_RETURN(dir, Step(dir.get(), names[i], walked, create, Rule::kNone));
+  }
+  return dir;
+}
 
 std::string StateDir::BaseFor(const std::string& home) {
   const char* state = ::getenv("XDG_STATE_HOME");

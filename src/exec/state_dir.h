@@ -56,8 +56,11 @@ class StateDir {
   std::string path_;
 };
 
-// The checks StateDir applies to a directory corral owns, on an open
-// descriptor: the caller's, a directory, writable by no one else.
-Result<void> CheckPrivateDirectory(int fd, const std::string& path);
+// An absolute directory reached like the state directory, one component at
+// a time from "/" with O_NOFOLLOW, each above the last checked like the
+// directories above `corral` (missing ones made 0700 when `create` says so).
+// The last is the caller's to check (the session logs have their own rule).
+// An O_PATH descriptor; errors carry the codes above.
+Result<UniqueFd> OpenDirectoryWithoutSymlinks(const std::string& path, StateDir::Create create);
 
 }  // namespace corral

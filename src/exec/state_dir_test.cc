@@ -82,5 +82,20 @@ TEST(StateDir, DirectoriesOthersMayWriteAreRefused) {
   EXPECT_TRUE(StateDir::OpenBelow(tree.Join("s"), StateDir::Create::kYes).ok());
 }
 
+// The session logs' directory is reached the same way: a symlink on the way
+// to it is refused, and nothing is made through it.
+TEST(StateDir, ADirectoryReachedThroughASymlinkOnTheWayIsRefused) {
+  TestTree tree;
+  std::string elsewhere = tree.Dir("workspace");
+  ASSERT_EQ(::symlink(elsewhere.c_str(), tree.Join("state").c_str()), 0);
+  Result<UniqueFd> sessions = OpenDirectoryWithoutSymlinks(tree.Join("state/corral/sessions"), StateDir::Create::kYes);
+  ASSERT_FALSE(sessions.ok());
+  EXPECT_EQ(sessions.error().code(), kStateDirUnsafe);
+  EXPECT_FALSE(TestTree::Exists(elsewhere + "/corral"));
+  Result<UniqueFd> made = OpenDirectoryWithoutSymlinks(tree.Join("real/corral/sessions"), StateDir::Create::kYes);
+  ASSERT_TRUE(made.ok()) << made.error().ToString();
+  EXPECT_EQ(ModeOf(tree.Join("real/corral/sessions")), 0700u);
+}
+
 }  // namespace
 }  // namespace corral
