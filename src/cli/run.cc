@@ -16,6 +16,7 @@
 #include "confine/detect.h"
 #include "exec/exit_codes.h"
 #include "exec/run.h"
+#include "exec/state_dir.h"
 #include "exec/sweep_journal.h"
 #include "gate/approval.h"
 #include "gate/escalation.h"
@@ -37,11 +38,13 @@ RunOptions CliRunOptions() {
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
   for (const SweepFinding& finding : findings) {
-    std::string line = finding.path + ": the command " + finding.what + " a protected " +
-                       (finding.what == "created" ? "path" : "symlink") + "; ";
+    std::string line = finding.what == "recreated"
+                           ? finding.path + ": a new file or directory took the place of a protected path during the "
+                                            "run (another run in this workspace may have moved the original away); "
+                           : finding.path + ": the command " + finding.what + " a protected " +
+                                 (finding.what == "created" ? "path" : "symlink") + "; ";
     switch (finding.outcome) {
       case SweepFinding::Outcome::kQuarantined: line += "moved to " + finding.moved_to; break;
-      case SweepFinding::Outcome::kDeleted: line += "it could not be quarantined, so it was deleted"; break;
       case SweepFinding::Outcome::kNone:
         line += finding.error.empty() ? "it was restored" : "it could not be restored";
         break;
@@ -50,7 +53,8 @@ void PrintFindings(const std::vector<SweepFinding>& findings) {
                 "inspect and delete it yourself before you use git or an editor there";
         break;
     }
-    if (finding.what != "created" && finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
+    if ((finding.what == "replaced" || finding.what == "removed") &&
+        finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
       line += finding.outcome == SweepFinding::Outcome::kNone ? "" : ", and the symlink restored";
     }
     if (!finding.error.empty()) line += " (" + finding.error + ")";
@@ -65,7 +69,10 @@ void ReportProtected(const Policy& policy, const RunResult& result) {
 }
 
 void RecoverInterrupted(const AuditTrail& trail, const std::string& home) {
-  for (const RecoveredSweep& sweep : RecoverInterruptedSweeps(SweepJournalDir(home))) {
+  // An unsafe state directory is refused by the run itself, before it starts.
+  Result<StateDir> state = StateDir::Open(home, StateDir::Create::kNo);
+  if (!state.ok()) return;
+  for (const RecoveredSweep& sweep : RecoverInterruptedSweeps(*state)) {
     if (!sweep.error.empty()) {
       PrintError("sweep journal: " + sweep.error + " (kept; remove it once you have looked)");
       trail.Record(AuditEvent("protected").Set("action", "recover").Set("error", sweep.error));

@@ -13,6 +13,7 @@
 #include "exec/exit_codes.h"
 #include "exec/program.h"
 #include "exec/spawn.h"
+#include "exec/state_dir.h"
 #include "exec/sweep_journal.h"
 #include "exec/terminal_state.h"
 
@@ -71,12 +72,6 @@ AuditEvent ProtectedEvent(const SweepFinding& finding) {
   return event;
 }
 
-std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id) {
-  const char* state = ::getenv("XDG_STATE_HOME");
-  std::string base = state != nullptr && state[0] == '/' ? std::string(state) : policy.home() + "/.local/state";
-  return base + "/corral/quarantine/" + run_id;
-}
-
 RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
                       const RunOptions& options, const HostSupport& host) {
   if (argv.empty() || argv[0].empty()) return Failed(audit, policy, Error(ErrorKind::kUsage, "empty command"));
@@ -100,7 +95,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
-  const std::string quarantine = options.quarantine_dir.value_or(DefaultQuarantineDir(policy, audit.run_id()));
+  StateDir state;  // corral's state directory, when it could be made
   sigset_t previous;
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
@@ -137,16 +132,21 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     }
     command.env = ScrubEnvironment(policy, env);
     command.cwd = SandboxWorkingDirectory(policy);
+    // The journal and the quarantine live there: one a symlink or another
+    // user could redirect is refused before anything runs (state_dir.h).
+    Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
+                                                 : StateDir::Open(policy.home(), StateDir::Create::kYes);
+    if (!opened.ok() && opened.error().code() == kStateDirUnsafe) return Failed(audit, policy, std::move(opened).error());
     // Written ahead, so a sweep corral does not live to do happens at the
     // next run (sweep_journal.h). Without it only that safety net is lost.
-    Result<SweepJournal> begun =
-        SweepJournal::Begin(options.sweep_journal_dir.value_or(SweepJournalDir(policy.home())), audit.run_id(),
-                            policy.protected_paths(), quarantine);
+    Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths())
+                                             : Result<SweepJournal>(std::move(opened).error());
     if (begun.ok()) {
       journal = std::move(begun).value();
     } else {
       audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", begun.error().ToString()));
     }
+    if (opened.ok()) state = std::move(opened).value();
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
     process = Spawn(**plan, command);
@@ -216,7 +216,9 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
-  result.quarantined = SweepProtected(policy.protected_paths(), quarantine, audit.run_id());
+  result.quarantined =
+      SweepProtected(policy.protected_paths(), QuarantineHome{state.valid() ? state.fd() : -1, state.path()},
+                     audit.run_id());
   journal.Finish();
   for (const std::string& note : policy.protected_paths().notes) {
     audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));

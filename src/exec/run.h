@@ -31,12 +31,9 @@ namespace corral {
 struct RunOptions {
   bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process
   const char* const* environ = nullptr;  // the environment to scrub (default: this process's)
-  // Where quarantined protected paths go; default
-  // $XDG_STATE_HOME/corral/quarantine/<run> (or ~/.local/state/...).
-  std::optional<std::string> quarantine_dir;
-  // Where the sweep journal goes (sweep_journal.h); default
-  // $XDG_STATE_HOME/corral/pending (or ~/.local/state/...).
-  std::optional<std::string> sweep_journal_dir;
+  // In place of $XDG_STATE_HOME: corral's state directory (exec/state_dir.h),
+  // which holds the quarantine and the sweep journal, is <state_home>/corral.
+  std::optional<std::string> state_home;
   // false: return as soon as every process of the sandbox has been killed
   // and reaped, without waiting for init's own exit, in which the kernel
   // frees the namespaces. Init's zombie then passes to whoever reaps this
@@ -61,8 +58,5 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
 
 // The `protected` audit record of one sweep finding.
 AuditEvent ProtectedEvent(const SweepFinding& finding);
-
-// The default quarantine directory for a run.
-std::string DefaultQuarantineDir(const Policy& policy, const std::string& run_id);
 
 }  // namespace corral

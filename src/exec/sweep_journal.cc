@@ -18,6 +18,7 @@
 namespace corral {
 namespace {
 
+constexpr char kJournalName[] = "pending";
 constexpr size_t kMaxRecord = 1 << 20;
 constexpr int kSlots = 64;
 // The first byte of a record: the run is going (or was cut short), or its
@@ -43,29 +44,6 @@ Result<UniqueFd> OpenSlot(int dir_fd, const std::string& name, bool create) {
       static_cast<size_t>(st.st_size) > kMaxRecord) {
     return Error(ErrorKind::kIo, name + ": not a private regular file of yours under 1 MiB");
   }
-  return fd;
-}
-
-Result<UniqueFd> OpenJournalDir(const std::string& dir, bool create) {
-  UniqueFd existing(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (existing || errno != ENOENT) {
-    if (!existing) return Error::FromErrno(ErrorKind::kIo, "cannot open the sweep journal directory " + dir, "open", errno);
-    return existing;
-  }
-  if (create) {
-    size_t start = 1;
-    while (start <= dir.size()) {
-      size_t end = std::min(dir.find('/', start), dir.size());
-      std::string prefix = dir.substr(0, end);
-      if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-        return Error::FromErrno(ErrorKind::kIo, "cannot create the sweep journal directory " + prefix, "mkdir",
-                                errno);
-      }
-      start = end + 1;
-    }
-  }
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot open the sweep journal directory " + dir, "open", errno);
   return fd;
 }
 
@@ -112,14 +90,7 @@ Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
 
 }  // namespace
 
-std::string SweepJournalDir(const std::string& home) {
-  const char* state = ::getenv("XDG_STATE_HOME");
-  std::string base = state != nullptr && state[0] == '/' ? std::string(state) : home + "/.local/state";
-  return base + "/corral/pending";
-}
-
-Result<SweepJournal> SweepJournal::Begin(const std::string& dir, const std::string& run, const ProtectedSet& set,
-                                         const std::string& quarantine) {
+Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set) {
   // Written on every run, so built by hand: [state, path, root, link target].
   std::string paths;
   for (const ProtectedPath& entry : set.paths) {
@@ -136,11 +107,12 @@ Result<SweepJournal> SweepJournal::Begin(const std::string& dir, const std::stri
   if (paths.empty()) return journal;
   std::string text = std::string(1, kActive) + "{\"version\":2,\"run\":";
   AppendJsonString(text, run);
-  text += ",\"quarantine\":";
-  AppendJsonString(text, quarantine);
+  text += ",\"quarantine\":";  // for a person reading it: the recovery uses its own state directory
+  AppendJsonString(text, state.path() + "/quarantine/" + run);
   text += ",\"paths\":[" + paths + "]}\n";
 
-  CORRAL_ASSIGN_OR_RETURN(UniqueFd dir_fd, OpenJournalDir(dir, true));
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd dir_fd, state.Subdir(kJournalName, StateDir::Create::kYes));
+  const std::string dir = state.path() + "/" + kJournalName;
   for (int slot = 0; slot < kSlots; ++slot) {
     Result<UniqueFd> fd = OpenSlot(dir_fd.get(), SlotName(slot), true);
     if (!fd.ok()) return std::move(fd).error();
@@ -169,10 +141,11 @@ void SweepJournal::Finish() {
   fd_.Reset();  // and with it the lock
 }
 
-std::vector<RecoveredSweep> RecoverInterruptedSweeps(const std::string& dir) {
+std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state) {
   std::vector<RecoveredSweep> recovered;
-  Result<UniqueFd> dir_fd = OpenJournalDir(dir, false);
+  Result<UniqueFd> dir_fd = state.Subdir(kJournalName, StateDir::Create::kNo);
   if (!dir_fd.ok()) return recovered;  // no journal yet: nothing was interrupted
+  const std::string dir = state.path() + "/" + kJournalName;
   for (int slot = 0; slot < kSlots; ++slot) {
     std::string name = SlotName(slot);
     struct stat st;
@@ -208,7 +181,7 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const std::string& dir) {
     }
     sweep.run = record["run"].get<std::string>();
     try {
-      sweep.findings = SweepProtected(*set, record["quarantine"].get<std::string>(), sweep.run);
+      sweep.findings = SweepProtected(*set, QuarantineHome{state.fd(), state.path()}, sweep.run);
     } catch (const std::exception& e) {
       sweep.error = dir + "/" + name + ": the sweep failed: " + e.what();
     }

@@ -7,6 +7,9 @@
 //
 //   $XDG_STATE_HOME/corral/pending/slot-<n>.json   (0600, in a 0700 directory)
 //
+// reached only through the state directory's descriptor (exec/state_dir.h),
+// never through a symlink or a directory another user could write,
+//
 // holding an exclusive flock(2) on it for the whole run, and writes the run's
 // missing and symlinked protected paths and its quarantine there, marked
 // active; after the sweep it marks the record done. The kernel drops the lock
@@ -32,22 +35,19 @@
 
 #include "base/result.h"
 #include "base/unique_fd.h"
+#include "exec/state_dir.h"
 #include "policy/protected.h"
 #include "policy/sweep.h"
 
 namespace corral {
 
-// $XDG_STATE_HOME/corral/pending, else <home>/.local/state/corral/pending.
-std::string SweepJournalDir(const std::string& home);
-
 // One run's record, locked for as long as this object lives.
 class SweepJournal {
  public:
   SweepJournal() = default;
-  // Takes a free slot in `dir` and writes the record. Nothing is written
-  // (an empty journal) when the set has nothing a sweep would look at.
-  static Result<SweepJournal> Begin(const std::string& dir, const std::string& run, const ProtectedSet& set,
-                                    const std::string& quarantine);
+  // Takes a free slot in <state>/pending and writes the record. Nothing is
+  // written (an empty journal) when the set has nothing a sweep would look at.
+  static Result<SweepJournal> Begin(const StateDir& state, const std::string& run, const ProtectedSet& set);
   // The sweep is done: marks the record so, and releases the slot.
   void Finish();
   const std::string& path() const { return path_; }
@@ -63,7 +63,8 @@ struct RecoveredSweep {
   std::string error;  // a record that could not be read or parsed (kept)
 };
 
-// Sweeps what every interrupted run in `dir` left behind.
-std::vector<RecoveredSweep> RecoverInterruptedSweeps(const std::string& dir);
+// Sweeps what every interrupted run recorded in <state>/pending left behind,
+// into <state>/quarantine.
+std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state);
 
 }  // namespace corral

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/test_scratch_dir.h"
+#include "exec/state_dir.h"
 
 namespace corral {
 namespace {
@@ -22,13 +23,19 @@ ProtectedSet MissingEnvrc(const std::string& root) {
   return set;
 }
 
+// corral's state directory for a test: <tree>/corral.
+StateDir StateIn(const TestTree& tree) {
+  Result<StateDir> state = StateDir::OpenBelow(tree.path(), StateDir::Create::kYes);
+  EXPECT_TRUE(state.ok()) << state.error().ToString();
+  return state.ok() ? std::move(state).value() : StateDir();
+}
+
 // Begins a journal in a child that then exits without finishing it, as a
 // killed corral would: the record stays active and its lock is gone.
-void BeginInAProcessThatDies(const std::string& dir, const std::string& run, const ProtectedSet& set,
-                             const std::string& quarantine) {
+void BeginInAProcessThatDies(const StateDir& state, const std::string& run, const ProtectedSet& set) {
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(SweepJournal::Begin(dir, run, set, quarantine).ok() ? 0 : 1);
+  if (child == 0) ::_exit(SweepJournal::Begin(state, run, set).ok() ? 0 : 1);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -36,30 +43,31 @@ void BeginInAProcessThatDies(const std::string& dir, const std::string& run, con
 
 TEST(SweepJournal, NothingToSweepWritesNoRecord) {
   TestTree tree;
-  Result<SweepJournal> journal = SweepJournal::Begin(tree.Join("pending"), "r1", ProtectedSet{}, tree.Join("q"));
+  Result<SweepJournal> journal = SweepJournal::Begin(StateIn(tree), "r1", ProtectedSet{});
   ASSERT_TRUE(journal.ok()) << journal.error().ToString();
   EXPECT_EQ(journal->path(), "");
-  EXPECT_FALSE(std::filesystem::exists(tree.Join("pending")));
+  EXPECT_FALSE(std::filesystem::exists(tree.Join("corral/pending")));
 }
 
 TEST(SweepJournal, ARecordOfALiveCorralIsLeftAlone) {
   TestTree tree;
   std::string root = tree.Dir("ws");
   tree.File("ws/.envrc", "made by a run still going\n");
-  Result<SweepJournal> journal = SweepJournal::Begin(tree.Join("pending"), "live", MissingEnvrc(root), tree.Join("q"));
+  StateDir state = StateIn(tree);
+  Result<SweepJournal> journal = SweepJournal::Begin(state, "live", MissingEnvrc(root));
   ASSERT_TRUE(journal.ok()) << journal.error().ToString();
   struct stat st;
   ASSERT_EQ(::stat(journal->path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  EXPECT_TRUE(RecoverInterruptedSweeps(tree.Join("pending")).empty());  // its slot is locked: alive
+  EXPECT_TRUE(RecoverInterruptedSweeps(state).empty());  // its slot is locked: alive
   EXPECT_TRUE(std::filesystem::exists(root + "/.envrc"));
   // A second run takes another slot.
-  Result<SweepJournal> second = SweepJournal::Begin(tree.Join("pending"), "next", MissingEnvrc(root), tree.Join("q"));
+  Result<SweepJournal> second = SweepJournal::Begin(state, "next", MissingEnvrc(root));
   ASSERT_TRUE(second.ok()) << second.error().ToString();
   EXPECT_NE(second->path(), journal->path());
   journal->Finish();
   second->Finish();
-  EXPECT_TRUE(RecoverInterruptedSweeps(tree.Join("pending")).empty());  // both done
+  EXPECT_TRUE(RecoverInterruptedSweeps(state).empty());  // both done
   EXPECT_TRUE(std::filesystem::exists(root + "/.envrc"));
 }
 
@@ -70,8 +78,8 @@ TEST(SweepJournal, ARecordOfADeadCorralIsSweptOnce) {
     TestTree tree;
     std::string root = tree.Dir(name);
     tree.File(name + "/.envrc", "left by a killed run\n");
-    std::string dir = tree.Join("pending");
-    BeginInAProcessThatDies(dir, "dead", MissingEnvrc(root), tree.Join("q"));
+    StateDir dir = StateIn(tree);
+    BeginInAProcessThatDies(dir, "dead", MissingEnvrc(root));
 
     std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
     ASSERT_EQ(recovered.size(), 1u) << name;
@@ -88,8 +96,9 @@ TEST(SweepJournal, ARecordOfADeadCorralIsSweptOnce) {
 
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
   TestTree tree;
-  std::string dir = tree.Dir("pending");
-  std::string path = tree.File("pending/slot-0.json", "A{\"version\":2,\"run\":\"r\",\"quarantine\":\"/q\",\"paths\":[[\"missing\"]]}\n");
+  tree.Dir("corral/pending");
+  StateDir dir = StateIn(tree);
+  std::string path = tree.File("corral/pending/slot-0.json", "A{\"version\":2,\"run\":\"r\",\"quarantine\":\"/q\",\"paths\":[[\"missing\"]]}\n");
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
   std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
   ASSERT_EQ(recovered.size(), 1u);
@@ -102,13 +111,14 @@ TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
 // swept: the sweep runs unconfined and must only ever touch a writable root.
 TEST(SweepJournal, APathOutsideItsRootIsNeverSwept) {
   TestTree tree;
-  std::string dir = tree.Dir("pending");
+  tree.Dir("corral/pending");
+  StateDir dir = StateIn(tree);
   std::string victim = tree.File("home/.bashrc", "the user's own\n");
   std::string root = tree.Dir("ws");
   for (const std::string& paths : {"[[\"missing\",\"" + victim + "\",\"" + root + "\",\"\"]]",
                                    "[[\"missing\",\"" + root + "\",\"" + root + "\",\"\"]]",
                                    std::string("[[\"missing\",\"/\",\"/tmp/x\",\"\"]]")}) {
-    std::string path = tree.File("pending/slot-0.json", "A{\"version\":2,\"run\":\"r\",\"quarantine\":\"" +
+    std::string path = tree.File("corral/pending/slot-0.json", "A{\"version\":2,\"run\":\"r\",\"quarantine\":\"" +
                                                             tree.Join("q") + "\",\"paths\":" + paths + "}\n");
     ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
     std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);

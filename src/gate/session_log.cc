@@ -15,6 +15,7 @@
 #include "base/hex.h"
 #include "base/invariant.h"
 #include "base/random.h"
+#include "exec/state_dir.h"
 
 namespace corral {
 namespace {
@@ -68,16 +69,6 @@ Status CheckOwnedAndPrivate(const struct stat& info, const std::string& path, st
 Status CheckFileStat(const struct stat& info, const std::string& path) {
   if (!S_ISREG(info.st_mode)) return Unsafe("session log " + path + " is not a regular file");
   return CheckOwnedAndPrivate(info, path, "session log", "600");
-}
-
-Status MakeDirs(const std::string& dir) {
-  for (size_t slash = dir.find('/', 1); ; slash = dir.find('/', slash + 1)) {
-    std::string prefix = dir.substr(0, slash);
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      return Error::FromErrno(ErrorKind::kConfig, "creating session directory " + prefix, "mkdir", errno);
-    }
-    if (slash == std::string::npos) return Ok();
-  }
 }
 
 // Reads the whole file from offset 0.
@@ -254,15 +245,15 @@ Result<SessionStore> SessionStore::Open(const std::string& dir) {
     return Error(ErrorKind::kConfig, "session directory " + Quote(dir) + " is not an absolute path")
         .WithCode("session_dir_unknown");
   }
-  CORRAL_TRY(MakeDirs(dir));
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ELOOP || errno == ENOTDIR) {
-      return Unsafe("session directory " + dir + " is a symlink or not a directory; use a real directory you own");
+  // Reached without following a symlink on the way (exec/state_dir.h).
+  Result<UniqueFd> fd = OpenDirectoryWithoutSymlinks(dir, StateDir::Create::kYes);
+  if (!fd.ok()) {
+    if (fd.error().code() == kStateDirUnsafe) {
+      return Unsafe("session directory " + dir + ": " + fd.error().message() + "; use a real directory you own");
     }
-    return Error::FromErrno(ErrorKind::kConfig, "opening session directory " + dir, "open", errno);
+    return Error(ErrorKind::kConfig, "opening session directory " + dir + ": " + fd.error().ToString());
   }
-  SessionStore store(dir, UniqueFd(fd));
+  SessionStore store(dir, std::move(fd).value());
   CORRAL_TRY(store.CheckDir());
   return store;
 }

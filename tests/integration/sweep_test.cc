@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <memory>
 
 #include "harness.h"
@@ -170,6 +171,133 @@ TEST_F(ProtectedSweep, WhatAKilledRunLeftIsSweptByTheNextRun) {
   // The journal is gone: a third run finds nothing to recover.
   Outcome third = RunIn({}, {"true"});
   EXPECT_EQ(third.err.find("ended before corral could sweep"), std::string::npos) << third.Describe();
+}
+
+// Two overlapping runs in one workspace: the first keeps renaming what it
+// can reach in a directory the second created (and that directory itself)
+// while the second run's sweep takes it out, its quarantine on another
+// filesystem. Whatever the sweep does, it stays inside the workspace: the
+// directory above it, the workspace, a file beside it and the user's file
+// in it are all still there, and nothing else appeared or vanished outside.
+TEST_F(ProtectedSweep, ARenameRaceNeverTakesTheSweepOutsideTheWorkspace) {
+  OtherFilesystemDir state;
+  ASSERT_FALSE(state.path().empty()) << "the test needs a writable /dev/shm";
+  TempDir above("corral-above");
+  std::string ws = above / "ws";
+  above.Write("canary", "beside the workspace\n");
+  above.Write("ws/src/keep", "the user's\n");
+  SpawnOptions options = WithEnv({{"XDG_STATE_HOME", state.path()}});
+  options.cwd = ws;
+  // The chain's middle name is the workspace's: a sweep that climbs with
+  // ".." from a moved directory would take the workspace's name for it.
+  // Ten protected directories, each a chance for the race: one racer
+  // thread each keeps the directory away from its name about half the time,
+  // and moves the deepest directory in it up to the workspace and back.
+  std::string names = "'.claude', '.vscode', '.idea', '.cursor', '.gemini', '.codex', '.windsurf', '.continue', "
+                      "'.zed', '.devcontainer'";
+  std::string racer =
+      "import os, threading, time\n"
+      "end = time.time() + 8\n"
+      "def race(name):\n"
+      "    deep, up = name + '/ws/b' + name, 'b' + name\n"
+      "    while not os.path.exists('stop') and time.time() < end:\n"
+      "        for old, new in ((name, name + '~'), (name + '~', name), (deep, up), (up, deep)):\n"
+      "            try:\n"
+      "                os.rename(old, new)\n"
+      "            except OSError:\n"
+      "                pass\n"
+      "threads = [threading.Thread(target=race, args=(n,)) for n in (" + names + ")]\n"
+      "for t in threads: t.start()\n"
+      "open('a-ready', 'w').close()\n"
+      "for t in threads: t.join()\n";
+  std::string creator =
+      "import os\n"
+      "for name in (" + names + "):\n"
+      "    try:\n"
+      "        os.makedirs(name + '/ws/b' + name)\n"
+      "        for i in range(300):\n"
+      "            open(name + '/ws/b' + name + '/f%d' % i, 'w').close()\n"
+      "    except OSError:\n"
+      "        pass\n";
+  for (int round = 0; round < 12; ++round) {
+    Process first(RunArgv({}, {"/usr/bin/python3", "-c", racer}), Defaults(options));
+    ASSERT_TRUE(WaitFor([&] { return Exists(ws + "/a-ready"); }, 10s)) << first.OutputSoFar();
+    Outcome second = Execute(RunArgv({}, {"/usr/bin/python3", "-c", creator}), Defaults(options));
+    WriteFile(ws + "/stop", "");
+    first.Wait();
+    EXPECT_TRUE(second.exit_code == 0 || second.exit_code == kExitProtectedPathLeft) << second.Describe();
+    ASSERT_TRUE(Exists(ws)) << "round " << round << second.Describe();
+    ASSERT_EQ(ReadFile(above / "canary"), "beside the workspace\n") << "round " << round << second.Describe();
+    ASSERT_EQ(ReadFile(ws + "/src/keep"), "the user's\n") << "round " << round << second.Describe();
+    std::set<std::string> outside;
+    for (const std::string& entry : above.Listing()) {
+      if (!entry.starts_with("ws/") || entry == "ws/") outside.insert(entry);
+    }
+    ASSERT_EQ(outside, (std::set<std::string>{"canary", "ws/"})) << "round " << round << second.Describe();
+    // The next round starts from the user's tree alone.
+    std::vector<std::string> made;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(ws, ec)) made.push_back(entry.path().string());
+    for (const std::string& path : made) {
+      if (path == ws + "/src") continue;
+      Execute({"/bin/sh", "-c", "chmod -R u+rwx \"$0\"; rm -rf \"$0\"", path});
+    }
+  }
+}
+
+// Overlapping runs and the protected-path guarantee: run A makes a
+// repository with a pre-commit hook and waits; run B starts while that .git
+// exists (so B binds it read-only), waits for A's sweep to take it away, and
+// makes .git again, hook and all. B's sweep takes out the new .git, because
+// it is not the one B found. Judged by a real host `git commit` afterwards:
+// the hook would write a file outside the workspace.
+TEST_F(ProtectedSweep, AHookMadeAfterAnotherRunsSweepDoesNotSurviveTheRun) {
+  std::string canary = outside_ / "PWNED";
+  std::string plant = "git init -q . && printf '#!/bin/sh\\ntouch " + canary +
+                      "\\n' > .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit";
+  std::string first_script =
+      plant + " && touch a-ready && i=0; while [ ! -e b-started ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done";
+  Process first(RunArgv({}, {"sh", "-c", first_script}), Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "a-ready"); }, 10s)) << first.OutputSoFar();
+  std::string second_script = "touch b-started && i=0; while [ -e .git ] && [ $i -lt 200 ]; do sleep 0.05; "
+                              "i=$((i+1)); done; [ ! -e .git ] && " + plant;
+  Outcome second = RunIn({}, {"sh", "-c", second_script});
+  const Outcome& a = first.Wait();
+  EXPECT_EQ(a.exit_code, 0) << a.Describe();
+  EXPECT_EQ(second.exit_code, 0) << second.Describe();
+  EXPECT_NE(second.err.find(workspace_ / ".git: a new file or directory took the place of a protected path"),
+            std::string::npos)
+      << second.err;
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << second.Describe();
+
+  std::vector<std::string> git = {"/usr/bin/git", "-C", workspace_.path(), "-c", "user.email=t@t", "-c", "user.name=t"};
+  auto host_git = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = git;
+    argv.insert(argv.end(), args.begin(), args.end());
+    return Execute(argv);
+  };
+  host_git({"init", "-q", "."});
+  Outcome commit = host_git({"commit", "-q", "--allow-empty", "-m", "x"});
+  EXPECT_EQ(commit.exit_code, 0) << commit.Describe();
+  EXPECT_FALSE(Exists(canary)) << "the hook made in the second run ran on the host";
+}
+
+// corral's state directory through a symlink into the workspace: refused
+// before anything runs (the canary command did not run), and nothing of
+// corral's state (the sweep journal) was written where a command could
+// forge it. The same for a symlink higher up, in $XDG_STATE_HOME itself.
+TEST_F(ProtectedSweep, AStateDirectoryThroughASymlinkIsRefusedAndNothingRuns) {
+  workspace_.Mkdir("planted");
+  ASSERT_EQ(::symlink((workspace_ / "planted").c_str(), (state_ / "corral").c_str()), 0);
+  ASSERT_EQ(::symlink(workspace_.path().c_str(), (outside_ / "state-link").c_str()), 0);
+  for (const std::string& home : {state_.path(), outside_ / "state-link/planted"}) {
+    Outcome outcome = RunIn({}, {"touch", "ran"}, WithEnv({{"XDG_STATE_HOME", home}}));
+    EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("corral's state directory is not safe to use"), std::string::npos) << outcome.err;
+    EXPECT_NE(outcome.err.find("is a symlink"), std::string::npos) << outcome.err;
+    EXPECT_FALSE(Exists(workspace_ / "ran")) << "the command ran";
+    EXPECT_EQ(workspace_.Listing(), (std::set<std::string>{"planted/"})) << outcome.Describe();
+  }
 }
 
 }  // namespace
