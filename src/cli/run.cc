@@ -38,11 +38,15 @@ RunOptions CliRunOptions() {
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
   for (const SweepFinding& finding : findings) {
-    std::string line = finding.what == "recreated"
-                           ? finding.path + ": a new file or directory took the place of a protected path during the "
-                                            "run (another run in this workspace may have moved the original away); "
-                           : finding.path + ": the command " + finding.what + " a protected " +
-                                 (finding.what == "created" ? "path" : "symlink") + "; ";
+    std::string line =
+        finding.what == "recreated"
+            ? finding.path + ": a new file or directory took the place of a protected path during the "
+                             "run (another run in this workspace may have moved the original away); "
+        : finding.what == "unchecked"
+            ? finding.path + ": a directory on the way kept moving while corral checked this protected path "
+                             "(another run in this workspace renaming it), so corral cannot tell what is there; "
+            : finding.path + ": the command " + finding.what + " a protected " +
+                  (finding.what == "created" ? "path" : "symlink") + "; ";
     switch (finding.outcome) {
       case SweepFinding::Outcome::kQuarantined: line += "moved to " + finding.moved_to; break;
       case SweepFinding::Outcome::kNone:

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/invariant.h"
+#include "base/mutant.h"
 #include "kernel/kernel_abi.h"
 
 namespace corral {
@@ -100,6 +101,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   for (const PinnedPath& anchor : policy.protected_paths().anchors) bind(anchor, false, 0);
   for (const ProtectedPath& entry : policy.protected_paths().paths) {
     if (entry.state != ProtectedPath::State::kDirectory && entry.state != ProtectedPath::State::kFile) continue;
+    if (MutantActive(Mutant::kProtectedBinds)) continue;
     FileType type = entry.state == ProtectedPath::State::kDirectory ? FileType::kDirectory : FileType::kRegular;
     bind(PinnedPath{entry.path, entry.id, type}, true, 0);
   }

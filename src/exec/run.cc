@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/mutant.h"
 #include "confine/plan.h"
 #include "exec/denials.h"
 #include "exec/env.h"
@@ -216,9 +217,11 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
-  result.quarantined =
-      SweepProtected(policy.protected_paths(), QuarantineHome{state.valid() ? state.fd() : -1, state.path()},
-                     audit.run_id());
+  if (!MutantActive(Mutant::kSweep)) {
+    result.quarantined =
+        SweepProtected(policy.protected_paths(), QuarantineHome{state.valid() ? state.fd() : -1, state.path()},
+                       audit.run_id());
+  }
   journal.Finish();
   for (const std::string& note : policy.protected_paths().notes) {
     audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));

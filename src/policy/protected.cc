@@ -353,10 +353,12 @@ class Discovery {
           Note(root + ": more than " + std::to_string(kMaxNestedMissing) + " missing paths below the top; a " +
                "repository the run creates in " + dir + " or a directory after it is not taken out");
         }
+        walking_ = dir;
         Repositories(dir, record, Follow::kSandbox);
         for (const DirectoryEntry& entry : entries) {
           if (IsRootName(entry.name)) Add(Join(dir, entry.name), Follow::kSandbox);
         }
+        walking_.clear();
       }
       if (depth == kWalkDepth) continue;
       for (const DirectoryEntry& entry : entries) {
@@ -483,8 +485,20 @@ class Discovery {
   void AddMissing(const std::string& path) {
     std::string root = RootOf(path);
     if (root.empty()) return;
+    // Below the top, the directory the walk is in is the floor: when it has
+    // gone (another run renamed it meanwhile), nothing is recorded, since
+    // recording the directory itself would take the user's directory out
+    // of the tree when it comes back.
+    std::string floor = !walking_.empty() && IsWithin(path, walking_) ? walking_ : root;
+    if (floor != root) {
+      struct stat st;
+      if (::lstat(floor.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        Note(floor + ": moved while corral looked in it; what a run creates in it is not taken out");
+        return;
+      }
+    }
     std::string first = path;
-    for (std::string dir = Parent(path); dir.size() > root.size(); dir = Parent(dir)) {
+    for (std::string dir = Parent(path); dir.size() > floor.size(); dir = Parent(dir)) {
       struct stat st;
       if (::lstat(dir.c_str(), &st) == 0) break;
       first = dir;
@@ -551,6 +565,7 @@ class Discovery {
   size_t files_read_ = 0;
   size_t nested_ = 0;
   size_t missing_added_ = 0;
+  std::string walking_;  // the directory below the top that the walk is in
   bool files_capped_ = false;
   bool nested_capped_ = false;
 };

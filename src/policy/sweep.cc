@@ -106,6 +106,9 @@ bool StillTheOriginal(const ProtectedPath& entry, int dir, const std::string& na
   return entry.born == 0 || BirthTimeAt(dir, name.c_str()) == entry.born;
 }
 
+constexpr char kTreeMoved[] = "the tree moved during the sweep";
+constexpr int kLocateRetries = 3;
+
 // nullopt with an empty `error` when there is nothing to act on: a missing
 // component on the way, a path that still holds what it held at the start
 // (kFirstReplaced), or a directory the caller neither owns nor may search
@@ -170,14 +173,14 @@ std::optional<Located> Locate(const ProtectedPath& entry, Stop stop, const Ancho
     }
     UniqueFd next = OpenDirectoryPath(dir.get(), name);
     if (!next) {
-      *error = Errno("opening " + current);
+      // Gone or replaced since fstatat saw a directory there: another run is
+      // moving the tree. The caller looks again, then reports it unchecked.
+      *error = errno == ENOENT || errno == ENOTDIR ? current + ": " + kTreeMoved : Errno("opening " + current);
       return std::nullopt;
     }
     dir = std::move(next);
   }
 }
-
-constexpr char kTreeMoved[] = "the tree moved during the sweep";
 
 // Whether the tree is still as Locate found it: from the root again, one
 // component at a time, the directory that holds the entry is `at.parent`
@@ -408,9 +411,18 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const Quaranti
                        : entry.state == State::kSymlink ? "replaced"
                                                         : "recreated";
     std::optional<Located> at = Locate(entry, stop, anchors, &modes, &error);
+    // A directory on the way that vanished while the sweep looked: look again
+    // a few times before giving up on the path.
+    for (int retry = 0; !at && retry < kLocateRetries && error.ends_with(kTreeMoved); ++retry) {
+      error.clear();
+      at = Locate(entry, stop, anchors, &modes, &error);
+    }
     if (!at) {
       // Something may be there that the sweep cannot see: never report success.
-      if (!error.empty()) findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error});
+      if (!error.empty()) {
+        if (error.ends_with(kTreeMoved)) what = "unchecked";
+        findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error});
+      }
       continue;
     }
     if (entry.state != State::kSymlink) {

@@ -62,8 +62,9 @@ struct SweepFinding {
     kNone,         // nothing was there: the run removed a protected symlink
   };
   std::string path;
-  // "created" (at a missing path), "replaced" or "removed" (a symlink), or
-  // "recreated" (a new object at a path that existed)
+  // "created" (at a missing path), "replaced" or "removed" (a symlink),
+  // "recreated" (a new object at a path that existed), or "unchecked" (a
+  // directory on the way kept moving: what is there is unknown)
   std::string what;
   Outcome outcome = Outcome::kLeftInPlace;
   std::string moved_to;  // for kQuarantined

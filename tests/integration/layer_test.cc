@@ -137,44 +137,6 @@ TEST_F(Layer, SystemTreesAreMountedReadOnly) {
   }
 }
 
-// An executable file under /etc, which the policy grants for reading only,
-// and a regular file the caller could run outside.
-std::optional<std::string> ExecutableUnderEtc() {
-  for (const char* candidate : {"/etc/init.d/procps", "/etc/init.d/hwclock.sh", "/etc/X11/Xsession"}) {
-    struct stat st;
-    if (::stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate, X_OK) == 0 &&
-        (st.st_mode & S_IROTH) != 0) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
-}
-
-// Landlock: /etc is bound without noexec (checked from outside, on the
-// confined process's own mount table), so only the Landlock ruleset, which
-// grants /etc read but not execute, refuses to run a script there.
-TEST_F(Layer, LandlockAloneRefusesToExecuteUnderEtc) {
-  std::optional<std::string> script = ExecutableUnderEtc();
-  ASSERT_TRUE(script.has_value()) << "no world-readable executable under /etc to try";
-  // Control: outside corral the file runs.
-  Outcome bare = Execute({*script, "corral-layer-test"});
-  ASSERT_NE(bare.exit_code, 126) << bare.Describe();
-
-  std::unique_ptr<Process> run;
-  pid_t pid = StartSleeper(&run);
-  ASSERT_GT(pid, 0);
-  std::optional<std::string> options = MountOptionsAt(pid, "/etc");
-  Stop(pid, run);
-  ASSERT_TRUE(options.has_value()) << "no mount at /etc inside";
-  ASSERT_EQ(options->find("noexec"), std::string::npos)
-      << "/etc is mounted noexec inside: this test no longer isolates Landlock; move it to another tree";
-
-  Outcome outcome = RunIn({}, {*script, "corral-layer-test"});
-  EXPECT_EQ(outcome.exit_code, 126) << outcome.Describe();
-  EXPECT_NE(outcome.err.find("Permission denied"), std::string::npos) << outcome.Describe();
-  EXPECT_EQ(outcome.out, "") << outcome.Describe();
-}
-
 // The /etc secret masks: every secret under /etc that the caller can read
 // outside reads as nothing inside. The files are the user's real ones, read
 // by a plain `head` that nothing else stops (Landlock and the mount view

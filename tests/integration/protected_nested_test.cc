@@ -139,6 +139,30 @@ TEST_F(NestedEscape, NonClaimAGitlinkToARepositoryInANewDirectoryRunsOnAHostStat
   EXPECT_TRUE(Exists(canary_)) << "closed? move this out of the non-claims in SECURITY.md";
 }
 
+// A concurrent run renames a directory of the user's back and forth while
+// other runs start: a run whose discovery saw the directory gone must not
+// take it for a path it will later find "created", or its sweep would move
+// the user's directory (and everything in it) into the quarantine.
+TEST_F(NestedEscape, ADirectoryRenamedDuringDiscoveryIsNeverTakenOut) {
+  const std::string data = RandomToken("DATA");
+  workspace_.Write("sub/data", data + "\n");
+  Process racer(ProbeArgv("rename_swap", {"sub", "sub2", "2000"}), Defaults({}));
+  const auto end = std::chrono::steady_clock::now() + 1800ms;
+  int runs = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    RunIn({}, {"true"});
+    ++runs;
+  }
+  racer.Wait();
+  EXPECT_GT(runs, 5);
+  bool sub = Exists(workspace_ / "sub/data"), sub2 = Exists(workspace_ / "sub2/data");
+  EXPECT_TRUE(sub != sub2) << "the user's directory is gone from the workspace";
+  EXPECT_EQ(ReadFile(workspace_ / (sub ? "sub/data" : "sub2/data")).value_or(""), data + "\n");
+  for (const auto& file : std::filesystem::recursive_directory_iterator(state_.path())) {
+    EXPECT_NE(file.path().filename(), "data") << "moved into the quarantine: " << file.path();
+  }
+}
+
 TEST_F(NestedEscape, NestedShellAndDirenvFilesAreReadOnly) {
   const std::string original = "original\n";
   workspace_.Write("sub/.zshrc", original);
