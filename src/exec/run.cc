@@ -97,6 +97,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
   StateDir state;  // corral's state directory, when it could be made
+  SweepRoots sweep_roots;  // the writable roots, opened before the command runs
   sigset_t previous;
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
@@ -148,6 +149,8 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
       audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", begun.error().ToString()));
     }
     if (opened.ok()) state = std::move(opened).value();
+    // The sweep works in the roots as they are now, wherever they move.
+    sweep_roots = OpenSweepRoots(policy.protected_paths());
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
     process = Spawn(**plan, command);
@@ -219,8 +222,8 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // Every process of the sandbox is gone now: undo what it put at protected paths.
   if (!MutantActive(Mutant::kSweep)) {
     result.quarantined =
-        SweepProtected(policy.protected_paths(), QuarantineHome{state.valid() ? state.fd() : -1, state.path()},
-                       audit.run_id());
+        SweepProtected(policy.protected_paths(), sweep_roots,
+                       QuarantineHome{state.valid() ? state.fd() : -1, state.path()}, audit.run_id());
   }
   journal.Finish();
   for (const std::string& note : policy.protected_paths().notes) {

@@ -68,7 +68,7 @@ void AppendJsonString(std::string& out, std::string_view text) {
 Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
   ProtectedSet set;
   for (const nlohmann::json& item : paths) {
-    if (!item.is_array() || item.size() != 4 ||
+    if (!item.is_array() || (item.size() != 4 && item.size() != 5) ||
         !std::all_of(item.begin(), item.end(), [](const nlohmann::json& v) { return v.is_string(); })) {
       return Error(ErrorKind::kIo, "a path entry is malformed");
     }
@@ -81,6 +81,19 @@ Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
         entry.path == entry.root || !IsWithin(entry.path, entry.root)) {
       return Error(ErrorKind::kIo, "a path entry is not absolute or not inside its root");
     }
+    if (item.size() == 5) {
+      // The root's identity when the run started: recovery sweeps only the
+      // directory that was the root then.
+      unsigned long long dev = 0, ino = 0;
+      char tail = 0;
+      if (std::sscanf(item[4].get<std::string>().c_str(), "%llu:%llu%c", &dev, &ino, &tail) != 2) {
+        return Error(ErrorKind::kIo, "a root identity is malformed");
+      }
+      PinnedPath root{entry.root, FileIdentity{static_cast<dev_t>(dev), static_cast<ino_t>(ino)},
+                      FileType::kDirectory};
+      bool known = std::any_of(set.roots.begin(), set.roots.end(), [&](const PinnedPath& r) { return r.path == root.path; });
+      if (!known) set.roots.push_back(std::move(root));
+    }
     set.paths.push_back(std::move(entry));
   }
   std::sort(set.paths.begin(), set.paths.end(),
@@ -91,7 +104,8 @@ Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
 }  // namespace
 
 Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set) {
-  // Written on every run, so built by hand: [state, path, root, link target].
+  // Written on every run, so built by hand: [state, path, root, link target,
+  // "dev:ino" of the root].
   std::string paths;
   for (const ProtectedPath& entry : set.paths) {
     if (entry.state != ProtectedPath::State::kMissing && entry.state != ProtectedPath::State::kSymlink) continue;
@@ -100,6 +114,11 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
     for (const std::string* text : {&entry.path, &entry.root, &entry.link_target}) {
       paths += ',';
       AppendJsonString(paths, *text);
+    }
+    for (const PinnedPath& root : set.roots) {
+      if (root.path != entry.root) continue;
+      paths += ",\"" + std::to_string(root.id.dev) + ":" + std::to_string(root.id.ino) + "\"";
+      break;
     }
     paths += ']';
   }
@@ -181,7 +200,7 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state) {
     }
     sweep.run = record["run"].get<std::string>();
     try {
-      sweep.findings = SweepProtected(*set, QuarantineHome{state.fd(), state.path()}, sweep.run);
+      sweep.findings = SweepProtected(*set, OpenSweepRoots(*set), QuarantineHome{state.fd(), state.path()}, sweep.run);
     } catch (const std::exception& e) {
       sweep.error = dir + "/" + name + ": the sweep failed: " + e.what();
     }

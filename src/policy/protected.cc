@@ -587,7 +587,15 @@ const std::vector<std::string>& ProtectedNames() {
 ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots) {
   Discovery discovery(writable_roots);
   for (const std::string& root : writable_roots) discovery.Root(root);
-  return discovery.Finish();
+  ProtectedSet set = discovery.Finish();
+  // The sweep works in these very directories (policy/sweep.h: SweepRoots).
+  for (const std::string& root : writable_roots) {
+    struct stat st;
+    if (::lstat(root.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      set.roots.push_back(PinnedPath{root, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory});
+    }
+  }
+  return set;
 }
 
 }  // namespace corral

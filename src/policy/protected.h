@@ -65,6 +65,7 @@ struct ProtectedPath {
 struct ProtectedSet {
   std::vector<ProtectedPath> paths;    // sorted by path
   std::vector<PinnedPath> anchors;     // directories bound over themselves, sorted
+  std::vector<PinnedPath> roots;       // the writable roots as discovery found them
   // What discovery saw and left unprotected, one sentence each (a git file
   // that is not a regular file, a symlink to a writable root, a limit hit).
   std::vector<std::string> notes;

@@ -123,7 +123,7 @@ TEST_F(GitPointersTest, ACreatedGitDirectoryIsSweptWhole) {
   std::string quarantine = plain + "-quarantine";
   fs::create_directories(quarantine);
   UniqueFd home(::open(quarantine.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  std::vector<SweepFinding> findings = SweepProtected(set, QuarantineHome{home.get(), quarantine}, "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), QuarantineHome{home.get(), quarantine}, "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, plain + "/.git");
   EXPECT_FALSE(fs::exists(plain + "/.git"));

