@@ -155,8 +155,21 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
         return Fail(report, ChildStage::kPinChanged, ESTALE, static_cast<long>(i));
       }
     }
+    // Cloned now, before the new root's tmpfs is mounted at kBuildBase: a
+    // clone made later of a grant that holds kBuildBase (--allow-read /tmp)
+    // would show the root under construction instead of the host's tree.
+    int tree = OpenTree(op.fd, "", kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | AT_EMPTY_PATH | AT_RECURSIVE);
+    if (tree < 0) return Fail(report, ChildStage::kBind, errno, static_cast<long>(i));
+    ::close(op.fd);
+    op.fd = tree;
   }
   return 0;
+}
+
+// Attaches a detached tree (OpenSources' clone) at `rel` with `attrs`.
+int AttachTree(int tree, const char* rel, uint64_t attrs) {
+  if (attrs != 0 && SetAttr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, attrs) != 0) return errno;
+  return MoveMountTo(tree, rel) != 0 ? errno : 0;
 }
 
 // The mask mutants (base/mutant.h): /etc's secrets, or every other mask.
@@ -200,7 +213,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       case MountKind::kBind: {
         if (op.read_only && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
         if (op.noexec) attrs |= kabi::kMountAttrNoexec;
-        if (int err = BindClone(op.fd, nullptr, rel, true, attrs); err != 0) {
+        if (int err = AttachTree(op.fd, rel, attrs); err != 0) {
           return Fail(report, ChildStage::kBind, err, index);
         }
         if (ruleset_fd >= 0 && op.landlock != 0) {

@@ -35,6 +35,17 @@ TEST_F(ReadEscape, GrantedWorkspaceFileIsReadable) {
   EXPECT_NE(outcome.out.find(token), std::string::npos) << outcome.Describe();
 }
 
+// A grant of /tmp itself, which holds the directory the sandbox builds its
+// root in: the grant shows the host's /tmp (its trees are cloned before the
+// new root is mounted there), with corral's own state in it still hidden.
+TEST_F(ReadEscape, AReadGrantOfTmpShowsTheHostsTmp) {
+  std::string token = RandomToken("INTMP");
+  outside_.Write("visible.txt", token + "\n");
+  Outcome outcome = RunIn({"--allow-read", "/tmp"}, {"cat", outside_ / "visible.txt"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.out.find(token), std::string::npos) << outcome.Describe();
+}
+
 TEST_F(ReadEscape, SecretOutsideTheWorkspaceIsNotReadable) {
   Outcome outcome = Probe("read_file", {secret_path_});
   EXPECT_PROBE_BLOCKED(outcome);

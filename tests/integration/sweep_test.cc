@@ -282,6 +282,46 @@ TEST_F(ProtectedSweep, AHookMadeAfterAnotherRunsSweepDoesNotSurviveTheRun) {
   EXPECT_FALSE(Exists(canary)) << "the hook made in the second run ran on the host";
 }
 
+// Two runs, one's workspace inside the other's (an agent on a monorepo and
+// one on a subproject). While the inner run's sweep works, the outer run has
+// swapped a directory above the inner workspace for a symlink to a tree
+// outside both. The sweep works in the inner workspace's own directory,
+// opened before its command ran: the tree outside is untouched, and the
+// hook the inner run planted is taken out all the same.
+TEST_F(ProtectedSweep, AnOuterRunMovingTheWorkspaceAwayNeverRedirectsTheSweep) {
+  outside_.Write("victim/b/.envrc", "export USERS=1\n");
+  outside_.Write("victim/b/.git/HEAD", "ref: refs/heads/main\n");
+  workspace_.Mkdir("a/b");
+  const std::string inner = workspace_ / "a/b", canary = outside_ / "PWNED";
+  auto wait_for = [](const std::string& file) {
+    return "i=0; while [ ! -e " + file + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e " + file + " ]";
+  };
+  std::string outer_script = wait_for("a/b/inner-ready") + " && mv a a_old && ln -s " + outside_ / "victim" +
+                             " a && touch a_old/b/go && " + wait_for("release") + "; rm a && mv a_old a";
+  Process outer(RunArgv({}, {"sh", "-c", outer_script}), Defaults({}));
+  SpawnOptions in_inner;
+  in_inner.cwd = inner;
+  std::string inner_script = "git init -q . && printf '#!/bin/sh\\ntouch " + canary +
+                             "\\n' > .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit && touch .envrc && "
+                             "touch inner-ready && " + wait_for("go");
+  Outcome inner_run = RunIn({}, {"sh", "-c", inner_script}, in_inner);
+  WriteFile(workspace_ / "release", "");
+  const Outcome& outer_run = outer.Wait();
+  EXPECT_EQ(inner_run.exit_code, 0) << inner_run.Describe();
+  EXPECT_EQ(outer_run.exit_code, 0) << outer_run.Describe();
+  // Outside both workspaces, nothing moved.
+  EXPECT_EQ(ReadFile(outside_ / "victim/b/.envrc"), "export USERS=1\n");
+  EXPECT_EQ(ReadFile(outside_ / "victim/b/.git/HEAD"), "ref: refs/heads/main\n");
+  // Inside the inner workspace, what it planted is gone.
+  EXPECT_TRUE(Exists(inner + "/inner-ready")) << "the outer run put the workspace back";
+  EXPECT_FALSE(Exists(inner + "/.git")) << inner_run.Describe();
+  EXPECT_FALSE(Exists(inner + "/.envrc")) << inner_run.Describe();
+  Execute({"/usr/bin/git", "-C", inner, "init", "-q", "."});
+  Execute({"/usr/bin/git", "-C", inner, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty",
+           "-m", "x"});
+  EXPECT_FALSE(Exists(canary)) << "the inner run's hook ran on the host";
+}
+
 // corral's state directory through a symlink into the workspace: refused
 // before anything runs (the canary command did not run), and nothing of
 // corral's state (the sweep journal) was written where a command could
