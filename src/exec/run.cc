@@ -171,6 +171,8 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
 
   relay_write.Reset();  // the sandbox holds the only write end now
   RunResult result;
+  // A spawn that failed did so before the exec: no command code ran.
+  const bool command_started = process.ok();
   if (!process.ok()) {
     result = Failed(audit, policy, std::move(process).error());
   } else {
@@ -220,7 +222,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
   // Every process of the sandbox is gone now: undo what it put at protected paths.
-  if (!MutantActive(Mutant::kSweep)) {
+  if (command_started && !MutantActive(Mutant::kSweep)) {
     result.quarantined =
         SweepProtected(policy.protected_paths(), sweep_roots,
                        QuarantineHome{state.valid() ? state.fd() : -1, state.path()}, audit.run_id());

@@ -155,9 +155,18 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
         return Fail(report, ChildStage::kPinChanged, ESTALE, static_cast<long>(i));
       }
     }
-    // Cloned now, before the new root's tmpfs is mounted at kBuildBase: a
-    // clone made later of a grant that holds kBuildBase (--allow-read /tmp)
-    // would show the root under construction instead of the host's tree.
+  }
+  return 0;
+}
+
+// Replaces each opened bind source by a detached clone of its tree. Done
+// before the new root's tmpfs is mounted at kBuildBase: a clone made later of
+// a grant that holds kBuildBase (--allow-read /tmp) would show the root under
+// construction instead of the host's tree.
+int CloneSources(MountOp* ops, size_t count, ChildReport* report) {
+  for (size_t i = 0; i < count; ++i) {
+    MountOp& op = ops[i];
+    if (op.kind != MountKind::kBind || op.fd < 0) continue;
     int tree = OpenTree(op.fd, "", kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | AT_EMPTY_PATH | AT_RECURSIVE);
     if (tree < 0) return Fail(report, ChildStage::kBind, errno, static_cast<long>(i));
     ::close(op.fd);
@@ -186,6 +195,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     return Fail(report, ChildStage::kMountPrivate, errno, -1);
   }
   if (int err = OpenSources(ops, count, report); err != 0) return err;
+  if (int err = CloneSources(ops, count, report); err != 0) return err;
 
   if (::mount("tmpfs", kBuildBase, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0 || ::chdir(kBuildBase) != 0) {
     return Fail(report, ChildStage::kNewRoot, errno, -1);
