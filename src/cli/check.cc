@@ -47,7 +47,7 @@ int CheckCommand::Execute() const {
                           {"probe", {{"ok", probe_ok}, {"detail", probe}}},
                           {"plan", plan.ok() ? DescribePlan(*plan) : nlohmann::json(nullptr)},
                           {"full", full}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return full ? 0 : kExitSandbox;
   }
   std::printf("corral check: what this host can enforce\n\n");

@@ -123,7 +123,7 @@ int ExplainCommand::Execute(std::vector<std::string> command) const {
     nlohmann::json out = {{"command", command},     {"policy", described}, {"resolution", layers},
                           {"plan", plan_json},
                           {"refused", plan.ok() ? nlohmann::json(nullptr) : nlohmann::json(refusal)}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     PrintText(described, layers, plan.ok() ? &plan_json : nullptr, refusal, command);
   }

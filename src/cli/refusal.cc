@@ -14,7 +14,7 @@ int ReportRefusal(const Error& error, RefusalFormat format, std::string_view pre
   if (format == RefusalFormat::kJson) {
     nlohmann::json out = {
         {"error", {{"kind", ErrorKindName(error.kind())}, {"code", error.code()}, {"message", error.ToString()}}}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
   return ExitCodeFor(error.kind());
 }

@@ -80,7 +80,7 @@ int SessionCommand::Execute() const {
                           {"cwd", session->cwd()},
                           {"mode", mode ? nlohmann::json(ModeName(*mode)) : nlohmann::json(nullptr)},
                           {"events", events}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
   std::printf("session  %s\nlog      %s\ncwd      %s\nmode     %s\nevents   %zu\n", session->id().c_str(),

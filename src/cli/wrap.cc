@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/json_bytes.h"
 #include "cli/commands.h"
 #include "cli/refusal.h"
 #include "confine/detect.h"
@@ -99,6 +100,13 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   if (json) {
     nlohmann::json out = ConfinedArgvToJson(*confined);
     out["detection"] = {{"reason", detection->reason}, {"tried", detection->tried}};
+    // A harness runs this argv: a byte replaced would run another command.
+    if (EncodeBytes(out) != out) {
+      return Fail(Error(ErrorKind::kUsage, "wrap --json: the wrapped command line holds bytes that are not UTF-8, "
+                                           "which JSON cannot carry exactly; use corral wrap without --json (one "
+                                           "shell-quoted word a line)"),
+                  json);
+    }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }

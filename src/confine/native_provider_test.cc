@@ -87,6 +87,22 @@ TEST(NativeProvider, PolicyFileRoundTripsThroughLoadCompiledPolicy) {
   EXPECT_EQ(loaded->CanonicalJson(), policy->CanonicalJson());
 }
 
+// A workspace whose name is not UTF-8 compiles losslessly: the file is JSON,
+// and the loaded policy is the same one, byte for byte.
+TEST(NativeProvider, PolicyFileKeepsAWorkspaceNameThatIsNotUtf8) {
+  TestTree tree;
+  std::string workspace = tree.Dir(std::string("ws\x9b"));
+  Result<Policy> policy = OwnPolicy(workspace);
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  std::string text = SerializeCompiledPolicy(*policy);
+  EXPECT_FALSE(nlohmann::json::parse(text).is_discarded());
+  Result<Policy> loaded = LoadCompiledPolicy(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
+  ASSERT_TRUE(loaded->workspace().has_value());
+  EXPECT_EQ(loaded->workspace()->path, workspace);
+  EXPECT_EQ(loaded->fingerprint(), policy->fingerprint());
+}
+
 TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
   TestTree tree;
   std::string workspace = tree.Dir("ws");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/json_bytes.h"
 #include "base/unique_fd.h"
 #include "policy/spec_json.h"
 
@@ -39,7 +40,8 @@ std::string SerializeCompiledPolicy(const Policy& policy) {
                     {"ino", static_cast<uint64_t>(grant.path.id.ino)}});
   }
   out["pins"] = std::move(pins);
-  return out.dump(2) + "\n";
+  // Paths are bytes: a name that is not UTF-8 is kept exactly (json_bytes.h).
+  return EncodeBytes(out).dump(2) + "\n";
 }
 
 Result<Policy> LoadCompiledPolicy(const std::string& text) {
@@ -53,8 +55,9 @@ Result<Policy> LoadCompiledPolicy(const std::string& text) {
 namespace {
 
 Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text) {
-  nlohmann::json in = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (in.is_discarded() || !in.is_object()) return Refused("not valid JSON");
+  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) return Refused("not valid JSON");
+  nlohmann::json in = DecodeBytes(parsed);
   if (in.value("format", "") != kFormat) return Refused("unknown format (expected " + std::string(kFormat) + ")");
   const nlohmann::json& host_json = in["host"];
   if (!host_json.is_object() || !host_json["cwd"].is_string() || !host_json["home"].is_string() ||

@@ -34,22 +34,25 @@ const std::vector<std::string>& HomeCredentialPatterns() {
       "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.oci", "~/.config/doctl", "~/.s3cfg", "~/.boto",
       "~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.terraformrc", "~/.config/rclone",
       "~/.config/hcloud", "~/.config/linode-cli", "~/.config/scw", "~/.config/openstack", "~/.fly",
-      "~/.config/heroku", "~/.netlify", "~/.config/netlify", "~/.vercel", "~/.config/vercel",
+      "~/.config/heroku", "~/.netlify", "~/.config/netlify", "~/.vercel", "~/.config/vercel", "~/.cloudflared",
+      "~/.pulumi/credentials.json", "~/.mc/config.json",
       // Container registries.
-      "~/.docker/config.json", "~/.dockercfg", "~/.config/containers/auth.json",
+      "~/.docker/config.json", "~/.docker/machine", "~/.dockercfg", "~/.config/containers/auth.json",
       // Git hosts.
       "~/.netrc", "~/.git-credentials", "~/.config/git/credentials", "~/.config/gh", "~/.config/hub",
-      "~/.config/glab-cli", "~/.config/tea",
+      "~/.config/glab-cli", "~/.config/tea", "~/.subversion/auth",
       // Package registries.
       "~/.pypirc", "~/.npmrc", "~/.yarnrc.yml", "~/.cargo/credentials", "~/.cargo/credentials.toml",
       "~/.gem/credentials", "~/.m2/settings.xml", "~/.m2/settings-security.xml", "~/.gradle/gradle.properties",
       "~/.composer/auth.json", "~/.config/composer/auth.json", "~/.nuget/NuGet/NuGet.Config",
-      "~/.config/pypoetry/auth.toml", "~/.local/share/pypoetry/auth.toml",
+      "~/.config/pypoetry/auth.toml", "~/.local/share/pypoetry/auth.toml", "~/.config/configstore",
       // Data and ML services.
-      "~/.kaggle", "~/.cache/huggingface/token", "~/.huggingface", "~/.config/wandb", "~/.netrc-wandb",
+      "~/.kaggle", "~/.cache/huggingface/token", "~/.cache/huggingface/stored_tokens", "~/.huggingface", "~/.config/wandb", "~/.netrc-wandb",
       "~/.databrickscfg", "~/.snowflake", "~/.dbt/profiles.yml",
       // Databases.
       "~/.pgpass", "~/.my.cnf",
+      // Mail and devices.
+      "~/.msmtprc", "~/.android/adbkey",
       // Secrets kept in the home's own dotenv files.
       "~/.env", "~/.envrc",
       // Browser and mail profiles (saved passwords, cookies, session tokens).

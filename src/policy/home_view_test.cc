@@ -46,7 +46,10 @@ TEST(HomeCredentials, CoverEveryKnownCredentialStore) {
       ".mozilla/firefox/abc.default-release/logins.json", ".mozilla/firefox/abc.default-release/key4.db",
       ".config/google-chrome/Default/Login Data", ".config/chromium/Default/Cookies", ".claude.json",
       ".bash_history", ".kaggle/kaggle.json", ".env", ".envrc", ".cache/huggingface/token",
-      ".config/pypoetry/auth.toml", ".databrickscfg",
+      ".config/pypoetry/auth.toml", ".databrickscfg", ".docker/machine/machines/m/key.pem",
+      ".cloudflared/cert.pem", ".pulumi/credentials.json", ".subversion/auth/svn.simple/abc", ".msmtprc",
+      ".config/configstore/update-notifier-npm.json", ".android/adbkey", ".mc/config.json",
+      ".cache/huggingface/stored_tokens",
   };
   for (const char* store : stores) {
     EXPECT_TRUE(Covered(hidden, kHome + "/" + store)) << "~/" << store << " stays readable";

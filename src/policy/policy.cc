@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <map>
 #include <sys/stat.h>
+
+#include <climits>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "base/invariant.h"
+#include "base/json_bytes.h"
 #include "base/sha256.h"
 #include "policy/forbid.h"
 #include "policy/home_view.h"
@@ -233,6 +237,23 @@ Result<Policy> PolicyBuilder::Build() const {
       credentials.push_back(std::move(path));
     }
   }
+  // A store that is a symlink, or lies under one (~/.gnupg -> dotfiles/gnupg),
+  // keeps its secrets where it points: that target is a store too, so a
+  // grant that shows it (~/dotfiles, or the workspace there) hides it, and a
+  // grant naming it needs --allow-credential. Only a file or directory that
+  // exists now: a device (~/.bash_history -> /dev/null) holds nothing.
+  std::map<std::string, std::string> link_of;  // resolved target -> the store's path in the home
+  for (size_t i = 0, n = credentials.size(); i < n; ++i) {
+    char resolved[PATH_MAX];
+    struct stat st;
+    if (::realpath(credentials[i].c_str(), resolved) == nullptr || credentials[i] == resolved) continue;
+    if (::stat(resolved, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) continue;
+    if (link_of.try_emplace(resolved, credentials[i]).second) credentials.emplace_back(resolved);
+  }
+  auto named_store = [&](const std::string& store) {
+    auto link = link_of.find(store);
+    return link == link_of.end() ? store : store + " (where " + link->second + " points)";
+  };
   auto store_of = [&](const std::string& path) -> const std::string* {
     for (const std::string& store : credentials) {
       if (IsWithin(path, store)) return &store;
@@ -242,7 +263,7 @@ Result<Policy> PolicyBuilder::Build() const {
   if (policy.workspace_) {
     if (const std::string* store = store_of(policy.workspace_->path); store != nullptr) {
       return Error(ErrorKind::kPolicy, "refusing to use " + policy.workspace_->path +
-                                           " as the workspace: it lies inside the credential store " + *store +
+                                           " as the workspace: it lies inside the credential store " + named_store(*store) +
                                            ", which corral hides from every grant");
     }
   }
@@ -265,7 +286,7 @@ Result<Policy> PolicyBuilder::Build() const {
       if (!credential && store != nullptr) {
         return Error(ErrorKind::kPolicy, request.flag + " " + pinned.path + ": " +
                                              (pinned.path == *store ? "it is" : "it lies inside") +
-                                             " the credential store " + *store +
+                                             " the credential store " + named_store(*store) +
                                              ", which corral hides from every grant; pass --allow-credential " +
                                              pinned.path + " to let the command read it (audited)");
       }
@@ -410,7 +431,11 @@ Result<Policy> PolicyBuilder::Build() const {
   for (MaskedPath& store : stores.masks) {
     bool allowed = false;
     for (const std::string& path : allowed_credentials) {
-      if (IsWithin(store.path, path)) {
+      // The store's link in the home is shown with the target it points at.
+      auto link = std::find_if(link_of.begin(), link_of.end(), [&](const auto& entry) {
+        return entry.second == store.path && IsWithin(entry.first, path);
+      });
+      if (IsWithin(store.path, path) || link != link_of.end()) {
         allowed = true;
       } else if (IsWithin(path, store.path)) {
         return Error(ErrorKind::kUsage, "--allow-credential " + path + " lies inside " + store.path +
@@ -501,7 +526,8 @@ Result<Policy> PolicyBuilder::Build() const {
   // size existed.
   if (spec_.tmpfs_size != kDefaultTmpfsSize) canonical["tmpfs_size"] = spec_.tmpfs_size;
   canonical["protected_names"] = ProtectedNames();
-  policy.canonical_json_ = canonical.dump();
+  // Paths are bytes: a name that is not UTF-8 is kept exactly (json_bytes.h).
+  policy.canonical_json_ = EncodeBytes(canonical).dump();
   policy.fingerprint_ = Sha256Hex(policy.canonical_json_);
   return policy;
 }

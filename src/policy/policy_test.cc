@@ -208,6 +208,20 @@ TEST_F(PolicyTest, NoWorkspace) {
   EXPECT_NE(Refusal(PolicyBuilder(Host(), both)).find("cannot be combined"), std::string::npos);
 }
 
+// Paths are bytes: a name that is not UTF-8 builds (no exception from the
+// JSON library) and the fingerprint tells such names apart exactly.
+TEST_F(PolicyTest, FingerprintKeepsBytesThatAreNotUtf8) {
+  std::string odd = tree_.Dir(std::string("d\x9b"));
+  ASSERT_BUILT(read, Builder().AllowRead(odd));
+  EXPECT_NE(read.CanonicalJson().find("bytes_hex"), std::string::npos) << read.CanonicalJson();
+  std::string a = Fingerprint(Builder().ForbidRead(std::string("x\x9b")));
+  std::string b = Fingerprint(Builder().ForbidRead(std::string("x\x9c")));
+  std::string replaced = Fingerprint(Builder().ForbidRead("x\xef\xbf\xbd"));
+  EXPECT_EQ(a.size(), 64u) << a;
+  EXPECT_NE(a, b);
+  EXPECT_NE(a, replaced);
+}
+
 TEST_F(PolicyTest, FingerprintIsStableAndFollowsTheGrants) {
   std::string data = tree_.Dir("data");
   ASSERT_BUILT(first, Builder().AllowRead(data));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/json_bytes.h"
 #include "base/sha256.h"
 #include "policy/path.h"
 #include "policy/path_text.h"
@@ -245,7 +246,7 @@ std::string CanonicalProfileJson(const Profile& profile) {
   json["acknowledge_unconfined"] = c.acknowledge_unconfined;
   json["host_read_roots"] = c.host_read_roots;
   json["host_write_roots"] = c.host_write_roots;
-  return json.dump();
+  return EncodeBytes(json).dump();  // exact, whatever the bytes (json_bytes.h)
 }
 
 std::string Fingerprint(const Profile& profile) { return Sha256Hex(CanonicalProfileJson(profile)); }

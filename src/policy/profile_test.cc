@@ -231,6 +231,17 @@ TEST(ProfileFingerprint, DependsOnAuthorityNotSpelling) {
   EXPECT_NE(Fingerprint(Make(a)), Fingerprint(Make(d)));
 }
 
+// A root whose name is not UTF-8 fingerprints (no exception), exactly.
+TEST(ProfileFingerprint, KeepsBytesThatAreNotUtf8) {
+  ProfileConfig a = Workspace(kAllow, kGated);
+  a.host_read = kAllow;
+  a.host_read_roots = {std::string("/srv/x\x9b")};
+  ProfileConfig b = a;
+  b.host_read_roots = {std::string("/srv/x\x9c")};
+  EXPECT_EQ(Fingerprint(Make(a)).size(), 64U);
+  EXPECT_NE(Fingerprint(Make(a)), Fingerprint(Make(b)));
+}
+
 TEST(ProfileFingerprint, IsStable) {
   // A change to the canonical form changes every stored fingerprint: do it on purpose.
   EXPECT_EQ(CanonicalProfileJson(Make(ProfileConfig{})),

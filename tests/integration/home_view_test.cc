@@ -71,6 +71,45 @@ TEST_F(HomeView, GrantingACredentialStoreNeedsTheLoudFlag) {
   EXPECT_NE(not_a_store.exit_code, 0) << not_a_store.Describe();
 }
 
+// A store that is a symlink keeps its secrets where it points: that target
+// is hidden inside a grant that shows it, and a grant or workspace naming it
+// needs --allow-credential, as the store itself does.
+TEST_F(HomeView, ASymlinkedStoreProtectsItsTarget) {
+  outside_.Write("home/dotfiles/gnupg/private.key", token_ + "\n");
+  outside_.Write("home/dotfiles/kube/config", "token: " + token_ + "\n");
+  outside_.Write("home/dotfiles/vimrc", "VIMRC\n");
+  ASSERT_EQ(::symlink("dotfiles/gnupg", (home_ + "/.gnupg").c_str()), 0);          // relative
+  ASSERT_EQ(::symlink((home_ + "/dotfiles/kube").c_str(), (home_ + "/.kube").c_str()), 0);  // absolute
+  const std::string dotfiles = home_ + "/dotfiles";
+  auto in = [&](const std::string& dir) {
+    SpawnOptions options = Home();
+    options.cwd = dir;
+    return options;
+  };
+  const std::string cat = "cat vimrc gnupg/private.key kube/config; grep -r . . 2>/dev/null; true";
+  Outcome shown = RunIn({"--allow-read", dotfiles}, {"sh", "-c", "cd " + dotfiles + "; " + cat}, Home());
+  EXPECT_NE(shown.out.find("VIMRC"), std::string::npos) << "control: the tree is shown " << shown.Describe();
+  ExpectTokenAbsent(shown);
+  Outcome workspace = RunIn({"--workspace", dotfiles}, {"sh", "-c", cat}, in(dotfiles));
+  EXPECT_NE(workspace.out.find("VIMRC"), std::string::npos) << workspace.Describe();
+  ExpectTokenAbsent(workspace);
+  for (const std::string store : {"/gnupg", "/kube", "/gnupg/private.key"}) {
+    Outcome refused = RunIn({"--allow-read", dotfiles + store}, {"cat", dotfiles + "/gnupg/private.key"}, Home());
+    EXPECT_NE(refused.exit_code, 0) << refused.Describe();
+    EXPECT_NE(refused.err.find("--allow-credential"), std::string::npos) << refused.Describe();
+    ExpectTokenAbsent(refused);
+  }
+  Outcome inside = RunIn({"--workspace", dotfiles + "/gnupg"}, {"true"}, in(dotfiles + "/gnupg"));
+  EXPECT_NE(inside.exit_code, 0) << inside.Describe();
+  EXPECT_NE(inside.err.find("credential store"), std::string::npos) << inside.Describe();
+  // The loud flag names the target; the link in the home then shows it too.
+  Outcome allowed = RunIn({"--allow-read", home_, "--allow-credential", dotfiles + "/gnupg"},
+                          {"sh", "-c", "cat \"$HOME\"/.gnupg/private.key"}, Home());
+  EXPECT_NE(allowed.out.find(token_), std::string::npos) << allowed.Describe();
+  EXPECT_EQ(allowed.out.find("token:"), std::string::npos) << "the other store stays hidden " << allowed.Describe();
+  EXPECT_EQ(AuditEvents("credential").size(), 1u);
+}
+
 TEST_F(HomeView, RealHomeShowsTheAllowlistOnlyAndItsToolchainsRun) {
   outside_.Write("home/.cargo/bin/tool", "#!/bin/sh\necho TOOLCHAIN-RAN\n", 0755);
   outside_.Write("home/.cargo/registry/index/crate.txt", "CACHED\n");

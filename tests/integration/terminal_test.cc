@@ -143,6 +143,26 @@ TEST_F(TerminalEscape, C1ControlsInAPathNameReachStderrEscaped) {
   EXPECT_EQ(FirstC1(first.err), "") << first.err;
 }
 
+// Names are bytes: one that is not UTF-8, in a flag or in a file an earlier
+// run created, never makes corral fail inside (exit 70). Its JSON for people
+// shows U+FFFD; wrap --json, whose argv a harness runs, refuses it.
+TEST_F(TerminalEscape, NamesThatAreNotUtf8NeverBreakTheJson) {
+  const std::string name = "x\x9b";
+  Outcome flag = RunIn({"--forbid-read", name}, {"true"});
+  EXPECT_EQ(flag.exit_code, 0) << flag.Describe();
+  Outcome created = RunIn({}, {"touch", name});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  Outcome explained = Corral({"explain", "--json", "--forbid-read", name, "--", "true"});
+  EXPECT_EQ(explained.exit_code, 0) << explained.Describe();
+  nlohmann::json report = nlohmann::json::parse(explained.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(report.is_discarded()) << explained.out;
+  EXPECT_NE(explained.out.find(workspace_.path() + "/x\xef\xbf\xbd"), std::string::npos)
+      << "the mask, shown with U+FFFD " << explained.Describe();
+  Outcome wrapped = Corral({"wrap", "--json", "--", name});
+  EXPECT_EQ(wrapped.exit_code, 64) << wrapped.Describe();
+  EXPECT_NE(wrapped.out.find("not UTF-8"), std::string::npos) << wrapped.Describe();
+}
+
 TEST_F(TerminalEscape, TiocstiCannotInjectIntoAPty) {
   // Control, where the host allows TIOCSTI at all: outside corral the probe
   // does inject.
