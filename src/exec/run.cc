@@ -170,41 +170,47 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   }
 
   relay_write.Reset();  // the sandbox holds the only write end now
-  RunResult result;
-  if (!process.ok()) {
-    result = Failed(audit, policy, std::move(process).error());
-  } else {
+  Result<Outcome> outcome = Error(ErrorKind::kInternal, "not supervised");
+  if (process.ok()) {
     SuperviseOptions supervise;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
-    Result<Outcome> outcome = Supervise(*process, supervise);
+    outcome = Supervise(*process, supervise);
     if (!options.wait_for_teardown) process->Release();
-    if (!outcome.ok()) {
-      result = Failed(audit, policy, std::move(outcome).error());
-    } else if (outcome->kind == Outcome::Kind::kTimedOut) {
-      bool whole_tree = plan && plan->ok() && (*plan)->mechanisms().namespaces;
-      result = Failed(audit, policy,
-                      Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
-                                                     std::to_string(policy.timeout()->count()) + "s; " +
-                                                     (whole_tree ? "the whole process tree was killed"
-                                                                 : "it was killed (without a PID namespace, processes "
-                                                                   "it started may survive)")));
-    } else if (outcome->kind == Outcome::Kind::kLost) {
-      result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
-    } else {
-      result.source = RunResult::Source::kCommand;
-      result.outcome = *outcome;
-      result.exit_status = outcome->ExitStatus();
-      AuditEvent exited("exited");
-      exited.Set("source", "command").Set("code", result.exit_status);
-      if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
-      if (result.exit_status != 0 && scanner.matched()) {
-        result.denial = *scanner.matched();
-        exited.Set("denied", ModeName(policy.mode()));
-      }
-      audit.Record(exited);
+  }
+  // What the command set on the caller's terminal does not outlive it, and
+  // is put back before corral writes there: a terminal the command stopped
+  // (tcflow(TCOOFF)) would block the audit record on stderr for good.
+  terminal.Restore();
+
+  RunResult result;
+  if (!process.ok()) {
+    result = Failed(audit, policy, std::move(process).error());
+  } else if (!outcome.ok()) {
+    result = Failed(audit, policy, std::move(outcome).error());
+  } else if (outcome->kind == Outcome::Kind::kTimedOut) {
+    bool whole_tree = plan && plan->ok() && (*plan)->mechanisms().namespaces;
+    result = Failed(audit, policy,
+                    Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
+                                                   std::to_string(policy.timeout()->count()) + "s; " +
+                                                   (whole_tree ? "the whole process tree was killed"
+                                                               : "it was killed (without a PID namespace, processes "
+                                                                 "it started may survive)")));
+  } else if (outcome->kind == Outcome::Kind::kLost) {
+    result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
+  } else {
+    result.source = RunResult::Source::kCommand;
+    result.outcome = *outcome;
+    result.exit_status = outcome->ExitStatus();
+    AuditEvent exited("exited");
+    exited.Set("source", "command").Set("code", result.exit_status);
+    if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
+    if (result.exit_status != 0 && scanner.matched()) {
+      result.denial = *scanner.matched();
+      exited.Set("denied", ModeName(policy.mode()));
     }
+    audit.Record(exited);
   }
   // A forwarded signal that arrived after the command ended was meant for the
   // command, not for corral: drop it before restoring the mask.
@@ -214,8 +220,6 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  // What the command set on the caller's terminal does not outlive it.
-  terminal.Restore();
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
