@@ -153,20 +153,23 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     sweep_roots = OpenSweepRoots(policy.protected_paths());
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
+    // The spawned record goes before the command runs: once it runs, it may
+    // stop the terminal (tcflow(TCOOFF)) that the record is written to.
+    audit.Record(SpawnedEvent(policy, **plan, argv));
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         policy.enforcement() == Enforcement::kBestEffort) {
       Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
       if (fallback.ok()) {
+        // Nothing ran: the weaker attempt gets its own spawned record.
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
         plan = std::move(fallback);
+        audit.Record(SpawnedEvent(policy, **plan, argv));
         process = Spawn(**plan, command);
       } else {
         process = std::move(fallback).error();
       }
     }
-    // One spawned record, for the attempt that counts (its failure follows).
-    audit.Record(SpawnedEvent(policy, **plan, argv));
   }
 
   relay_write.Reset();  // the sandbox holds the only write end now
@@ -176,6 +179,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
+    supervise.terminal = &terminal;
     outcome = Supervise(*process, supervise);
     if (!options.wait_for_teardown) process->Release();
   }

@@ -101,22 +101,33 @@ TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
 }
 
 // The same probe with the audit trail on the terminal too (stderr, as
-// without --audit): corral writes its records there only once the terminal
-// is put back, so the output the probe stopped does not hang corral, and the
-// terminal flows again after it (a non-blocking write goes through).
-TEST_F(TerminalEscape, StoppedOutputDoesNotHangTheAuditTrail) {
-  Pty pty;
-  TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
-  ASSERT_TRUE(before.output_flows);
-  SpawnOptions options;
-  options.stdin_fd = pty.slave();
-  options.stderr_fd = pty.slave();
-  options.timeout = 20s;
-  Outcome outcome = Corral({"run", "--allow-exec", ProbesDir(), "--", ProbePath("tty_state")}, options);
-  EXPECT_FALSE(outcome.timed_out) << "corral hung writing to the stopped terminal " << outcome.Describe();
-  EXPECT_PROBE_BLOCKED(outcome);
-  EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
-  EXPECT_NE(pty.Transcript(500ms).find("\"exited\""), std::string::npos) << pty.Transcript();
+// without --audit), and in read-only mode with corral relaying what the
+// command writes to stderr after stopping the output: corral writes there
+// only once the terminal is put back, so it does not hang, and the terminal
+// flows again after it (a non-blocking write goes through).
+TEST_F(TerminalEscape, StoppedOutputDoesNotHangCorralsWrites) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"run", "--allow-exec", ProbesDir(), "--", ProbePath("tty_state")},
+      {"run", "--mode", "read-only", "--allow-exec", ProbesDir(), "--", "sh", "-c",
+       "\"$0\"; echo relayed-after >&2", ProbePath("tty_state")},
+  };
+  for (const std::vector<std::string>& run : runs) {
+    Pty pty;
+    TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
+    ASSERT_TRUE(before.output_flows);
+    SpawnOptions options;
+    options.stdin_fd = pty.slave();
+    options.stderr_fd = pty.slave();
+    options.timeout = 20s;
+    Outcome outcome = Corral(run, options);
+    EXPECT_FALSE(outcome.timed_out) << "corral hung writing to the stopped terminal " << outcome.Describe();
+    EXPECT_NE(outcome.out.find("tcflow(0, TCOOFF): SUCCEEDED"), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
+    EXPECT_NE(pty.Transcript(500ms).find("\"exited\""), std::string::npos) << pty.Transcript();
+    if (run[2] == "read-only") {
+      EXPECT_NE(pty.Transcript().find("relayed-after"), std::string::npos) << pty.Transcript();
+    }
+  }
 }
 
 // The first C1 control in `text` that a terminal could obey, described, or
