@@ -188,8 +188,9 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   // (tcflow(TCOOFF)) would block the audit record on stderr for good.
   terminal.Restore();
 
+  const bool spawned = process.ok();
   RunResult result;
-  if (!process.ok()) {
+  if (!spawned) {
     result = Failed(audit, policy, std::move(process).error());
   } else if (!outcome.ok()) {
     result = Failed(audit, policy, std::move(outcome).error());
@@ -227,8 +228,11 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
-  // Every process of the sandbox is gone now: undo what it put at protected paths.
-  if (!MutantActive(Mutant::kSweep)) {
+  // Every process of the sandbox is gone now: undo what it put at protected
+  // paths. A spawn that failed never ran the command (the exec is its last
+  // step), so there is nothing to undo, and a refused grant that moved stays
+  // a refusal of its own.
+  if (spawned && !MutantActive(Mutant::kSweep)) {
     result.quarantined =
         SweepProtected(policy.protected_paths(), sweep_roots,
                        QuarantineHome{state.valid() ? state.fd() : -1, state.path()}, audit.run_id());
