@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/terminal.h"
 #include "cli/commands.h"
 #include "confine/describe.h"
 #include "confine/plan.h"
@@ -57,7 +58,7 @@ int CheckCommand::Execute() const {
   std::printf("user namespaces  %s\n", host.user_namespaces_detail.c_str());
   std::printf("seccomp          %s\n", host.seccomp ? "available" : "unavailable");
   std::printf("cgroups          %s\n", host.cgroup_detail.c_str());
-  std::printf("probe            %s: %s\n", probe_ok ? "ok" : "FAILED", probe.c_str());
+  std::printf("probe            %s: %s\n", probe_ok ? "ok" : "FAILED", EscapeControls(probe).c_str());
   if (plan.ok()) {
     std::string provided;
     for (const std::string& name : plan->provided().Names()) provided += (provided.empty() ? "" : ", ") + name;

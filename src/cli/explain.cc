@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "base/terminal.h"
 #include "cli/refusal.h"
 #include "confine/describe.h"
 #include "confine/detect.h"
@@ -13,81 +14,85 @@
 namespace corral::cli {
 namespace {
 
+// A string of the description as text: a path or a note a repository chose
+// never reaches the terminal as a control (base/terminal.h).
+std::string Shown(const nlohmann::json& value) { return EscapeControls(value.get<std::string>()); }
+
 void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const nlohmann::json* plan,
                const std::string& refusal, const std::vector<std::string>& command) {
   std::printf("corral explain: what `corral run` would enforce (nothing was run)\n\n");
   std::string line;
-  for (const std::string& arg : command) line += (line.empty() ? "" : " ") + arg;
+  for (const std::string& arg : command) line += (line.empty() ? "" : " ") + EscapeControls(arg);
   std::printf("command      %s\n", line.c_str());
-  std::printf("policy       %s\n", policy["fingerprint"].get<std::string>().c_str());
-  std::printf("mode         %s (from the %s%s)\n", layers["mode"].get<std::string>().c_str(),
-              layers["mode_layer"].get<std::string>() == "override" ? "--mode flag"
-                                                                     : layers["mode_layer"].get<std::string>().c_str(),
-              layers["session"].is_null() ? "" : (" " + layers["session"].get<std::string>()).c_str());
-  std::printf("approval     %s (from %s)%s\n", layers["approval"].get<std::string>().c_str(),
-              layers["approval_source"].get<std::string>().c_str(),
-              layers["preset"].is_null() ? "" : ("; preset " + layers["preset"].get<std::string>()).c_str());
+  std::printf("policy       %s\n", Shown(policy["fingerprint"]).c_str());
+  std::printf("mode         %s (from the %s%s)\n", Shown(layers["mode"]).c_str(),
+              Shown(layers["mode_layer"]) == "override" ? "--mode flag"
+                                                                     : Shown(layers["mode_layer"]).c_str(),
+              layers["session"].is_null() ? "" : (" " + Shown(layers["session"])).c_str());
+  std::printf("approval     %s (from %s)%s\n", Shown(layers["approval"]).c_str(),
+              Shown(layers["approval_source"]).c_str(),
+              layers["preset"].is_null() ? "" : ("; preset " + Shown(layers["preset"])).c_str());
   std::string files;
-  for (const auto& file : layers["config_files"]) files += (files.empty() ? "" : ", ") + file.get<std::string>();
+  for (const auto& file : layers["config_files"]) files += (files.empty() ? "" : ", ") + Shown(file);
   std::printf("config       %s\n", files.empty() ? "(no config file)" : files.c_str());
   std::printf("backend      %s (sandbox.backend; `corral run` is the native runner)\n",
-              layers["backend"].get<std::string>().c_str());
+              Shown(layers["backend"]).c_str());
   for (const auto& gated : layers["gated"]) {
-    std::printf("gated        %s (asks for a single-use grant before the run)\n", gated.get<std::string>().c_str());
+    std::printf("gated        %s (asks for a single-use grant before the run)\n", Shown(gated).c_str());
   }
-  for (const auto& note : policy["notes"]) std::printf("note         %s\n", note.get<std::string>().c_str());
+  for (const auto& note : policy["notes"]) std::printf("note         %s\n", Shown(note).c_str());
   std::printf("workspace    %s\n",
-              policy["workspace"].is_null() ? "(none)" : policy["workspace"].get<std::string>().c_str());
-  std::printf("cwd          %s\n", policy["cwd"].get<std::string>().c_str());
+              policy["workspace"].is_null() ? "(none)" : Shown(policy["workspace"]).c_str());
+  std::printf("cwd          %s\n", Shown(policy["cwd"]).c_str());
   std::printf("grants\n");
   for (const auto& grant : policy["grants"]) {
-    std::printf("  %-4s %-40s %s\n", grant["access"].get<std::string>().c_str(),
-                grant["path"].get<std::string>().c_str(), grant["origin"].get<std::string>().c_str());
+    std::printf("  %-4s %-40s %s\n", Shown(grant["access"]).c_str(),
+                Shown(grant["path"]).c_str(), Shown(grant["origin"]).c_str());
   }
   for (const auto& link : policy["symlinks"]) {
-    std::printf("  link %-40s -> %s\n", link["path"].get<std::string>().c_str(),
-                link["target"].get<std::string>().c_str());
+    std::printf("  link %-40s -> %s\n", Shown(link["path"]).c_str(),
+                Shown(link["target"]).c_str());
   }
   std::printf("hidden       %zu paths (/etc secrets, forbid_read matches; they read as permission denied)\n",
               policy["masked"].size());
   std::printf("protected\n");
   for (const auto& entry : policy["protected"]) {
-    std::string state = entry["state"].get<std::string>();
+    std::string state = Shown(entry["state"]);
     if (state == "missing") continue;
-    std::printf("  %-20s %s\n", state.c_str(), entry["path"].get<std::string>().c_str());
+    std::printf("  %-20s %s\n", state.c_str(), Shown(entry["path"]).c_str());
   }
   size_t missing = 0;
   for (const auto& entry : policy["protected"]) missing += entry["state"] == "missing";
   std::printf("  %zu missing protected paths: anything the command creates there is quarantined\n", missing);
-  for (const auto& note : policy["protected_notes"]) std::printf("  note: %s\n", note.get<std::string>().c_str());
+  for (const auto& note : policy["protected_notes"]) std::printf("  note: %s\n", Shown(note).c_str());
   std::printf("private      /tmp%s, $HOME=%s (empty), minimal /dev, fresh /proc\n",
               policy["private"]["tmp"].get<bool>() ? "" : " (granted instead)",
-              policy["private"]["home"].get<std::string>().c_str());
+              Shown(policy["private"]["home"]).c_str());
   std::printf("tmpfs size   %s each for /tmp and $HOME, %s for /dev/shm (host memory; --tmpfs-size)\n",
               TmpfsSizeText(policy["private"]["tmpfs_size"].get<uint64_t>()).c_str(),
               TmpfsSizeText(policy["private"]["shm_size"].get<uint64_t>()).c_str());
-  std::printf("network      %s\n", policy["network"].get<std::string>().c_str());
+  std::printf("network      %s\n", Shown(policy["network"]).c_str());
   std::string env;
-  for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + name.get<std::string>();
+  for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + Shown(name);
   std::printf("env          %s\n", env.c_str());
   std::printf("timeout      %s\n",
               policy["timeout"].is_null() ? "none" : (std::to_string(policy["timeout"].get<long long>()) + "s").c_str());
-  std::printf("pin          %s\n", policy["pin_sha256"].is_null() ? "none" : policy["pin_sha256"].get<std::string>().c_str());
-  std::printf("enforcement  %s\n\n", policy["enforcement"].get<std::string>().c_str());
+  std::printf("pin          %s\n", policy["pin_sha256"].is_null() ? "none" : Shown(policy["pin_sha256"]).c_str());
+  std::printf("enforcement  %s\n\n", Shown(policy["enforcement"]).c_str());
   if (plan == nullptr) {
-    std::printf("refused      %s\n", refusal.c_str());
+    std::printf("refused      %s\n", EscapeControls(refusal).c_str());
     return;
   }
   const nlohmann::json& p = *plan;
-  std::printf("level        %s\n", p["level"].get<std::string>().c_str());
+  std::printf("level        %s\n", Shown(p["level"]).c_str());
   std::string provided;
-  for (const auto& name : p["provided"]) provided += (provided.empty() ? "" : ", ") + name.get<std::string>();
+  for (const auto& name : p["provided"]) provided += (provided.empty() ? "" : ", ") + Shown(name);
   std::printf("guarantees   %s\n", provided.c_str());
-  for (const auto& dropped : p["dropped"]) std::printf("DROPPED      %s\n", dropped.get<std::string>().c_str());
+  for (const auto& dropped : p["dropped"]) std::printf("DROPPED      %s\n", Shown(dropped).c_str());
   std::printf("features\n");
   for (const auto& feature : p["report"]) {
-    std::printf("  %-11s %-20s %s\n", feature["status"].get<std::string>().c_str(),
-                feature["feature"].get<std::string>().c_str(), feature["detail"].get<std::string>().c_str());
+    std::printf("  %-11s %-20s %s\n", Shown(feature["status"]).c_str(),
+                Shown(feature["feature"]).c_str(), Shown(feature["detail"]).c_str());
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/terminal.h"
 #include "cli/commands.h"
 #include "exec/exit_codes.h"
 #include "gate/session_log.h"
@@ -83,8 +84,8 @@ int SessionCommand::Execute() const {
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
-  std::printf("session  %s\nlog      %s\ncwd      %s\nmode     %s\nevents   %zu\n", session->id().c_str(),
-              session->path().c_str(), session->cwd().c_str(),
+  std::printf("session  %s\nlog      %s\ncwd      %s\nmode     %s\nevents   %zu\n", EscapeControls(session->id()).c_str(),
+              EscapeControls(session->path()).c_str(), EscapeControls(session->cwd()).c_str(),
               mode ? std::string(ModeName(*mode)).c_str() : "(none: the default applies)", session->events().size());
   return 0;
 }

@@ -153,60 +153,69 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     sweep_roots = OpenSweepRoots(policy.protected_paths());
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
+    // The spawned record goes before the command runs: once it runs, it may
+    // stop the terminal (tcflow(TCOOFF)) that the record is written to.
+    audit.Record(SpawnedEvent(policy, **plan, argv));
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         policy.enforcement() == Enforcement::kBestEffort) {
       Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
       if (fallback.ok()) {
+        // Nothing ran: the weaker attempt gets its own spawned record.
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
         plan = std::move(fallback);
+        audit.Record(SpawnedEvent(policy, **plan, argv));
         process = Spawn(**plan, command);
       } else {
         process = std::move(fallback).error();
       }
     }
-    // One spawned record, for the attempt that counts (its failure follows).
-    audit.Record(SpawnedEvent(policy, **plan, argv));
   }
 
   relay_write.Reset();  // the sandbox holds the only write end now
-  RunResult result;
-  // A spawn that failed did so before the exec: no command code ran.
-  const bool command_started = process.ok();
-  if (!process.ok()) {
-    result = Failed(audit, policy, std::move(process).error());
-  } else {
+  Result<Outcome> outcome = Error(ErrorKind::kInternal, "not supervised");
+  if (process.ok()) {
     SuperviseOptions supervise;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
-    Result<Outcome> outcome = Supervise(*process, supervise);
+    supervise.terminal = &terminal;
+    outcome = Supervise(*process, supervise);
     if (!options.wait_for_teardown) process->Release();
-    if (!outcome.ok()) {
-      result = Failed(audit, policy, std::move(outcome).error());
-    } else if (outcome->kind == Outcome::Kind::kTimedOut) {
-      bool whole_tree = plan && plan->ok() && (*plan)->mechanisms().namespaces;
-      result = Failed(audit, policy,
-                      Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
-                                                     std::to_string(policy.timeout()->count()) + "s; " +
-                                                     (whole_tree ? "the whole process tree was killed"
-                                                                 : "it was killed (without a PID namespace, processes "
-                                                                   "it started may survive)")));
-    } else if (outcome->kind == Outcome::Kind::kLost) {
-      result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
-    } else {
-      result.source = RunResult::Source::kCommand;
-      result.outcome = *outcome;
-      result.exit_status = outcome->ExitStatus();
-      AuditEvent exited("exited");
-      exited.Set("source", "command").Set("code", result.exit_status);
-      if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
-      if (result.exit_status != 0 && scanner.matched()) {
-        result.denial = *scanner.matched();
-        exited.Set("denied", ModeName(policy.mode()));
-      }
-      audit.Record(exited);
+  }
+  // What the command set on the caller's terminal does not outlive it, and
+  // is put back before corral writes there: a terminal the command stopped
+  // (tcflow(TCOOFF)) would block the audit record on stderr for good.
+  terminal.Restore();
+
+  const bool spawned = process.ok();
+  RunResult result;
+  if (!spawned) {
+    result = Failed(audit, policy, std::move(process).error());
+  } else if (!outcome.ok()) {
+    result = Failed(audit, policy, std::move(outcome).error());
+  } else if (outcome->kind == Outcome::Kind::kTimedOut) {
+    bool whole_tree = plan && plan->ok() && (*plan)->mechanisms().namespaces;
+    result = Failed(audit, policy,
+                    Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
+                                                   std::to_string(policy.timeout()->count()) + "s; " +
+                                                   (whole_tree ? "the whole process tree was killed"
+                                                               : "it was killed (without a PID namespace, processes "
+                                                                 "it started may survive)")));
+  } else if (outcome->kind == Outcome::Kind::kLost) {
+    result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
+  } else {
+    result.source = RunResult::Source::kCommand;
+    result.outcome = *outcome;
+    result.exit_status = outcome->ExitStatus();
+    AuditEvent exited("exited");
+    exited.Set("source", "command").Set("code", result.exit_status);
+    if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
+    if (result.exit_status != 0 && scanner.matched()) {
+      result.denial = *scanner.matched();
+      exited.Set("denied", ModeName(policy.mode()));
     }
+    audit.Record(exited);
   }
   // A forwarded signal that arrived after the command ended was meant for the
   // command, not for corral: drop it before restoring the mask.
@@ -216,13 +225,14 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  // What the command set on the caller's terminal does not outlive it.
-  terminal.Restore();
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
-  // Every process of the sandbox is gone now: undo what it put at protected paths.
-  if (command_started && !MutantActive(Mutant::kSweep)) {
+  // Every process of the sandbox is gone now: undo what it put at protected
+  // paths. A spawn that failed never ran the command (the exec is its last
+  // step), so there is nothing to undo, and a refused grant that moved stays
+  // a refusal of its own.
+  if (spawned && !MutantActive(Mutant::kSweep)) {
     result.quarantined =
         SweepProtected(policy.protected_paths(), sweep_roots,
                        QuarantineHome{state.valid() ? state.fd() : -1, state.path()}, audit.run_id());

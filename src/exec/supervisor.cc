@@ -128,6 +128,7 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
     if (relay && fds[3].revents != 0) relay->Write();
     if (fds[4].revents != 0) {
       if (process.TakeStatus() && process.emptied()) {
+        if (options.terminal != nullptr) options.terminal->Restore();
         if (relay) relay->Finish();
         return ReadOutcome(process);
       }
@@ -135,6 +136,7 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
     }
     if (fds[0].revents != 0) {
       process.Reap();
+      if (options.terminal != nullptr) options.terminal->Restore();
       if (relay) relay->Finish();
       return ReadOutcome(process);
     }

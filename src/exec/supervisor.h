@@ -15,6 +15,7 @@
 #include "base/result.h"
 #include "exec/denials.h"
 #include "exec/spawn.h"
+#include "exec/terminal_state.h"
 
 #include <unistd.h>
 
@@ -32,6 +33,10 @@ struct SuperviseOptions {
   std::optional<std::chrono::milliseconds> timeout;
   bool forward_signals = true;  // needs BlockForwardedSignals() before Spawn
   std::optional<StreamRelay> relay;
+  // The caller's terminal, put back once the tree is gone and before the
+  // relay passes on what it left there (a terminal the command stopped
+  // would block that write for good).
+  const TerminalState* terminal = nullptr;
 };
 
 struct Outcome {

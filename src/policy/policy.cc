@@ -28,11 +28,16 @@ bool IsValidEnvName(std::string_view name) {
 // whatever the view would show there: a grant at or under them would be
 // listed and do nothing, or show a host node the private ones replace.
 Result<void> CheckNotUnderOwnMounts(const std::string& flag, const std::string& path) {
-  for (std::string_view own : {"/dev", "/proc"}) {
-    if (!IsWithin(path, own)) continue;
-    return Error(ErrorKind::kUsage, flag + " " + path + ": the sandbox has its own " + std::string(own) +
-                                        " (with a private /dev/shm and /dev/pts), mounted over it, so the grant "
-                                        "would do nothing; write to /tmp or the workspace instead");
+  const std::string prefix = flag + " " + path + ": the sandbox has its own ";
+  if (IsWithin(path, "/dev")) {
+    return Error(ErrorKind::kUsage, prefix + "/dev (a minimal set of devices, with a private /dev/shm and /dev/pts), "
+                                             "mounted over it, so the grant would do nothing; for shared or scratch "
+                                             "files use /tmp or the workspace instead");
+  }
+  if (IsWithin(path, "/proc")) {
+    return Error(ErrorKind::kUsage, prefix + "/proc (a fresh one, showing only the sandbox's own processes), "
+                                             "mounted over it, so the grant would do nothing; the host's processes "
+                                             "are not shown inside the sandbox");
   }
   return {};
 }

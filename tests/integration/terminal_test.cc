@@ -4,6 +4,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -99,6 +100,36 @@ TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
   EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
 }
 
+// The same probe with the audit trail on the terminal too (stderr, as
+// without --audit), and in read-only mode with corral relaying what the
+// command writes to stderr after stopping the output: corral writes there
+// only once the terminal is put back, so it does not hang, and the terminal
+// flows again after it (a non-blocking write goes through).
+TEST_F(TerminalEscape, StoppedOutputDoesNotHangCorralsWrites) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"run", "--allow-exec", ProbesDir(), "--", ProbePath("tty_state")},
+      {"run", "--mode", "read-only", "--allow-exec", ProbesDir(), "--", "sh", "-c",
+       "\"$0\"; echo relayed-after >&2", ProbePath("tty_state")},
+  };
+  for (const std::vector<std::string>& run : runs) {
+    Pty pty;
+    TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
+    ASSERT_TRUE(before.output_flows);
+    SpawnOptions options;
+    options.stdin_fd = pty.slave();
+    options.stderr_fd = pty.slave();
+    options.timeout = 20s;
+    Outcome outcome = Corral(run, options);
+    EXPECT_FALSE(outcome.timed_out) << "corral hung writing to the stopped terminal " << outcome.Describe();
+    EXPECT_NE(outcome.out.find("tcflow(0, TCOOFF): SUCCEEDED"), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
+    EXPECT_NE(pty.Transcript(500ms).find("\"exited\""), std::string::npos) << pty.Transcript();
+    if (run[2] == "read-only") {
+      EXPECT_NE(pty.Transcript().find("relayed-after"), std::string::npos) << pty.Transcript();
+    }
+  }
+}
+
 // The first C1 control in `text` that a terminal could obey, described, or
 // "" when there is none: a byte 0x80-0x9f that is not part of a valid UTF-8
 // sequence, or a UTF-8 character U+0080-U+009F. (Written apart from corral's
@@ -192,6 +223,40 @@ TEST_F(TerminalEscape, TiocstiCannotInjectIntoAPty) {
   options.stdin_fd = pty.slave();
   EXPECT_PROBE_BLOCKED(Probe("tiocsti", {}, {}, options));
   EXPECT_EQ(pty.Injected(), "");
+}
+
+// The first byte of `text` a terminal obeys as a C0 control (other than the
+// newline) or DEL, described, or "" when there is none.
+std::string FirstC0(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if ((byte < 0x20 && byte != '\n') || byte == 0x7f) {
+      return "byte " + std::to_string(byte) + " at " + std::to_string(i);
+    }
+  }
+  return "";
+}
+
+// `corral explain` shows the paths and notes a repository's names make
+// (a nested protected file, a directory the forbid_read walk cannot read,
+// a grant) as visible escapes, with no control a terminal would obey.
+TEST_F(TerminalEscape, ControlsInPathNamesReachExplainEscaped) {
+  const std::string name = "s\x1b]0;PWNED\x07\x9b" "1m\xc2\x9d";
+  const std::string shown = "s\\x1b]0;PWNED\\x07\\x9b1m\\u009d";
+  workspace_.Write(name + "/.envrc", "x\n");
+  workspace_.Mkdir("n" + name);
+  ASSERT_EQ(::chmod((workspace_ / ("n" + name)).c_str(), 0), 0);
+  Outcome outcome = Corral({"explain", "--forbid-read", "**/.env", "--allow-read", workspace_ / name, "--", "true"});
+  ASSERT_EQ(::chmod((workspace_ / ("n" + name)).c_str(), 0755), 0);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(FirstC0(outcome.out), "") << outcome.out;
+  EXPECT_EQ(FirstC1(outcome.out), "") << outcome.out;
+  EXPECT_NE(outcome.out.find(shown + "/.envrc"), std::string::npos) << outcome.out;  // protected
+  EXPECT_NE(outcome.out.find(workspace_ / shown), std::string::npos) << outcome.out;   // the grant
+  // Root reads the directory anyway; another user gets the note.
+  if (::geteuid() != 0) {
+    EXPECT_NE(outcome.out.find("n" + shown), std::string::npos) << outcome.out;
+  }
 }
 
 }  // namespace

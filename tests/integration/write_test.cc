@@ -201,11 +201,12 @@ TEST_F(WriteEscape, GrantsThatWouldDoNothingAreRefused) {
   struct Case {
     std::vector<std::string> grants;
     std::string says;
+    std::string not_says = "\x01";  // a word of another refusal's message
   };
   const Case cases[] = {
-      {{"--allow-write", "/dev/shm"}, "/dev/shm"},
-      {{"--allow-read", "/dev"}, "/dev"},
-      {{"--allow-read", "/proc/sys"}, "/proc"},
+      {{"--allow-write", "/dev/shm"}, "own /dev (", "/proc"},
+      {{"--allow-read", "/dev"}, "own /dev (", "/proc"},
+      {{"--allow-read", "/proc/sys"}, "own /proc (a fresh one", "/dev/shm"},
       {{"--allow-read", outside_ / "hidden/sub", "--forbid-read", outside_ / "hidden"}, "forbid_read"},
       {{"--allow-read", outside_ / "hidden", "--forbid-read", outside_ / "hidden"}, "forbid_read"},
       {{"--allow-write", outside_ / "globbed", "--forbid-read", outside_ / "glob*"}, "forbid_read"},
