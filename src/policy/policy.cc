@@ -479,6 +479,19 @@ Result<Policy> PolicyBuilder::Build() const {
                      "read-only mode leaves no writable grant");
   }
   policy.protected_ = DiscoverProtected(policy.WritableRoots());
+  if (!policy.protected_.moved_roots.empty()) {
+    return Error(ErrorKind::kPolicy, "protected paths: " + policy.protected_.moved_roots.front() +
+                                         " moved while corral looked in it for protected paths (another run may be "
+                                         "renaming it); the command was not run: run it again");
+  }
+  for (const PinnedPath& root : policy.protected_.roots) {
+    const PathGrant* grant = policy.GrantFor(root.path);
+    if (grant != nullptr && grant->path.path == root.path && grant->path.id.ino != 0 && !(grant->path.id == root.id)) {
+      return Error(ErrorKind::kPolicy, "protected paths: " + root.path +
+                                           " moved after the policy pinned it (another run may be renaming it); the "
+                                           "command was not run: run it again");
+    }
+  }
 
   for (const std::string& name : spec_.allow_env) {
     if (!IsValidEnvName(name)) {

@@ -145,15 +145,25 @@ struct DirectoryEntry {
 // top needs (directories and protected names; most entries are neither).
 enum class Keep { kAll, kWalked };
 
+// A directory below (or at) a root, reached from the root's descriptor: the
+// walk lists the root discovery began with, whatever another run renames.
+struct Below {
+  int root_fd = -1;  // -1: `dir` is opened by its path
+  std::string relative;  // "." for the root itself
+};
+
 // The entries of a canonical directory that `keep` says, sorted by name; at
 // most kMaxDirectoryEntries are read. `read` counts them.
 std::vector<DirectoryEntry> DirectoryEntries(const std::string& dir, bool* truncated, Keep keep = Keep::kAll,
-                                             size_t* read = nullptr) {
+                                             size_t* read = nullptr, const Below& below = {}) {
   std::vector<DirectoryEntry> entries;
   struct open_how how = {};
   how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &how, sizeof how));
+  if (below.root_fd >= 0) how.resolve |= RESOLVE_BENEATH;
+  int fd = below.root_fd >= 0
+               ? static_cast<int>(::syscall(SYS_openat2, below.root_fd, below.relative.c_str(), &how, sizeof how))
+               : static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &how, sizeof how));
   if (fd < 0) return entries;
   DIR* stream = ::fdopendir(fd);  // owns fd from here on
   if (stream == nullptr) {
@@ -210,14 +220,39 @@ class Discovery {
     // A writable file (--allow-write FILE) holds no protected names.
     struct stat root_st;
     if (::stat(root.c_str(), &root_st) != 0 || !S_ISDIR(root_st.st_mode)) return;
+    struct open_how how = {};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, root.c_str(), &how, sizeof how)));
+    if (!fd || ::fstat(fd.get(), &root_st) != 0) {
+      moved_roots_.insert(root);
+      return;
+    }
+    root_ids_[root] = FileIdentity{root_st.st_dev, root_st.st_ino};
+    root_fds_[root] = std::move(fd);
     Repositories(root, Missing::kRecord, Follow::kUser);
     for (const std::string& name : kRootNames) Add(Join(root, name), Follow::kUser);
     Yarn(root);
     Walk(root);
+    CheckRoot(root);
+  }
+
+  // Discovery reads by path: when another run swaps the root for another
+  // directory meanwhile, what it found belongs to that one. Checked after
+  // every listing and at the end; the policy refuses a root that moved.
+  void CheckRoot(const std::string& root) {
+    struct stat st;
+    auto id = root_ids_.find(root);
+    if (id == root_ids_.end()) return;
+    if (::stat(root.c_str(), &st) != 0 || st.st_dev != id->second.dev || st.st_ino != id->second.ino) {
+      moved_roots_.insert(root);
+    }
   }
 
   ProtectedSet Finish() {
     ProtectedSet set;
+    for (const auto& [root, id] : root_ids_) set.roots.push_back(PinnedPath{root, id, FileType::kDirectory});
+    set.moved_roots.assign(moved_roots_.begin(), moved_roots_.end());
     for (auto& [path, entry] : entries_) set.paths.push_back(entry);
     for (const ProtectedPath& entry : set.paths) {
       if (entry.state != State::kDirectory && entry.state != State::kFile) continue;
@@ -342,7 +377,9 @@ class Discovery {
       }
       ++walked;
       bool truncated = false;
-      std::vector<DirectoryEntry> entries = DirectoryEntries(dir, &truncated, Keep::kWalked, &names);
+      Below below{root_fds_[root].get(), dir == root ? std::string(".") : dir.substr(root.size() + 1)};
+      std::vector<DirectoryEntry> entries = DirectoryEntries(dir, &truncated, Keep::kWalked, &names, below);
+      CheckRoot(root);
       if (truncated) TooManyEntries(dir);
       if (depth > 0) {
         Missing record = Missing::kIgnore;
@@ -493,7 +530,9 @@ class Discovery {
     if (floor != root) {
       struct stat st;
       if (::lstat(floor.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        Note(floor + ": moved while corral looked in it; what a run creates in it is not taken out");
+        // What discovery read below it is not to be trusted: the policy
+        // refuses the run rather than protect less than it shows.
+        moved_roots_.insert(floor);
         return;
       }
     }
@@ -565,6 +604,9 @@ class Discovery {
   size_t files_read_ = 0;
   size_t nested_ = 0;
   size_t missing_added_ = 0;
+  std::map<std::string, FileIdentity> root_ids_;  // each root as discovery began with it
+  std::map<std::string, UniqueFd> root_fds_;      // and its directory, which the walk lists
+  std::set<std::string> moved_roots_;
   std::string walking_;  // the directory below the top that the walk is in
   bool files_capped_ = false;
   bool nested_capped_ = false;
@@ -587,15 +629,7 @@ const std::vector<std::string>& ProtectedNames() {
 ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots) {
   Discovery discovery(writable_roots);
   for (const std::string& root : writable_roots) discovery.Root(root);
-  ProtectedSet set = discovery.Finish();
-  // The sweep works in these very directories (policy/sweep.h: SweepRoots).
-  for (const std::string& root : writable_roots) {
-    struct stat st;
-    if (::lstat(root.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      set.roots.push_back(PinnedPath{root, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory});
-    }
-  }
-  return set;
+  return discovery.Finish();
 }
 
 }  // namespace corral

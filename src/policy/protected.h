@@ -66,6 +66,10 @@ struct ProtectedSet {
   std::vector<ProtectedPath> paths;    // sorted by path
   std::vector<PinnedPath> anchors;     // directories bound over themselves, sorted
   std::vector<PinnedPath> roots;       // the writable roots as discovery found them
+  // Roots, or directories below them, that moved while discovery read them
+  // (another directory took a root's place, a walked directory was gone):
+  // what was found cannot be trusted, and the policy refuses to run.
+  std::vector<std::string> moved_roots;
   // What discovery saw and left unprotected, one sentence each (a git file
   // that is not a regular file, a symlink to a writable root, a limit hit).
   std::vector<std::string> notes;

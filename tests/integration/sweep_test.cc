@@ -322,6 +322,41 @@ TEST_F(ProtectedSweep, AnOuterRunMovingTheWorkspaceAwayNeverRedirectsTheSweep) {
   EXPECT_FALSE(Exists(canary)) << "the inner run's hook ran on the host";
 }
 
+// An outer run keeps exchanging the inner runs' workspace with a sibling
+// directory. Each inner run plants a hook in the repository it creates in a
+// directory that existed when it started. Discovery reads by path, so it may
+// have read the sibling: such a run is refused before anything runs (exit
+// 77), and one that ran either took its hook out or said so (exit 79). No
+// run leaves its hook with a clean exit.
+TEST_F(ProtectedSweep, AWorkspaceSwappedDuringDiscoveryNeverLeavesAHookSilently) {
+  workspace_.Mkdir("w/sub");
+  workspace_.Mkdir("w2/sub2");
+  Process outer(ProbeArgv("rename_swap", {"w", "w2", "3000", "exchange"}), Defaults({}));
+  const auto end = std::chrono::steady_clock::now() + 2500ms;
+  int runs = 0, ran = 0;
+  SpawnOptions in_w;
+  in_w.cwd = workspace_ / "w";
+  while (std::chrono::steady_clock::now() < end) {
+    std::string token = RandomToken("HOOK");
+    Outcome inner = RunIn({}, {"sh", "-c",
+                               "d=sub; [ -d sub2 ] && d=sub2; cd $d && git init -q . && printf '#!/bin/sh\\n# " +
+                                   token + "\\n' > .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit"},
+                          in_w);
+    ++runs;
+    if (inner.exit_code == 0) ++ran;
+    if (inner.exit_code == 79 || inner.exit_code == 77) continue;
+    for (const auto& file : std::filesystem::recursive_directory_iterator(workspace_.path())) {
+      if (file.path().filename() != "pre-commit") continue;
+      EXPECT_EQ(ReadFile(file.path()).value_or("").find(token), std::string::npos)
+          << "left silently at " << file.path() << "\n" << inner.Describe();
+    }
+    if (HasFailure()) break;
+  }
+  outer.Wait();
+  EXPECT_GT(runs, 5);
+  std::printf("%d inner runs, %d ran\n", runs, ran);
+}
+
 // corral's state directory through a symlink into the workspace: refused
 // before anything runs (the canary command did not run), and nothing of
 // corral's state (the sweep journal) was written where a command could
