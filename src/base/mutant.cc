@@ -23,6 +23,11 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kForbidMasks: return "forbid_masks";
     case Mutant::kProtectedBinds: return "protected_binds";
     case Mutant::kSweep: return "sweep";
+    case Mutant::kSweepRoots: return "sweep_roots";
+    case Mutant::kNoexecBinds: return "noexec_binds";
+    case Mutant::kTmpfsCaps: return "tmpfs_caps";
+    case Mutant::kTerminalRestore: return "terminal_restore";
+    case Mutant::kPinCheck: return "pin_check";
   }
   return "none";
 }
@@ -33,7 +38,7 @@ namespace {
 Mutant FromEnvironment() {
   const char* name = std::getenv("CORRAL_MUTANT");
   if (name == nullptr || *name == '\0') return Mutant::kNone;
-  for (int i = static_cast<int>(Mutant::kFdClose); i <= static_cast<int>(Mutant::kSweep); ++i) {
+  for (int i = static_cast<int>(Mutant::kFdClose); i <= static_cast<int>(Mutant::kPinCheck); ++i) {
     if (MutantName(static_cast<Mutant>(i)) == name) return static_cast<Mutant>(i);
   }
   // An unknown name must not silently test the unmutated corral.

@@ -33,6 +33,11 @@ enum class Mutant {
   kForbidMasks,      // the forbid_read masks are not mounted
   kProtectedBinds,   // existing protected paths are not bound read-only
   kSweep,            // nothing is swept after the run
+  kSweepRoots,       // the sweep opens the roots by path when it runs, following symlinks
+  kNoexecBinds,      // grant binds without exec are not mounted noexec
+  kTmpfsCaps,        // the private tmpfs mounts get no size or inode cap
+  kTerminalRestore,  // the caller's terminal is not put back after the run
+  kPinCheck,         // the child does not check a grant's (dev, inode) before binding it
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

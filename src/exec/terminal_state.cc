@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "base/mutant.h"
+
 namespace corral {
 
 TerminalState TerminalState::Save() {
@@ -27,7 +29,7 @@ TerminalState TerminalState::Save() {
 }
 
 void TerminalState::Restore() const {
-  if (saved_.empty()) return;
+  if (saved_.empty() || MutantActive(Mutant::kTerminalRestore)) return;
   // A background corral changing its terminal would be stopped by SIGTTOU;
   // blocked, the change goes through.
   sigset_t ttou, previous;

@@ -151,7 +151,7 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
     if (op.pinned) {
       struct stat st;
       if (::fstat(op.fd, &st) != 0) return Fail(report, ChildStage::kOpenSource, errno, static_cast<long>(i));
-      if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino) {
+      if ((st.st_dev != op.pin.dev || st.st_ino != op.pin.ino) && !MutantActive(Mutant::kPinCheck)) {
         return Fail(report, ChildStage::kPinChanged, ESTALE, static_cast<long>(i));
       }
     }
@@ -222,7 +222,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     switch (op.kind) {
       case MountKind::kBind: {
         if (op.read_only && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
-        if (op.noexec) attrs |= kabi::kMountAttrNoexec;
+        if (op.noexec && !MutantActive(Mutant::kNoexecBinds)) attrs |= kabi::kMountAttrNoexec;
         if (int err = AttachTree(op.fd, rel, attrs); err != 0) {
           return Fail(report, ChildStage::kBind, err, index);
         }

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 
+#include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "policy/birth_time.h"
 
@@ -429,8 +430,17 @@ SweepRoots OpenSweepRoots(const ProtectedSet& set) {
   return roots;
 }
 
-std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoots& roots, const QuarantineHome& home,
-                                         const std::string& run) {
+std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoots& pinned_roots,
+                                         const QuarantineHome& home, const std::string& run) {
+  SweepRoots by_path;  // the sweep_roots mutant: each root looked up again now, symlinks followed
+  if (MutantActive(Mutant::kSweepRoots)) {
+    for (const ProtectedPath& entry : set.paths) {
+      if (!by_path.fds.contains(entry.root)) {
+        by_path.fds.emplace(entry.root, UniqueFd(::open(entry.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)));
+      }
+    }
+  }
+  const SweepRoots& roots = MutantActive(Mutant::kSweepRoots) ? by_path : pinned_roots;
   Anchors anchors;
   for (const PinnedPath& anchor : set.anchors) anchors.emplace(anchor.path, anchor.id);
   std::vector<SweepFinding> findings;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "base/mutant.h"
+
 namespace corral {
 namespace {
 
@@ -14,6 +16,7 @@ struct Unit {
 constexpr std::array<Unit, 4> kUnits = {{{'t', 1024 * 1024 * kMiB}, {'g', 1024 * kMiB}, {'m', kMiB}, {'k', 1024}}};
 
 std::string Options(uint64_t size, std::string_view mode) {
+  if (MutantActive(Mutant::kTmpfsCaps)) return "mode=" + std::string(mode);
   uint64_t inodes = size / kBytesPerInode;
   return "mode=" + std::string(mode) + ",size=" + std::to_string(size) + ",nr_inodes=" + std::to_string(inodes);
 }
