@@ -31,6 +31,9 @@ class Lifecycle : public SandboxTest {
   void ExpectNoSurvivors(const std::vector<std::string>& tokens, std::chrono::milliseconds grace) {
     for (const std::string& token : tokens) {
       EXPECT_TRUE(WaitFor([&] { return ProcessesMatching(token).empty(); }, grace)) << token << " survived";
+      // A survivor (a sandbox whose init outlived corral, under the lifeline
+      // mutant) must not outlive the test either.
+      for (pid_t pid : ProcessesMatching(token)) ::kill(pid, SIGKILL);
     }
   }
 
