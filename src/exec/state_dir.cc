@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "policy/path.h"
+
 namespace corral {
 namespace {
 
@@ -23,18 +25,6 @@ Error Unsafe(const std::string& path, const std::string& why) {
                                        "; a sandboxed command could forge what corral reads back there, so "
                                        "nothing was run")
       .WithCode(kStateDirUnsafe);
-}
-
-std::vector<std::string> Components(const std::string& relative) {
-  std::vector<std::string> names;
-  size_t start = 0;
-  while (start <= relative.size()) {
-    size_t end = relative.find('/', start);
-    if (end == std::string::npos) end = relative.size();
-    if (end > start) names.push_back(relative.substr(start, end - start));
-    start = end + 1;
-  }
-  return names;
 }
 
 uid_t OverflowUid() {
@@ -118,7 +108,7 @@ Result<UniqueFd> OpenDirectoryWithoutSymlinks(const std::string& path, StateDir:
   }
   UniqueFd dir(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return Error::FromErrno(ErrorKind::kIo, "cannot open /", "open", errno);
-  std::vector<std::string> names = Components(path);
+  std::vector<std::string> names = PathSegments(path);
   std::string walked;
   for (size_t i = 0; i < names.size(); ++i) {
     CORRAL_TRY(Check(dir.get(), walked.empty() ? "/" : walked, Rule::kAbove));
@@ -144,7 +134,7 @@ Result<StateDir> StateDir::OpenBelow(const std::string& base, Create create) {
   if (!dir) return Error::FromErrno(ErrorKind::kIo, "cannot open /", "open", errno);
   CORRAL_TRY(Check(dir.get(), "/", Rule::kAbove));
   std::string path;
-  for (const std::string& name : Components(base)) {
+  for (const std::string& name : PathSegments(base)) {
     path += "/" + name;
     CORRAL_ASSIGN_OR_RETURN(dir, Step(dir.get(), name, path, create, Rule::kAbove));
   }
@@ -160,7 +150,7 @@ Result<UniqueFd> StateDir::Subdir(const std::string& relative, Create create) co
   UniqueFd dir(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
   if (!dir) return Error::FromErrno(ErrorKind::kIo, "cannot duplicate a descriptor", "fcntl", errno);
   std::string path = path_;
-  for (const std::string& name : Components(relative)) {
+  for (const std::string& name : PathSegments("/" + relative)) {
     path += "/" + name;
     CORRAL_ASSIGN_OR_RETURN(dir, Step(dir.get(), name, path, create, Rule::kPrivate));
   }

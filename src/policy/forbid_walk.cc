@@ -14,18 +14,6 @@
 
 namespace corral {
 
-std::vector<std::string> PathSegments(const std::string& path) {
-  std::vector<std::string> out;
-  size_t start = 1;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    if (end > start) out.push_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 PatternProgress::PatternProgress(const PatternSegments& patterns) : patterns_(&patterns) {
   live_.resize(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {

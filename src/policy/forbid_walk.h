@@ -26,12 +26,10 @@
 
 #include "base/result.h"
 #include "base/unique_fd.h"
+#include "policy/path.h"
 #include "policy/roots.h"
 
 namespace corral {
-
-// "/a/b" -> {"a", "b"}.
-std::vector<std::string> PathSegments(const std::string& path);
 
 using PatternSegments = std::vector<std::vector<std::string>>;
 

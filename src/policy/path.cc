@@ -123,4 +123,16 @@ Result<PinnedPath> PinDerivedPath(std::string_view path, std::string_view what) 
   return PinAbsolute(CollapseSlashes(path), what);
 }
 
+std::vector<std::string> PathSegments(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end > start) out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace corral

@@ -15,6 +15,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 
@@ -34,6 +35,10 @@ struct PinnedPath {
   FileType type = FileType::kOther;
   bool is_dir() const { return type == FileType::kDirectory; }
 };
+
+// The names in an absolute path, empty ones (from "//" or a trailing "/")
+// skipped: "/a//b/" -> {"a", "b"}.
+std::vector<std::string> PathSegments(const std::string& path);
 
 // Collapses repeated slashes and drops a trailing slash ("/a//b/" -> "/a/b").
 // Keeps "." and ".." so callers can reject them.
