@@ -20,7 +20,7 @@ mkdir -p "$out/corpus/session_log"
 src="$here/src"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DCORRAL_INVARIANTS=1 -I"$src" \
-  "$src/gate/session_log_fuzz.cc" "$src/gate/session_events.cc" \
+  "$src/state/session_log_fuzz.cc" "$src/state/session_events.cc" \
   "$src/base/result.cc" \
   "$src/base/invariant.cc" "$src/policy/mode.cc" \
   -o "$out/session_log_fuzz"

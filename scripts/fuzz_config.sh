@@ -25,7 +25,7 @@ sources=(
   src/config/profile_file.cc src/config/toml_reader.cc src/config/toml_impl.cc
   src/policy/profile.cc src/policy/path_text.cc src/policy/path.cc src/policy/forbid.cc src/policy/policy.cc
   src/policy/roots.cc src/policy/protected.cc src/policy/access.cc src/policy/mode.cc
-  src/gate/approval.cc src/gate/presets.cc src/gate/dangerous_command.cc src/audit/audit.cc
+  src/policy/approval_policy.cc src/policy/preset.cc
   src/base/result.cc src/base/sha256.cc src/base/unique_fd.cc
   src/config/config_fuzz.cc
 )

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

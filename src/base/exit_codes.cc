@@ -1,4 +1,4 @@
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 
 namespace corral {
 

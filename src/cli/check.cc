@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "confine/describe.h"
 #include "confine/plan.h"
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 #include "exec/spawn.h"
 
 namespace corral::cli {

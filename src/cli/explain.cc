@@ -6,9 +6,10 @@
 #include "base/terminal.h"
 #include "cli/refusal.h"
 #include "confine/describe.h"
+#include "resolve/describe.h"
 #include "confine/detect.h"
 #include "confine/plan.h"
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 #include "policy/tmpfs_size.h"
 
 namespace corral::cli {

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 #include "exec/program.h"
 
 namespace corral::cli {

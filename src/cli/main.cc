@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "cli/commands.h"
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 
 namespace {
 

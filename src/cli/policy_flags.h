@@ -1,5 +1,5 @@
 // The policy flags shared by `run`, `explain` and `wrap`. They fill a
-// RunRequest (gate/request.h), so the CLI resolves config files, presets,
+// RunRequest (resolve/request.h), so the CLI resolves config files, presets,
 // profiles, sessions and its own flags exactly as every other front end does.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "gate/request.h"
+#include "resolve/request.h"
 #include "policy/policy.h"
 
 namespace CLI {

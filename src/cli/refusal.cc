@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/policy_flags.h"
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 
 namespace corral::cli {
 

@@ -5,7 +5,7 @@
 //   {"error": {"kind": "unsupported", "code": "partial_enforcement", "message": "..."}}
 //
 // so a harness learns why from stdout alone. Returns corral's exit code for
-// the error (exec/exit_codes.h).
+// the error (base/exit_codes.h).
 #pragma once
 
 #include <string_view>

@@ -7,8 +7,8 @@
 
 #include "base/terminal.h"
 #include "cli/commands.h"
-#include "exec/exit_codes.h"
-#include "gate/session_log.h"
+#include "base/exit_codes.h"
+#include "state/session_log.h"
 
 namespace corral::cli {
 namespace {

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/refusal.h"
 #include "confine/detect.h"
+#include "exec/backend_probes.h"
 #include "gate/approval.h"
 #include "gate/tty_approver.h"
 

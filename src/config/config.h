@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "gate/approval.h"
-#include "gate/presets.h"
+#include "policy/approval_policy.h"
+#include "policy/preset.h"
 #include "policy/mode.h"
 #include "policy/spec.h"
 
@@ -75,7 +75,7 @@ struct Config {
   std::optional<HomeMode> home;
   BackendChoice backend = BackendChoice::kAuto;
   std::optional<ApprovalPolicy> approval_policy;  // approval.policy
-  std::optional<std::string> preset;              // approval.preset: a name ResolvePreset (gate/presets.h) knows
+  std::optional<std::string> preset;              // approval.preset: a name ResolvePreset (policy/preset.h) knows
 
   // The files that existed and were read, user file first.
   std::vector<std::string> files_read;

@@ -20,7 +20,7 @@
 #include "base/result.h"
 #include "config/config.h"
 #include "config/toml_reader.h"
-#include "gate/presets.h"
+#include "policy/preset.h"
 #include "policy/mode.h"
 #include "policy/spec.h"
 

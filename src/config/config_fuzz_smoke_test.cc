@@ -10,7 +10,7 @@
 
 #include "config/config.h"
 #include "config/config_fuzz_target.h"
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "policy/policy.h"
 
 namespace corral {

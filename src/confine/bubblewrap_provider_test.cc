@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "confine/golden_file.h"
-#include "confine/provider_test_support.h"
+#include "testing/golden_file.h"
+#include "testing/provider_test_support.h"
 
 namespace corral {
 namespace {

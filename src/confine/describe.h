@@ -6,7 +6,6 @@
 
 #include "confine/host.h"
 #include "confine/plan.h"
-#include "gate/request.h"
 #include "policy/policy.h"
 
 namespace corral {
@@ -20,11 +19,5 @@ nlohmann::json DescribePolicy(const Policy& policy);
 nlohmann::json DescribePlan(const Plan& plan);
 
 nlohmann::json DescribeHost(const HostSupport& host);
-
-// How the policy was resolved: which layer won the mode and the workspace,
-// the approval policy and where it came from, the preset state, the config
-// files read, the session, the Gated dimensions, and the backend
-// (sandbox.backend: "auto" unless the user config forces one).
-nlohmann::json DescribeResolution(const ResolvedRequest& resolved);
 
 }  // namespace corral

@@ -143,11 +143,4 @@ Status CheckRunnerBackend(const std::string& backend) {
   return UnknownBackend(backend);
 }
 
-Detector& ProcessDetector() {
-  static Detector* detector = new Detector(HostProbes());  // never destroyed: callable until exit
-  return *detector;
-}
-
-Result<Detection> DetectProvider(const DetectOptions& options) { return ProcessDetector().Detect(options); }
-
 }  // namespace corral

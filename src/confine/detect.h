@@ -71,9 +71,6 @@ class BackendProbes {
   virtual ProbeVerdict Seatbelt() = 0;
 };
 
-// The real probes described above.
-std::unique_ptr<BackendProbes> HostProbes();
-
 class Detector {
  public:
   explicit Detector(std::unique_ptr<BackendProbes> probes) : probes_(std::move(probes)) {}
@@ -89,12 +86,6 @@ class Detector {
   std::map<std::string, ProbeVerdict> cache_;
   int probes_run_ = 0;
 };
-
-// The process-wide Detector over HostProbes().
-Detector& ProcessDetector();
-
-// ProcessDetector().Detect(options). Fails only for an unknown forced name.
-Result<Detection> DetectProvider(const DetectOptions& options);
 
 // `error`, from the detected provider's Confine, with the detection added
 // when it is a partial-enforcement refusal of a backend detection chose

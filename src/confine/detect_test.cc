@@ -1,6 +1,7 @@
 // Backend detection: the order of candidates, at most one probe per backend
 // per process, forced backends, and a broken bwrap counting as unavailable.
 #include "confine/detect.h"
+#include "exec/backend_probes.h"
 
 #include <sys/stat.h>
 
@@ -9,7 +10,7 @@
 #include <atomic>
 #include <thread>
 
-#include "confine/provider_test_support.h"
+#include "testing/provider_test_support.h"
 #include "confine/unavailable_provider.h"
 
 namespace corral {

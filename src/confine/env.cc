@@ -1,4 +1,4 @@
-#include "exec/env.h"
+#include "confine/env.h"
 
 #include <algorithm>
 #include <string_view>

@@ -1,6 +1,6 @@
 // ScrubEnvironment: only the allowlist and --allow-env names pass, HOME is the
 // sandbox's, PATH has a default, the first definition wins, junk is dropped.
-#include "exec/env.h"
+#include "confine/env.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

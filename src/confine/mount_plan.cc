@@ -34,6 +34,20 @@ uint64_t PrivateTreeRights(const Policy& policy, const LandlockRights& rights, s
 
 }  // namespace
 
+uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir) {
+  using namespace kabi;
+  uint64_t out = 0;
+  if (Has(access, Access::kRead)) out |= kFsReadFile | kFsReadDir;
+  if (Has(access, Access::kWrite)) {
+    out |= kFsWriteFile | kFsRemoveDir | kFsRemoveFile | kFsMakeChar | kFsMakeDir | kFsMakeReg | kFsMakeSock |
+           kFsMakeFifo | kFsMakeBlock | kFsMakeSym | kFsRefer | kFsTruncate | kFsIoctlDev;
+  }
+  if (Has(access, Access::kExec)) out |= kFsExecute;
+  out &= rights.fs;
+  if (!is_dir) out &= kFsFileRights;
+  return out;
+}
+
 const char* MountPlan::Intern(std::string text) {
   strings_.push_back(std::move(text));
   return strings_.back().c_str();

@@ -21,9 +21,14 @@
 
 #include "kernel/landlock.h"
 #include "kernel/mounts.h"
+#include "policy/access.h"
 #include "policy/policy.h"
 
 namespace corral {
+
+// The Landlock filesystem rights a grant of `access` gives, limited to what
+// `rights` handles and, for a non-directory, to the rights a file can carry.
+uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir);
 
 class MountPlan {
  public:

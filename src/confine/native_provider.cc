@@ -1,7 +1,7 @@
 #include "confine/native_provider.h"
 
 #include "confine/plan.h"
-#include "exec/exit_codes.h"
+#include "base/exit_codes.h"
 #include "policy/compiled.h"
 
 namespace corral {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "confine/provider_test_support.h"
+#include "testing/provider_test_support.h"
 #include "policy/compiled.h"
 
 namespace corral {

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "kernel/kernel_abi.h"
 
 namespace corral {

@@ -9,7 +9,7 @@
 
 #include "confine/bubblewrap_provider.h"
 #include "confine/native_provider.h"
-#include "confine/provider_test_support.h"
+#include "testing/provider_test_support.h"
 #include "confine/seatbelt_provider.h"
 #include "confine/unavailable_provider.h"
 

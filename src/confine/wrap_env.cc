@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "exec/env.h"
+#include "confine/env.h"
 
 namespace corral {
 

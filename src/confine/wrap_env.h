@@ -1,5 +1,5 @@
 // The environment a wrapped command gets, computed at wrap time: the same
-// scrub `corral run` applies (exec/env.h), starting from a given environment
+// scrub `corral run` applies (confine/env.h), starting from a given environment
 // (for tests and harnesses) or this process's own. Backends that rewrite an
 // argv carry the result in that argv, so the values are fixed at wrap time.
 #pragma once

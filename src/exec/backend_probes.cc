@@ -1,11 +1,12 @@
-// The real backend probes behind detect.h's BackendProbes seam.
+#include "exec/backend_probes.h"
+
 #include <chrono>
 
 #include "confine/bubblewrap_provider.h"
 #include "confine/detect.h"
 #include "confine/plan.h"
 #include "confine/probe_command.h"
-#include "exec/env.h"
+#include "confine/env.h"
 #include "exec/spawn.h"
 
 namespace corral {
@@ -79,5 +80,12 @@ class HostBackendProbes final : public BackendProbes {
 }  // namespace
 
 std::unique_ptr<BackendProbes> HostProbes() { return std::make_unique<HostBackendProbes>(); }
+
+Detector& ProcessDetector() {
+  static Detector* detector = new Detector(HostProbes());  // never destroyed: callable until exit
+  return *detector;
+}
+
+Result<Detection> DetectProvider(const DetectOptions& options) { return ProcessDetector().Detect(options); }
 
 }  // namespace corral

@@ -10,12 +10,12 @@
 #include "base/mutant.h"
 #include "confine/plan.h"
 #include "exec/denials.h"
-#include "exec/env.h"
-#include "exec/exit_codes.h"
+#include "confine/env.h"
+#include "base/exit_codes.h"
 #include "exec/program.h"
 #include "exec/spawn.h"
-#include "exec/state_dir.h"
-#include "exec/sweep_journal.h"
+#include "state/state_dir.h"
+#include "repair/sweep_journal.h"
 #include "exec/terminal_state.h"
 
 extern char** environ;

@@ -24,14 +24,14 @@
 #include "exec/supervisor.h"
 #include "policy/policy.h"
 #include "policy/protected.h"
-#include "policy/sweep.h"
+#include "repair/sweep.h"
 
 namespace corral {
 
 struct RunOptions {
   bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process
   const char* const* environ = nullptr;  // the environment to scrub (default: this process's)
-  // In place of $XDG_STATE_HOME: corral's state directory (exec/state_dir.h),
+  // In place of $XDG_STATE_HOME: corral's state directory (state/state_dir.h),
   // which holds the quarantine and the sweep journal, is <state_home>/corral.
   std::optional<std::string> state_home;
   // false: return as soon as every process of the sandbox has been killed

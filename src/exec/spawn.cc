@@ -25,7 +25,7 @@
 #include "kernel/mounts.h"
 #include "kernel/namespaces.h"
 #include "kernel/seccomp.h"
-#include "exec/env.h"
+#include "confine/env.h"
 
 namespace corral {
 namespace {

@@ -38,24 +38,6 @@ std::string DisplayArgv(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-std::string_view ApprovalPolicyName(ApprovalPolicy policy) {
-  switch (policy) {
-    case ApprovalPolicy::kAllowAll: return "allow-all";
-    case ApprovalPolicy::kDenyAll: return "deny-all";
-    case ApprovalPolicy::kAskDangerous: return "ask-dangerous";
-    case ApprovalPolicy::kAskDangerousToolEdit: return "ask-dangerous-tool-edit";
-  }
-  return "deny-all";
-}
-
-std::optional<ApprovalPolicy> ParseApprovalPolicy(std::string_view text) {
-  for (ApprovalPolicy policy : {ApprovalPolicy::kAllowAll, ApprovalPolicy::kDenyAll, ApprovalPolicy::kAskDangerous,
-                                ApprovalPolicy::kAskDangerousToolEdit}) {
-    if (text == ApprovalPolicyName(policy)) return policy;
-  }
-  return std::nullopt;
-}
-
 std::string_view ToolClassName(ToolClass tool_class) {
   switch (tool_class) {
     case ToolClass::kReadOnly: return "read-only";

@@ -37,13 +37,9 @@
 
 #include "audit/audit.h"
 #include "base/result.h"
+#include "policy/approval_policy.h"
 
 namespace corral {
-
-enum class ApprovalPolicy { kAllowAll, kDenyAll, kAskDangerous, kAskDangerousToolEdit };
-// "allow-all", "deny-all", "ask-dangerous", "ask-dangerous-tool-edit".
-std::string_view ApprovalPolicyName(ApprovalPolicy policy);
-std::optional<ApprovalPolicy> ParseApprovalPolicy(std::string_view text);
 
 enum class ToolClass { kReadOnly, kEdit, kCommand, kUnknown };
 std::string_view ToolClassName(ToolClass tool_class);  // "read-only", "edit", "command", "unknown"

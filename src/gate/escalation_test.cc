@@ -5,9 +5,9 @@
 
 #include <deque>
 
-#include "gate/resolution.h"
-#include "gate/session_log.h"
-#include "gate/test_support.h"
+#include "resolve/resolution.h"
+#include "state/session_log.h"
+#include "testing/gate_test_support.h"
 
 namespace corral {
 namespace {

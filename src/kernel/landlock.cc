@@ -33,20 +33,6 @@ LandlockRights LandlockRightsFor(int abi, bool restrict_tcp) {
   return rights;
 }
 
-uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir) {
-  using namespace kabi;
-  uint64_t out = 0;
-  if (Has(access, Access::kRead)) out |= kFsReadFile | kFsReadDir;
-  if (Has(access, Access::kWrite)) {
-    out |= kFsWriteFile | kFsRemoveDir | kFsRemoveFile | kFsMakeChar | kFsMakeDir | kFsMakeReg | kFsMakeSock |
-           kFsMakeFifo | kFsMakeBlock | kFsMakeSym | kFsRefer | kFsTruncate | kFsIoctlDev;
-  }
-  if (Has(access, Access::kExec)) out |= kFsExecute;
-  out &= rights.fs;
-  if (!is_dir) out &= kFsFileRights;
-  return out;
-}
-
 int LandlockCreateRulesetChild(const LandlockRights& rights) {
   kabi::LandlockRulesetAttr attr = {rights.fs, rights.net, rights.scoped};
   // Older ABIs reject a struct with fields they do not know unless those are 0

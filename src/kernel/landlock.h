@@ -10,7 +10,6 @@
 
 #include <cstdint>
 
-#include "policy/access.h"
 
 namespace corral {
 
@@ -28,10 +27,6 @@ struct LandlockRights {
 // Everything `abi` can express. With `restrict_tcp`, all TCP bind and connect
 // is handled (and, with no rules, denied).
 LandlockRights LandlockRightsFor(int abi, bool restrict_tcp);
-
-// The filesystem rights a grant of `access` gives, limited to what `rights`
-// handles and, for a non-directory, to the rights a file can carry.
-uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir);
 
 // Child side (async-signal-safe). Return the ruleset fd, or -errno.
 int LandlockCreateRulesetChild(const LandlockRights& rights);

@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "kernel/child_report.h"
-#include "policy/path.h"
+#include "base/file_identity.h"
 
 namespace corral {
 

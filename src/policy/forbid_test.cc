@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "policy/path.h"
 
 namespace corral {

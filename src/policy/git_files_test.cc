@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

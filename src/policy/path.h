@@ -17,15 +17,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/file_identity.h"
 #include "base/result.h"
 
 namespace corral {
-
-struct FileIdentity {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  bool operator==(const FileIdentity&) const = default;
-};
 
 enum class FileType { kDirectory, kRegular, kOther };
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

@@ -10,7 +10,7 @@
 // - one that is missing cannot be pinned by a mount without creating a
 //   placeholder in the user's tree, which corral never does. Instead, when the
 //   sandbox is gone, anything the run created at a missing protected path is
-//   moved out of the tree and reported (SweepProtected, policy/sweep.h).
+//   moved out of the tree and reported (SweepProtected, repair/sweep.h).
 // - a protected symlink keeps its target pinned read-only when that target is
 //   writable (or swept, when it is missing), and is restored by the sweep if
 //   the run replaced it.

@@ -9,8 +9,8 @@
 
 #include "base/unique_fd.h"
 #include "policy/protected.h"
-#include "policy/protected_test_support.h"
-#include "policy/sweep.h"
+#include "testing/protected_test_support.h"
+#include "repair/sweep.h"
 
 namespace corral {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "policy/protected.h"
-#include "policy/protected_test_support.h"
+#include "testing/protected_test_support.h"
 
 namespace corral {
 namespace {

@@ -12,9 +12,9 @@
 #include <chrono>
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "policy/protected.h"
-#include "policy/protected_test_support.h"
+#include "testing/protected_test_support.h"
 
 namespace corral {
 namespace {

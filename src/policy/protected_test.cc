@@ -11,8 +11,8 @@
 #include <climits>
 #include <string>
 
-#include "base/test_scratch_dir.h"
-#include "policy/protected_test_support.h"
+#include "testing/test_scratch_dir.h"
+#include "testing/protected_test_support.h"
 
 namespace corral {
 namespace {

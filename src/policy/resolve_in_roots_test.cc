@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

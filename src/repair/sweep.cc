@@ -1,4 +1,4 @@
-#include "policy/sweep.h"
+#include "repair/sweep.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>

@@ -11,7 +11,7 @@
 //
 // Where it goes, in this order:
 //   1. <state>/quarantine/<run>/<path> (corral's state directory, through
-//      its descriptor: exec/state_dir.h);
+//      its descriptor: state/state_dir.h);
 //   2. when that fails (another filesystem: EXDEV), <root>/.corral-quarantine/
 //      <run>/<name>, on the path's own filesystem (<root>/.corral-quarantine-
 //      <run>/<name> if the run left something unusable at .corral-quarantine).
@@ -78,7 +78,7 @@ std::string_view OutcomeName(SweepFinding::Outcome outcome);  // "quarantined", 
 // True when something the run made at a protected path is still there.
 bool AnyLeftInPlace(const std::vector<SweepFinding>& findings);
 
-// corral's state directory, opened by the caller (exec/state_dir.h); the
+// corral's state directory, opened by the caller (state/state_dir.h); the
 // sweep makes quarantine/<run>/ below it when it needs it. dir -1: there is
 // none, and step 1 is skipped.
 struct QuarantineHome {

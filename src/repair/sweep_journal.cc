@@ -1,4 +1,4 @@
-#include "exec/sweep_journal.h"
+#include "repair/sweep_journal.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,13 +1,13 @@
 // The sweep journal: a write-ahead record of what a run's sweep must look at.
 //
-// The sweep (policy/sweep.h) runs after the sandbox has exited. If corral
+// The sweep (repair/sweep.h) runs after the sandbox has exited. If corral
 // itself is killed first (SIGKILL, a crash, a power cut), whatever the run
 // created at a missing protected path would stay in the tree. So before the
 // spawn, RunConfined takes a journal slot,
 //
 //   $XDG_STATE_HOME/corral/pending/slot-<n>.json   (0600, in a 0700 directory)
 //
-// reached only through the state directory's descriptor (exec/state_dir.h),
+// reached only through the state directory's descriptor (state/state_dir.h),
 // never through a symlink or a directory another user could write,
 //
 // holding an exclusive flock(2) on it for the whole run, and writes the run's
@@ -35,9 +35,9 @@
 
 #include "base/result.h"
 #include "base/unique_fd.h"
-#include "exec/state_dir.h"
+#include "state/state_dir.h"
 #include "policy/protected.h"
-#include "policy/sweep.h"
+#include "repair/sweep.h"
 
 namespace corral {
 

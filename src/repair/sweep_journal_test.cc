@@ -1,4 +1,4 @@
-#include "exec/sweep_journal.h"
+#include "repair/sweep_journal.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "base/test_scratch_dir.h"
-#include "exec/state_dir.h"
+#include "testing/test_scratch_dir.h"
+#include "state/state_dir.h"
 
 namespace corral {
 namespace {

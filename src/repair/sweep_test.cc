@@ -2,7 +2,7 @@
 // protected symlink) leaves the tree, whatever modes the command gave it,
 // and is never copied. Sweeps that must run as an unprivileged owner run in
 // a forked child (as uid 65534 when the tests run as root).
-#include "policy/sweep.h"
+#include "repair/sweep.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -21,7 +21,7 @@
 #include <sstream>
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "base/unique_fd.h"
 
 namespace corral {

@@ -26,23 +26,12 @@
 #include <vector>
 
 #include "base/result.h"
-#include "gate/approval.h"
+#include "policy/approval_policy.h"
+#include "policy/preset.h"
 #include "policy/mode.h"
 #include "policy/spec.h"
 
 namespace corral {
-
-struct Preset {
-  std::string_view name;
-  Mode mode;
-  ApprovalPolicy approval;
-};
-
-// The four presets, in the order above.
-const std::array<Preset, 4>& AllPresets();
-
-// ErrorKind::kUsage, code "unknown_preset", for any other name.
-Result<Preset> ResolvePreset(std::string_view name);
 
 // The effective permissions after any overrides.
 struct PermissionState {

@@ -1,4 +1,4 @@
-#include "gate/presets.h"
+#include "resolve/presets.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

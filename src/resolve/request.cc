@@ -1,4 +1,4 @@
-#include "gate/request.h"
+#include "resolve/request.h"
 
 #include <unistd.h>
 

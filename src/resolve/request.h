@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "base/result.h"
-#include "gate/approval.h"
-#include "gate/presets.h"
-#include "gate/resolution.h"
-#include "gate/session_log.h"
+#include "policy/approval_policy.h"
+#include "resolve/presets.h"
+#include "resolve/resolution.h"
+#include "state/session_log.h"
 #include "policy/profile.h"
 #include "policy/roots.h"
 #include "policy/spec.h"

@@ -1,4 +1,4 @@
-#include "gate/resolution.h"
+#include "resolve/resolution.h"
 
 #include "base/invariant.h"
 

@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "gate/session_log.h"
+#include "state/session_log.h"
 #include "policy/mode.h"
 #include "policy/spec.h"
 

@@ -1,9 +1,9 @@
-#include "gate/resolution.h"
+#include "resolve/resolution.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gate/test_support.h"
+#include "testing/gate_test_support.h"
 
 namespace corral {
 namespace {

@@ -1,4 +1,4 @@
-#include "gate/session_events.h"
+#include "state/session_events.h"
 
 #include <time.h>
 

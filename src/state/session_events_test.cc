@@ -1,9 +1,9 @@
-#include "gate/session_events.h"
+#include "state/session_events.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gate/test_support.h"
+#include "testing/gate_test_support.h"
 
 namespace corral {
 namespace {

@@ -1,4 +1,4 @@
-#include "gate/session_log.h"
+#include "state/session_log.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,7 +15,7 @@
 #include "base/hex.h"
 #include "base/invariant.h"
 #include "base/random.h"
-#include "exec/state_dir.h"
+#include "state/state_dir.h"
 
 namespace corral {
 namespace {
@@ -245,7 +245,7 @@ Result<SessionStore> SessionStore::Open(const std::string& dir) {
     return Error(ErrorKind::kConfig, "session directory " + Quote(dir) + " is not an absolute path")
         .WithCode("session_dir_unknown");
   }
-  // Reached without following a symlink on the way (exec/state_dir.h).
+  // Reached without following a symlink on the way (state/state_dir.h).
   Result<UniqueFd> fd = OpenDirectoryWithoutSymlinks(dir, StateDir::Create::kYes);
   if (!fd.ok()) {
     if (fd.error().code() == kStateDirUnsafe) {

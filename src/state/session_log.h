@@ -34,7 +34,7 @@
 
 #include "base/result.h"
 #include "base/unique_fd.h"
-#include "gate/session_events.h"
+#include "state/session_events.h"
 #include "policy/mode.h"
 
 namespace corral {

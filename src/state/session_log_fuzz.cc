@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "gate/session_log_fuzz_check.h"
+#include "state/session_log_fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

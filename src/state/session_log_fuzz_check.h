@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "gate/session_events.h"
+#include "state/session_events.h"
 
 namespace corral::testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gate/session_log_fuzz_check.h"
+#include "state/session_log_fuzz_check.h"
 
 namespace corral {
 namespace {

@@ -1,4 +1,4 @@
-#include "gate/session_log.h"
+#include "state/session_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gate/test_support.h"
+#include "testing/gate_test_support.h"
 
 namespace corral {
 namespace {

@@ -1,4 +1,4 @@
-#include "exec/state_dir.h"
+#include "state/state_dir.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -2,14 +2,14 @@
 // state_dir_unsafe) when a component is a symlink, when another user may
 // write it, or when a directory above it is writable by others and not
 // sticky.
-#include "exec/state_dir.h"
+#include "state/state_dir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "base/test_scratch_dir.h"
+#include "testing/test_scratch_dir.h"
 #include "policy/policy.h"
 
 namespace corral::testing {

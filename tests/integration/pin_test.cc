@@ -15,7 +15,7 @@
 #include "confine/host.h"
 #include "confine/mount_plan.h"
 #include "confine/plan.h"
-#include "exec/env.h"
+#include "confine/env.h"
 #include "exec/run.h"
 #include "exec/spawn.h"
 #include "harness.h"

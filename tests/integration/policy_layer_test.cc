@@ -16,7 +16,7 @@
 namespace corral_it {
 namespace {
 
-// The exit codes corral uses for its own refusals (src/exec/exit_codes.h).
+// The exit codes corral uses for its own refusals (src/base/exit_codes.h).
 constexpr int kExitUsage = 64;
 constexpr int kExitPolicy = 77;
 constexpr int kExitConfig = 78;

@@ -1,0 +1,20 @@
+# The layer graph: one folder and one library per layer, lowest first. A layer
+# may include and link only the layers listed for it (and itself). The build
+# enforces this twice (src/CMakeLists.txt): corral_layer_includes fails on an
+# #include "<folder>/..." outside the list, and corral_layer_link_<layer> links
+# the whole layer with only its listed layers, so a call into any other layer
+# is an undefined reference. docs/architecture.md explains the order.
+set(CORRAL_LAYERS base kernel policy audit state config resolve gate repair confine exec)
+set(CORRAL_LAYER_DEPS_base "")
+set(CORRAL_LAYER_DEPS_kernel base)
+set(CORRAL_LAYER_DEPS_policy base)
+set(CORRAL_LAYER_DEPS_audit base)
+set(CORRAL_LAYER_DEPS_state base policy)
+set(CORRAL_LAYER_DEPS_config base policy)
+set(CORRAL_LAYER_DEPS_resolve base policy config state)
+set(CORRAL_LAYER_DEPS_gate base policy audit state resolve)
+set(CORRAL_LAYER_DEPS_repair base policy state)
+set(CORRAL_LAYER_DEPS_confine base kernel policy)
+# exec -> policy: exec still reads the Policy in run.cc and spawn.cc until Spawn reads only the Plan.
+set(CORRAL_LAYER_DEPS_exec base kernel policy audit state gate repair confine)
+# cli (the executable) may use every layer; testing/ (test helpers) is for tests only.
