@@ -25,6 +25,10 @@
 //
 //   CORRAL_ASSIGN_OR_RETURN(Detection found, DetectProvider({.corral_path = self}));
 //   found.provider->Confine(argv, policy);   // found.reason says why it won
+//
+// The real probes spawn a sandbox, so they, ProcessDetector and DetectProvider
+// live above this layer, in exec/backend_probes.h; a Detector here takes any
+// BackendProbes.
 #pragma once
 
 #include <functional>
