@@ -20,15 +20,9 @@ mkdir -p "$out/obj" "$out/corpus"
 
 flags=(-std=c++20 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$here/src")
-sources=(
-  src/config/config.cc src/config/config_file.cc src/config/config_merge.cc src/config/config_read.cc
-  src/config/profile_file.cc src/config/toml_reader.cc src/config/toml_impl.cc
-  src/policy/profile.cc src/policy/path_text.cc src/policy/path.cc src/policy/forbid.cc src/policy/policy.cc
-  src/policy/roots.cc src/policy/protected.cc src/policy/access.cc src/policy/mode.cc
-  src/policy/approval_policy.cc src/policy/preset.cc
-  src/base/result.cc src/base/sha256.cc src/base/unique_fd.cc
-  src/config/config_fuzz.cc
-)
+# The config layer and the layers it may use (src/layers.cmake), whole.
+mapfile -t sources < <(cd "$here" && ls src/config/*.cc src/policy/*.cc src/base/*.cc | grep -vE '_test\.cc$|_fuzz\.cc$')
+sources+=(src/config/config_fuzz.cc)
 objects=()
 for source in "${sources[@]}"; do
   object="$out/obj/$(echo "$source" | tr / _).o"
