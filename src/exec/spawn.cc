@@ -56,7 +56,9 @@ struct Pipe {
 
 Result<Pipe> OpenPipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
+  }
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 

@@ -186,7 +186,8 @@ TEST_F(Layer, InstalledSeccompFilterIsTheEmbeddedOne) {
   ASSERT_EQ(::ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0) << std::strerror(errno);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, __WALL), pid);
-  // Index 0 is the newest filter: the one corral installed last, just before exec.
+  // The kernel numbers filters from the oldest: with none inherited, index 0
+  // is the one corral installed just before exec.
   long count = ::ptrace(PTRACE_SECCOMP_GET_FILTER, pid, 0, nullptr);
   ASSERT_GT(count, 0) << std::strerror(errno);
   std::vector<sock_filter> installed(static_cast<size_t>(count));
