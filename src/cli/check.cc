@@ -35,8 +35,7 @@ int CheckCommand::Execute() const {
   if (plan.ok()) {
     Command command;
     command.argv = {"true"};
-    command.cwd = "/";
-    Result<SandboxProcess> process = Spawn(*plan, command, /*probe_only=*/true);
+    Result<SandboxProcess> process = Spawn(*plan, command, SpawnMode::kProbeOnly);
     probe_ok = process.ok();
     probe = probe_ok ? "a sandbox with the default policy was set up and torn down" : process.error().ToString();
   } else {

@@ -1,6 +1,7 @@
 #include "confine/plan.h"
 
 #include "base/invariant.h"
+#include "base/mutant.h"
 #include "kernel/seccomp.h"
 
 namespace corral {
@@ -33,7 +34,6 @@ std::string_view FeatureStatusName(FeatureStatus status) {
 
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options) {
   Plan plan;
-  plan.policy_ = &policy;
   const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;
   const bool network_none = policy.network() == NetworkMode::kNone;
   auto unavailable = [&](std::string mechanism, std::string why, std::string fix) -> Result<void> {
@@ -95,6 +95,27 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none);
   plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
   plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
+
+  // What Spawn reads besides the mounts.
+  if (m.namespaces) {
+    plan.clone_flags_ = SandboxCloneFlags(network_none ? NetworkNamespace::kNew : NetworkNamespace::kHost);
+  }
+  if (m.seccomp) {
+    SeccompOptions seccomp{policy.network() == NetworkMode::kAll};
+    plan.seccomp_filter_ = EmbeddedSeccompFilter(seccomp);
+    if (MutantActive(Mutant::kSeccompPtrace) || MutantActive(Mutant::kSeccompKeyctl)) {
+      // The embedded filter is always whole: a mutant's is compiled now.
+      static std::vector<sock_filter> mutant;
+      CORRAL_ASSIGN_OR_RETURN(mutant, BuildSeccompFilter(seccomp));
+      plan.seccomp_filter_ = mutant;
+    }
+    plan.init_filter_ = EmbeddedInitSeccompFilter();
+  }
+  plan.cwd_ = SandboxWorkingDirectory(policy);
+  plan.fallback_cwd_ = policy.workspace() ? policy.workspace()->path : "/";
+  // A namespace the sysctls did not forbid can still be refused at spawn
+  // time; best effort then runs without namespaces, and says so.
+  plan.fallback_ = best_effort ? Fallback::kWithoutNamespaces : Fallback::kNone;
 
   // What this plan provides.
   Guarantees provided;

@@ -9,9 +9,20 @@
 // When the host cannot provide a required guarantee, Compile refuses with a
 // specific error naming the mechanism and what the user can do, unless the
 // policy is best-effort; then the dropped mechanisms are listed in the plan.
+//
+// The plan is also everything Spawn (exec/spawn.h) reads: the clone flags,
+// the id maps, the mount operations with their Landlock rights, the seccomp
+// filters (the command's and init's), the working directory and the
+// best-effort fallback. Spawn never sees the Policy. What the plan does not
+// carry is per run: argv, the scrubbed environment (from the caller's
+// environ) and a pinned program's descriptor (opened and hashed only when
+// the command is about to run), all in exec's Command.
 #pragma once
 
+#include <linux/filter.h>
+
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +58,11 @@ struct Mechanisms {
   bool seccomp = true;
 };
 
+// What a spawn that the kernel refused its namespaces may do next: nothing
+// (the run fails), or, under --best-effort, compile again with
+// CompileOptions::without_namespaces and spawn once more.
+enum class Fallback { kNone, kWithoutNamespaces };
+
 // What the caller may force off, for the best-effort retry after a runtime
 // failure (a namespace the sysctls did not forbid but the kernel refused).
 struct CompileOptions {
@@ -55,8 +71,18 @@ struct CompileOptions {
 
 class Plan {
  public:
-  const Policy& policy() const { return *policy_; }
   const Mechanisms& mechanisms() const { return mechanisms_; }
+  // The namespaces clone(2) creates (0 without namespaces).
+  uint64_t clone_flags() const { return clone_flags_; }
+  // The command's filter, empty when seccomp is off; init's own allowlist,
+  // installed after it has cloned the command, empty likewise.
+  std::span<const sock_filter> seccomp_filter() const { return seccomp_filter_; }
+  std::span<const sock_filter> init_filter() const { return init_filter_; }
+  // The command's working directory inside the sandbox, and where it starts
+  // when that one cannot be entered (then "/").
+  const std::string& cwd() const { return cwd_; }
+  const std::string& fallback_cwd() const { return fallback_cwd_; }
+  Fallback fallback() const { return fallback_; }
   const LandlockRights& landlock() const { return landlock_; }
   const MountPlan& mounts() const { return mounts_; }
   const IdMaps& id_maps() const { return id_maps_; }
@@ -69,8 +95,13 @@ class Plan {
 
  private:
   friend Result<Plan> Compile(const Policy&, const HostSupport&, const CompileOptions&);
-  const Policy* policy_ = nullptr;
   Mechanisms mechanisms_;
+  uint64_t clone_flags_ = 0;
+  std::span<const sock_filter> seccomp_filter_;
+  std::span<const sock_filter> init_filter_;
+  std::string cwd_;
+  std::string fallback_cwd_;
+  Fallback fallback_ = Fallback::kNone;
   LandlockRights landlock_;
   MountPlan mounts_;
   IdMaps id_maps_;
@@ -81,7 +112,6 @@ class Plan {
   std::vector<std::string> dropped_;
 };
 
-// `policy` must outlive the returned plan.
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options = {});
 
 }  // namespace corral

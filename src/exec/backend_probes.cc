@@ -42,8 +42,7 @@ class HostBackendProbes final : public BackendProbes {
     }
     Command command;
     command.argv = {"true"};
-    command.cwd = "/";
-    Result<SandboxProcess> process = Spawn(*plan, command, /*probe_only=*/true);
+    Result<SandboxProcess> process = Spawn(*plan, command, SpawnMode::kProbeOnly);
     if (!process.ok()) return {false, "the probe sandbox failed: " + process.error().ToString()};
     return {true, "a sandbox with the default policy was set up and torn down (full enforcement)"};
   }

@@ -133,7 +133,6 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
       command.program = std::move(program->fd);
     }
     command.env = ScrubEnvironment(policy, env);
-    command.cwd = SandboxWorkingDirectory(policy);
     // The journal and the quarantine live there: one a symlink or another
     // user could redirect is refused before anything runs (state_dir.h).
     Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
@@ -158,7 +157,7 @@ RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const
     audit.Record(SpawnedEvent(policy, **plan, argv));
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
-        policy.enforcement() == Enforcement::kBestEffort) {
+        (*plan)->fallback() == Fallback::kWithoutNamespaces) {
       Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
       if (fallback.ok()) {
         // Nothing ran: the weaker attempt gets its own spawned record.

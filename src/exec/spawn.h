@@ -1,9 +1,10 @@
 // Spawn: one clone into the sandbox's namespaces, then the command.
 //
+// Spawn reads the Plan (confine/plan.h) and the Command, never the Policy.
 // The parent prepares everything before clone (argv/envp arrays, the mount
-// plan, the embedded seccomp filter, the id maps), so the children allocate
-// nothing. The first clone is the sandbox's PID 1, a minimal init that is
-// corral's own code; in a fixed order it does
+// plan, the embedded seccomp filters, the id maps, the sorted descriptors to
+// keep), so the children allocate nothing. The first clone is the sandbox's
+// PID 1, a minimal init that is corral's own code; in a fixed order it does
 //
 //   id maps -> hostname -> mount view (+ Landlock rules) -> setsid ->
 //   RLIMIT_CORE=0 -> capabilities dropped -> no_new_privs -> Landlock ->
@@ -11,9 +12,10 @@
 //
 // and then clones the command with CLONE_VM|CLONE_VFORK (no page tables are
 // copied a second time): signals restored, fds >= 3 closed on exec, scrubbed
-// environment, exec. Between clone and exec only async-signal-safe calls are
-// made; a failure is written as a fixed-size ChildReport to a CLOEXEC pipe,
-// so EOF on that pipe means the command was exec'd.
+// environment, exec. Init then installs its own allowlist filter and waits.
+// The child side, its one errno convention and its report are in
+// exec/child.h: a failure is written as a fixed-size ChildReport to a
+// CLOEXEC pipe, so EOF on that pipe means the command was exec'd.
 //
 // Init holds PR_SET_PDEATHSIG (the command cannot clear another process's),
 // forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to the command's process
@@ -35,14 +37,16 @@
 
 #include "base/result.h"
 #include "base/unique_fd.h"
+#include "confine/mount_plan.h"
 #include "confine/plan.h"
+#include "kernel/child_report.h"
 
 namespace corral {
 
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH unless it has a '/'
   std::vector<std::string> env;   // "NAME=value", already scrubbed
-  std::string cwd;                // inside the sandbox
+  std::string cwd;                // SpawnUnconfined only: a confined spawn enters the plan's
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
   int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
 };
@@ -107,15 +111,22 @@ class SandboxProcess {
   int wait_status_ = 0;
 };
 
-// Spawns `command` under `plan`. With `probe_only`, the child sets up every
-// mechanism and exits 0 instead of running anything (for `corral check`).
-// The forwarded signals must already be blocked in the calling thread
-// (BlockForwardedSignals) so none is lost before the supervisor watches them.
-Result<SandboxProcess> Spawn(const Plan& plan, Command& command, bool probe_only = false);
+// kProbeOnly: the child sets up every mechanism and exits 0 instead of
+// running anything (for `corral check`).
+enum class SpawnMode { kRun, kProbeOnly };
+
+// Spawns `command` under `plan`. The forwarded signals must already be
+// blocked in the calling thread (BlockForwardedSignals) so none is lost
+// before the supervisor watches them.
+Result<SandboxProcess> Spawn(const Plan& plan, Command& command, SpawnMode mode = SpawnMode::kRun);
 
 // danger-full-access: spawn `command` with no confinement at all, in its own
 // session and process group. `command.env` is used as given.
 Result<SandboxProcess> SpawnUnconfined(Command& command);
+
+// The Error a child's report stands for; `mounts` names the mount op of a
+// mount-view stage.
+Error TranslateReport(const MountPlan& mounts, const ChildReport& report);
 
 // Blocks the forwarded signals and SIGCHLD; returns the previous mask.
 sigset_t BlockForwardedSignals();

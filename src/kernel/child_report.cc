@@ -32,6 +32,8 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kExec: return "exec";
     case ChildStage::kSignals: return "signals";
     case ChildStage::kMaskMoved: return "masked path identity";
+    case ChildStage::kDumpable: return "non-dumpable init";
+    case ChildStage::kInitSeccomp: return "init's seccomp filter";
   }
   return "unknown";
 }

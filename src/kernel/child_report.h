@@ -35,6 +35,8 @@ enum class ChildStage : uint32_t {
   kExec,
   kSignals,
   kMaskMoved,     // a path to hide is no longer the (dev, inode) the mask walk saw
+  kDumpable,      // making init non-dumpable (PR_SET_DUMPABLE)
+  kInitSeccomp,   // init's own allowlist filter
 };
 
 struct ChildReport {

@@ -33,13 +33,15 @@ LandlockRights LandlockRightsFor(int abi, bool restrict_tcp) {
   return rights;
 }
 
-int LandlockCreateRulesetChild(const LandlockRights& rights) {
+int LandlockCreateRulesetChild(const LandlockRights& rights, int* ruleset_fd) {
   kabi::LandlockRulesetAttr attr = {rights.fs, rights.net, rights.scoped};
   // Older ABIs reject a struct with fields they do not know unless those are 0
   // and the size matches; pass only the prefix the ABI understands.
   size_t size = rights.abi >= 6 ? sizeof attr : rights.abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   long fd = ::syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-  return fd < 0 ? -errno : static_cast<int>(fd);
+  if (fd < 0) return errno;
+  *ruleset_fd = static_cast<int>(fd);
+  return 0;
 }
 
 int LandlockAddPathChild(int ruleset_fd, int path_fd, uint64_t access) {

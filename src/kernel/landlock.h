@@ -28,9 +28,9 @@ struct LandlockRights {
 // is handled (and, with no rules, denied).
 LandlockRights LandlockRightsFor(int abi, bool restrict_tcp);
 
-// Child side (async-signal-safe). Return the ruleset fd, or -errno.
-int LandlockCreateRulesetChild(const LandlockRights& rights);
-// Return 0 or an errno.
+// Child side (async-signal-safe). Each returns 0 or a positive errno.
+// LandlockCreateRulesetChild stores the new ruleset's fd in `ruleset_fd`.
+int LandlockCreateRulesetChild(const LandlockRights& rights, int* ruleset_fd);
 int LandlockAddPathChild(int ruleset_fd, int path_fd, uint64_t access);
 int LandlockRestrictSelfChild(int ruleset_fd);
 

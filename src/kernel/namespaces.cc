@@ -33,9 +33,9 @@ long ReadNumber(const char* path, long fallback) {
 
 }  // namespace
 
-uint64_t SandboxCloneFlags(bool new_network) {
+uint64_t SandboxCloneFlags(NetworkNamespace network) {
   uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-  if (new_network && !MutantActive(Mutant::kNetNamespace)) flags |= CLONE_NEWNET;
+  if (network == NetworkNamespace::kNew && !MutantActive(Mutant::kNetNamespace)) flags |= CLONE_NEWNET;
   return flags;
 }
 

@@ -13,8 +13,12 @@
 
 namespace corral {
 
-// clone(2) flags for the sandbox. `new_network` adds CLONE_NEWNET.
-uint64_t SandboxCloneFlags(bool new_network);
+// Whether the sandbox gets a network namespace of its own (only lo) or shares
+// the host's (the network is granted).
+enum class NetworkNamespace { kNew, kHost };
+
+// clone(2) flags for the sandbox. NetworkNamespace::kNew adds CLONE_NEWNET.
+uint64_t SandboxCloneFlags(NetworkNamespace network);
 
 // Prepared in the parent: the exact bytes to write to the map files.
 struct IdMaps {

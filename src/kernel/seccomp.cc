@@ -38,6 +38,23 @@ Error SeccompError(const std::string& what, int rc) {
   return Error::FromErrno(ErrorKind::kSeccomp, "cannot build the seccomp filter: " + what, "libseccomp", -rc);
 }
 
+// Exports the compiled filter as a BPF program.
+Result<std::vector<sock_filter>> Export(const Context& ctx) {
+  UniqueFd memfd(::memfd_create("corral-seccomp", MFD_CLOEXEC));
+  if (!memfd) return Error::FromErrno(ErrorKind::kSeccomp, "cannot export the seccomp filter", "memfd_create", errno);
+  int rc = seccomp_export_bpf(ctx.get(), memfd.get());
+  if (rc < 0) return SeccompError("export", rc);
+  off_t size = ::lseek(memfd.get(), 0, SEEK_END);
+  if (size <= 0 || size % sizeof(sock_filter) != 0) {
+    return Error(ErrorKind::kSeccomp, "the exported seccomp filter has an unexpected size");
+  }
+  std::vector<sock_filter> program(static_cast<size_t>(size) / sizeof(sock_filter));
+  if (::pread(memfd.get(), program.data(), static_cast<size_t>(size), 0) != size) {
+    return Error::FromErrno(ErrorKind::kSeccomp, "cannot read the exported seccomp filter", "pread", errno);
+  }
+  return program;
+}
+
 }  // namespace
 
 const std::vector<std::string>& DeniedSyscallNames() {
@@ -178,19 +195,31 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
     }
   }
 
-  UniqueFd memfd(::memfd_create("corral-seccomp", MFD_CLOEXEC));
-  if (!memfd) return Error::FromErrno(ErrorKind::kSeccomp, "cannot export the seccomp filter", "memfd_create", errno);
-  rc = seccomp_export_bpf(ctx.get(), memfd.get());
-  if (rc < 0) return SeccompError("export", rc);
-  off_t size = ::lseek(memfd.get(), 0, SEEK_END);
-  if (size <= 0 || size % sizeof(sock_filter) != 0) {
-    return Error(ErrorKind::kSeccomp, "the exported seccomp filter has an unexpected size");
+  return Export(ctx);
+}
+
+const std::vector<std::string>& InitAllowedSyscallNames() {
+  static const std::vector<std::string> names = {
+      "wait4", "kill", "getpid", "rt_sigtimedwait", "rt_sigreturn", "restart_syscall",
+      "close", "write", "exit_group", "exit",
+  };
+  return names;
+}
+
+Result<std::vector<sock_filter>> BuildInitSeccompFilter() {
+  Context ctx(seccomp_init(SCMP_ACT_KILL_PROCESS));
+  if (!ctx) return Error(ErrorKind::kSeccomp, "cannot build init's seccomp filter: seccomp_init failed");
+  int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (rc < 0) return SeccompError("bad-architecture action", rc);
+  rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0);
+  if (rc < 0) return SeccompError("no_new_privs attribute", rc);
+  for (const std::string& name : InitAllowedSyscallNames()) {
+    int nr = seccomp_syscall_resolve_name(name.c_str());
+    if (nr == __NR_SCMP_ERROR) return Error(ErrorKind::kSeccomp, "unknown syscall " + name);
+    rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ALLOW, nr, 0);
+    if (rc < 0) return SeccompError(name, rc);
   }
-  std::vector<sock_filter> program(static_cast<size_t>(size) / sizeof(sock_filter));
-  if (::pread(memfd.get(), program.data(), static_cast<size_t>(size), 0) != size) {
-    return Error::FromErrno(ErrorKind::kSeccomp, "cannot read the exported seccomp filter", "pread", errno);
-  }
-  return program;
+  return Export(ctx);
 }
 
 int InstallSeccompChild(const sock_fprog* program) {

@@ -16,6 +16,13 @@
 //      families other than AF_UNIX (and AF_INET/AF_INET6 when the network is
 //      granted) return EPERM;
 //   5. everything else is allowed: the mount view and Landlock bound it.
+//
+// The sandbox's init (PID 1, corral's own code) runs under the command's
+// filter and, once it has cloned the command, under a second one of its own:
+// an allowlist of the calls its wait loop makes (InitAllowedSyscallNames).
+// Any other call, and any foreign architecture, kills init, and with it the
+// whole PID namespace: a fault in init fails closed. The command never runs
+// under that filter, since init installs it after the command's clone.
 #pragma once
 
 #include <linux/filter.h>
@@ -36,6 +43,20 @@ struct SeccompOptions {
 // what a spawn installs. Equal to BuildSeccompFilter's output, which the unit
 // tests check.
 std::span<const sock_filter> EmbeddedSeccompFilter(const SeccompOptions& options);
+
+// Init's allowlist filter, compiled when corral was built; equal to
+// BuildInitSeccompFilter's output, which the unit tests check.
+std::span<const sock_filter> EmbeddedInitSeccompFilter();
+
+// What init may call after it has cloned the command, by name: reaping
+// (wait4), forwarding signals and emptying the namespace (kill, getpid),
+// waiting for signals (rt_sigtimedwait, rt_sigreturn, restart_syscall),
+// closing its copies of the command's descriptors (close), reporting (write)
+// and exiting (exit_group, exit).
+const std::vector<std::string>& InitAllowedSyscallNames();
+
+// Compiles init's filter with libseccomp.
+Result<std::vector<sock_filter>> BuildInitSeccompFilter();
 
 // Syscalls denied with EPERM whatever their arguments, by name.
 const std::vector<std::string>& DeniedSyscallNames();

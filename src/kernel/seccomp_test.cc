@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -432,6 +433,150 @@ TEST(SeccompFilter, InstalledFilterDeniesInTheKernel) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status)) << "the child died with signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WEXITSTATUS(status), kChildOk) << ChildExitMeaning(WEXITSTATUS(status));
+}
+
+// Init's own filter: an allowlist. The table is written from what init's
+// wait loop (exec/child.cc) does after it has cloned the command, with
+// numbers from the kernel headers, not from InitAllowedSyscallNames.
+const std::vector<sock_filter>& InitFilter() {
+  static const std::vector<sock_filter> filter = [] {
+    Result<std::vector<sock_filter>> built = BuildInitSeccompFilter();
+    if (!built.ok()) ADD_FAILURE() << built.error().ToString();
+    return built.ok() ? std::move(built).value() : std::vector<sock_filter>();
+  }();
+  return filter;
+}
+
+struct InitRow {
+  const char* label;
+  seccomp_data data;
+  uint32_t want;
+};
+
+TEST(InitSeccompFilter, AllowsOnlyWhatInitsLoopCalls) {
+  const InitRow rows[] = {
+      // What the loop and the namespace's emptying call.
+      {"wait4", Data(AUDIT_ARCH_X86_64, SYS_wait4, {}), kAllow},
+      {"kill", Data(AUDIT_ARCH_X86_64, SYS_kill, {static_cast<uint64_t>(-1), SIGKILL}), kAllow},
+      {"getpid", Data(AUDIT_ARCH_X86_64, SYS_getpid), kAllow},
+      {"rt_sigtimedwait", Data(AUDIT_ARCH_X86_64, SYS_rt_sigtimedwait), kAllow},
+      {"rt_sigreturn", Data(AUDIT_ARCH_X86_64, SYS_rt_sigreturn), kAllow},
+      {"restart_syscall", Data(AUDIT_ARCH_X86_64, SYS_restart_syscall), kAllow},
+      {"close", Data(AUDIT_ARCH_X86_64, SYS_close, {3}), kAllow},
+      {"write", Data(AUDIT_ARCH_X86_64, SYS_write, {4}), kAllow},
+      {"exit_group", Data(AUDIT_ARCH_X86_64, SYS_exit_group), kAllow},
+      {"exit", Data(AUDIT_ARCH_X86_64, SYS_exit), kAllow},
+      // Everything else kills init, and with it the sandbox.
+      {"read", Data(AUDIT_ARCH_X86_64, SYS_read), kKill},
+      {"openat", Data(AUDIT_ARCH_X86_64, SYS_openat), kKill},
+      {"open", Data(AUDIT_ARCH_X86_64, SYS_open), kKill},
+      {"execve", Data(AUDIT_ARCH_X86_64, SYS_execve), kKill},
+      {"execveat", Data(AUDIT_ARCH_X86_64, SYS_execveat), kKill},
+      {"clone", Data(AUDIT_ARCH_X86_64, SYS_clone), kKill},
+      {"clone3", Data(AUDIT_ARCH_X86_64, SYS_clone3), kKill},
+      {"fork", Data(AUDIT_ARCH_X86_64, SYS_fork), kKill},
+      {"vfork", Data(AUDIT_ARCH_X86_64, SYS_vfork), kKill},
+      {"mmap", Data(AUDIT_ARCH_X86_64, SYS_mmap), kKill},
+      {"mprotect", Data(AUDIT_ARCH_X86_64, SYS_mprotect), kKill},
+      {"ptrace", Data(AUDIT_ARCH_X86_64, SYS_ptrace), kKill},
+      {"process_vm_readv", Data(AUDIT_ARCH_X86_64, SYS_process_vm_readv), kKill},
+      {"prctl", Data(AUDIT_ARCH_X86_64, SYS_prctl), kKill},
+      {"seccomp", Data(AUDIT_ARCH_X86_64, SYS_seccomp), kKill},
+      {"socket", Data(AUDIT_ARCH_X86_64, SYS_socket, {AF_UNIX}), kKill},
+      {"connect", Data(AUDIT_ARCH_X86_64, SYS_connect), kKill},
+      {"setns", Data(AUDIT_ARCH_X86_64, SYS_setns), kKill},
+      {"unshare", Data(AUDIT_ARCH_X86_64, SYS_unshare), kKill},
+      {"mount", Data(AUDIT_ARCH_X86_64, SYS_mount), kKill},
+      {"setuid", Data(AUDIT_ARCH_X86_64, SYS_setuid), kKill},
+      {"rt_sigaction", Data(AUDIT_ARCH_X86_64, SYS_rt_sigaction), kKill},
+      {"rt_sigprocmask", Data(AUDIT_ARCH_X86_64, SYS_rt_sigprocmask), kKill},
+      {"pidfd_send_signal", Data(AUDIT_ARCH_X86_64, SYS_pidfd_send_signal), kKill},
+      {"tgkill", Data(AUDIT_ARCH_X86_64, SYS_tgkill), kKill},
+      {"waitid", Data(AUDIT_ARCH_X86_64, SYS_waitid), kKill},
+      {"dup2", Data(AUDIT_ARCH_X86_64, SYS_dup2), kKill},
+      {"ioctl", Data(AUDIT_ARCH_X86_64, SYS_ioctl), kKill},
+      // Foreign architectures and x32, even for an allowed call.
+      {"i386 write", Data(AUDIT_ARCH_I386, 4), kKill},
+      {"i386 exit", Data(AUDIT_ARCH_I386, 1), kKill},
+      {"aarch64 write", Data(AUDIT_ARCH_AARCH64, 64), kKill},
+      {"x32 write", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | SYS_write)), kKill},
+      {"x32 wait4", Data(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit | SYS_wait4)), kKill},
+  };
+  const std::pair<const char*, std::span<const sock_filter>> programs[] = {
+      {"embedded", EmbeddedInitSeccompFilter()},
+      {"fresh", InitFilter()},
+  };
+  for (const auto& [source, program] : programs) {
+    ASSERT_FALSE(program.empty()) << source;
+    for (const InitRow& row : rows) {
+      Result<uint32_t> action = EvaluateBpf(program, row.data);
+      ASSERT_TRUE(action.ok()) << row.label << ": " << action.error().ToString();
+      EXPECT_EQ(Hex(*action), Hex(row.want)) << row.label << " (" << source << ")";
+    }
+  }
+}
+
+// What init installs is the program a fresh libseccomp build produces.
+TEST(InitSeccompFilter, EmbeddedEqualsFreshBuild) {
+  std::span<const sock_filter> embedded = EmbeddedInitSeccompFilter();
+  const std::vector<sock_filter>& fresh = InitFilter();
+  ASSERT_EQ(embedded.size(), fresh.size());
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    EXPECT_TRUE(embedded[i].code == fresh[i].code && embedded[i].jt == fresh[i].jt &&
+                embedded[i].jf == fresh[i].jf && embedded[i].k == fresh[i].k)
+        << "instruction " << i;
+  }
+}
+
+// In a forked child: install init's filter, then make init's calls (they
+// pass) and, with kThenOpen, one more it never makes (which kills).
+enum class InitProbe { kLoopOnly, kThenOpen };
+
+int InitFilterChild(InitProbe probe) {
+  std::span<const sock_filter> filter = EmbeddedInitSeccompFilter();
+  sock_fprog program = {static_cast<unsigned short>(filter.size()), const_cast<sock_filter*>(filter.data())};
+  int fds[2];
+  if (::pipe(fds) != 0) return 20;
+  sigset_t child;
+  ::sigemptyset(&child);
+  ::sigaddset(&child, SIGCHLD);
+  if (::sigprocmask(SIG_BLOCK, &child, nullptr) != 0) return 21;
+  struct rlimit no_core = {0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);  // the kill below dumps no core
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return kNoNewPrivsFailed;
+  if (InstallSeccompChild(&program) != 0) return kInstallFailed;
+  // The loop's calls: each must come back, not kill.
+  if (::kill(::getpid(), 0) != 0) return 22;
+  struct timespec zero = {0, 0};
+  if (::sigtimedwait(&child, nullptr, &zero) != -1 || errno != EAGAIN) return 23;
+  int status = 0;
+  if (::waitpid(-1, &status, WNOHANG) != -1 || errno != ECHILD) return 24;
+  if (::write(fds[1], &status, sizeof status) != static_cast<ssize_t>(sizeof status)) return 25;
+  if (::close(fds[1]) != 0) return 26;
+  if (probe == InitProbe::kThenOpen) ::syscall(SYS_openat, AT_FDCWD, "/", O_RDONLY);
+  return kChildOk;
+}
+
+int RunInitFilterChild(InitProbe probe) {
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) ::_exit(InitFilterChild(probe));
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return status;
+}
+
+TEST(InitSeccompFilter, InitsCallsPassInTheKernel) {
+  int status = RunInitFilterChild(InitProbe::kLoopOnly);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died with signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), kChildOk);
+}
+
+TEST(InitSeccompFilter, AnyOtherCallKillsInTheKernel) {
+  int status = RunInitFilterChild(InitProbe::kThenOpen);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "openat under init's filter did not kill (exit "
+                                   << (WIFEXITED(status) ? WEXITSTATUS(status) : -1) << ")";
+  EXPECT_EQ(WTERMSIG(status), SIGSYS);
 }
 
 #else

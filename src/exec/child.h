@@ -1,0 +1,89 @@
+// The child side of a spawn: everything that runs between clone and exec,
+// and the sandbox's init (PID 1) with its wait loop. The parent side
+// (exec/spawn.cc) fills a ChildContext from the Plan and the Command, then
+// clones into RunSandboxed (a confined run) or UnconfinedMain
+// (danger-full-access).
+//
+// Rules for every function here:
+//   - Only async-signal-safe calls, and no allocation: every array, string,
+//     sorted descriptor list and BPF program is prepared by the parent. The
+//     children of a multi-threaded caller may run while another thread held
+//     the allocator's lock.
+//   - One errno convention: a step returns 0 on success or a positive errno,
+//     never -1, -errno or a descriptor (one it creates comes back through a
+//     pointer parameter). The step's caller names the failing stage; a step
+//     that spans several stages (the mount walk) names it, and the mount op's
+//     index, in the ChildReport it fills.
+//   - A failure ends the child through ChildFail: one fixed-size ChildReport
+//     (kernel/child_report.h) written to the CLOEXEC report pipe, then
+//     _exit(kChildFailureExit). EOF on that pipe without a report means the
+//     command was exec'd. The parent turns a report into an Error
+//     (TranslateReport in exec/spawn.h).
+//
+// Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
+// hostname -> mount view (+ Landlock rules) -> setsid -> RLIMIT_CORE=0 ->
+// capabilities dropped -> no_new_privs -> Landlock -> working directory ->
+// seccomp -> non-dumpable -> signals -> clone of the command -> init's own
+// allowlist filter (kernel/seccomp.h) -> wait loop. The command's clone
+// shares init's memory until it execs (CLONE_VM | CLONE_VFORK).
+#pragma once
+
+#include <linux/filter.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel/child_report.h"
+#include "kernel/landlock.h"
+#include "kernel/mounts.h"
+#include "kernel/namespaces.h"
+
+namespace corral {
+
+// The signals init forwards to the command's process group.
+inline constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// The exit status of a child that failed before exec.
+inline constexpr int kChildFailureExit = 125;
+
+// Everything the children read. Built in the parent; init gets a copy of it,
+// and the command shares init's copy until it execs.
+struct ChildContext {
+  // From the plan (unused for an unconfined spawn).
+  bool namespaces = false;                  // user, mount, PID, ... namespaces were created
+  const IdMaps* id_maps = nullptr;
+  const LandlockRights* landlock = nullptr;  // null: Landlock off
+  uint64_t root_landlock = 0;
+  MountOp* ops = nullptr;                   // the child records the fds it opens here
+  size_t op_count = 0;
+  sock_fprog filter = {};                   // the command's; len 0: seccomp off
+  sock_fprog init_filter = {};              // init's allowlist; len 0: off
+  const char* fallback_cwd = "/";
+  bool probe_only = false;                  // set everything up, then _exit(0)
+  // The command.
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* cwd = nullptr;
+  const char* path_env = nullptr;
+  int program_fd = -1;
+  int stderr_fd = -1;
+  // Channels to corral.
+  int report_fd = -1;
+  int status_fd = -1;     // init writes the command's wait status here
+  int lifeline_fd = -1;
+  int keep_fds[4] = {-1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
+  char* command_stack = nullptr;       // top of the stack the command's clone runs on
+  sigset_t original_mask = {};
+  mode_t umask = 022;
+};
+
+// A confined spawn's first clone: sets up the sandbox, then becomes its init.
+[[noreturn]] void RunSandboxed(const ChildContext& ctx);
+
+// clone(2) entry of an unconfined spawn (its own session, nothing else);
+// `arg` is the ChildContext.
+int UnconfinedMain(void* arg);
+
+}  // namespace corral

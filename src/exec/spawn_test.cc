@@ -1,0 +1,141 @@
+// TranslateReport: every stage a child can report, and the Error corral
+// makes of it. The expected kinds and texts are written out here, not taken
+// from the function, so a stage that lands in the wrong group fails.
+#include "exec/spawn.h"
+
+#include <cerrno>
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace corral {
+namespace {
+
+struct Row {
+  ChildStage stage;
+  int error;
+  int index;
+  ErrorKind kind;
+  std::string message;
+  std::string syscall;  // the stage's name, or "" when the error carries none
+};
+
+MountPlan TwoMounts() {
+  MountPlan mounts;
+  MountOp bind;
+  bind.kind = MountKind::kBind;
+  bind.source = "/host/project";
+  bind.target = "/work";
+  mounts.ops.push_back(bind);
+  MountOp tmpfs;
+  tmpfs.kind = MountKind::kTmpfs;
+  tmpfs.target = "/tmp";
+  mounts.ops.push_back(tmpfs);
+  return mounts;
+}
+
+const std::string kNotRun = "; the command was not run";
+const std::string kRoot = "mount view: cannot build the sandbox's root at ";
+
+const Row kRows[] = {
+    {ChildStage::kUserns, EPERM, -1, ErrorKind::kNamespace,
+     "namespaces: cannot set up the user namespace" + kNotRun, "user namespace id maps"},
+    {ChildStage::kHostname, EPERM, -1, ErrorKind::kNamespace,
+     "namespaces: cannot set up the user namespace" + kNotRun, "hostname"},
+    {ChildStage::kMountPrivate, EPERM, -1, ErrorKind::kMount, kRoot + "the new root" + kNotRun,
+     "private mount propagation"},
+    {ChildStage::kNewRoot, ENOMEM, -1, ErrorKind::kMount, kRoot + "the new root" + kNotRun, "new root tmpfs"},
+    {ChildStage::kMkdir, EEXIST, 1, ErrorKind::kMount, kRoot + "/tmp" + kNotRun, "mount point"},
+    {ChildStage::kBind, EACCES, 0, ErrorKind::kMount, kRoot + "/work (from /host/project)" + kNotRun, "bind mount"},
+    {ChildStage::kTmpfs, ENOMEM, 1, ErrorKind::kMount, kRoot + "/tmp" + kNotRun, "tmpfs mount"},
+    {ChildStage::kSymlink, EEXIST, 1, ErrorKind::kMount, kRoot + "/tmp" + kNotRun, "symlink"},
+    {ChildStage::kMask, EPERM, 0, ErrorKind::kMount, kRoot + "/work (from /host/project)" + kNotRun, "mask mount"},
+    {ChildStage::kDevpts, EPERM, -1, ErrorKind::kMount, kRoot + "the new root" + kNotRun, "devpts mount"},
+    {ChildStage::kSeal, EPERM, 1, ErrorKind::kMount, kRoot + "/tmp" + kNotRun, "read-only remount"},
+    {ChildStage::kPivot, EINVAL, -1, ErrorKind::kMount, kRoot + "the new root" + kNotRun, "pivot_root"},
+    {ChildStage::kProc, EPERM, -1, ErrorKind::kMount,
+     "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc is partly "
+     "masked)" + kNotRun,
+     "proc mount"},
+    {ChildStage::kOpenSource, ENOENT, 0, ErrorKind::kPolicy,
+     "policy: /work (from /host/project) was removed after the policy was built" + kNotRun,
+     "opening a granted path"},
+    {ChildStage::kOpenSource, ENOTDIR, 0, ErrorKind::kPolicy,
+     "policy: /work (from /host/project) was removed after the policy was built" + kNotRun,
+     "opening a granted path"},
+    {ChildStage::kOpenSource, ELOOP, 0, ErrorKind::kPolicy,
+     "policy: /work (from /host/project) now goes through a symlink" + kNotRun, "opening a granted path"},
+    {ChildStage::kOpenSource, EACCES, 0, ErrorKind::kPolicy,
+     "policy: /work (from /host/project) can no longer be opened" + kNotRun, "opening a granted path"},
+    {ChildStage::kPinChanged, 0, 0, ErrorKind::kPolicy,
+     "policy: /work (from /host/project) changed between the check and the spawn (another file is there now); the "
+     "command was not run",
+     ""},
+    {ChildStage::kMaskMoved, 0, 0, ErrorKind::kPolicy,
+     "forbid_read: /work (from /host/project) moved after corral found it (the path to hide is gone or another "
+     "file is there now); the command was not run",
+     ""},
+    {ChildStage::kSetsid, EPERM, -1, ErrorKind::kHardening, "hardening: setsid failed" + kNotRun, "setsid"},
+    {ChildStage::kRlimit, EPERM, -1, ErrorKind::kHardening, "hardening: rlimits failed" + kNotRun, "rlimits"},
+    {ChildStage::kCaps, EPERM, -1, ErrorKind::kHardening, "hardening: dropping capabilities failed" + kNotRun,
+     "dropping capabilities"},
+    {ChildStage::kNoNewPrivs, EINVAL, -1, ErrorKind::kHardening, "hardening: no_new_privs failed" + kNotRun,
+     "no_new_privs"},
+    {ChildStage::kSignals, EINVAL, -1, ErrorKind::kHardening, "hardening: signals failed" + kNotRun, "signals"},
+    {ChildStage::kLifeline, EINVAL, -1, ErrorKind::kHardening, "hardening: lifeline failed" + kNotRun, "lifeline"},
+    {ChildStage::kDumpable, EINVAL, -1, ErrorKind::kHardening, "hardening: non-dumpable init failed" + kNotRun,
+     "non-dumpable init"},
+    {ChildStage::kLandlock, EPERM, -1, ErrorKind::kLandlock,
+     "landlock: the kernel refused the ruleset; the command was not run (a Linux security module or an enclosing "
+     "sandbox may forbid it: see `corral check`)",
+     "landlock"},
+    {ChildStage::kLandlock, EINVAL, 0, ErrorKind::kLandlock,
+     "landlock: the kernel refused the ruleset for /work (from /host/project); the command was not run (a Linux "
+     "security module or an enclosing sandbox may forbid it: see `corral check`)",
+     "landlock"},
+    {ChildStage::kSeccomp, EINVAL, -1, ErrorKind::kSeccomp,
+     "seccomp: the kernel refused the filter; the command was not run (see `corral check`)", "seccomp"},
+    {ChildStage::kInitSeccomp, EINVAL, -1, ErrorKind::kSeccomp,
+     "seccomp: the kernel refused the filter; the command was not run (see `corral check`)",
+     "init's seccomp filter"},
+    {ChildStage::kChdir, ENOENT, -1, ErrorKind::kInternal, "cannot enter a working directory inside the sandbox",
+     "working directory"},
+    {ChildStage::kFork, EAGAIN, -1, ErrorKind::kInternal, "cannot fork the command inside the sandbox", "fork"},
+    {ChildStage::kExec, ENOENT, -1, ErrorKind::kNotFound, "not found inside the sandbox", ""},
+    {ChildStage::kExec, EACCES, -1, ErrorKind::kExec, "cannot execute the command inside the sandbox", "exec"},
+    {ChildStage::kNone, 0, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage", "none"},
+    {static_cast<ChildStage>(999), EIO, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage",
+     "unknown"},
+};
+
+TEST(TranslateReport, EachStageBecomesItsError) {
+  MountPlan mounts = TwoMounts();
+  for (const Row& row : kRows) {
+    ChildReport report;
+    report.stage = row.stage;
+    report.error = row.error;
+    report.index = row.index;
+    Error error = TranslateReport(mounts, report);
+    std::string label = std::string(ChildStageName(row.stage)) + " errno " + std::to_string(row.error);
+    EXPECT_EQ(ErrorKindName(error.kind()), ErrorKindName(row.kind)) << label;
+    EXPECT_EQ(error.message(), row.message) << label;
+    EXPECT_EQ(error.syscall(), row.syscall) << label;
+    EXPECT_EQ(error.error_number(), row.syscall.empty() ? 0 : row.error) << label;
+  }
+}
+
+// A stage added to the report without a row here fails.
+TEST(TranslateReport, TheTableNamesEveryStage) {
+  std::set<uint32_t> covered;
+  for (const Row& row : kRows) covered.insert(static_cast<uint32_t>(row.stage));
+  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kInitSeccomp); ++stage) {
+    EXPECT_TRUE(covered.count(stage)) << "no row for stage " << ChildStageName(static_cast<ChildStage>(stage));
+  }
+  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kInitSeccomp) + 1)), "unknown")
+      << "a stage after kInitSeccomp: extend the table and this bound";
+}
+
+}  // namespace
+}  // namespace corral
