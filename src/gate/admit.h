@@ -25,8 +25,9 @@
 //      `grant` (issued or refused)           -> kDenied "grant_refused"
 //   7. an unconfined (danger-full-access) run records `acknowledged`: who
 //      chose it and through which layer (and the session's source)
-// A CompiledPolicy (`corral run --policy-file`) passed steps 1-4 and 6 when
-// `corral wrap` wrote it; only step 5 applies.
+// A CompiledPolicy (`corral run --policy-file`) passed steps 1, 2 and 4 when
+// `corral wrap` wrote it (so it has no Gated dimension and no escalation);
+// only step 5 applies, and it is not asked about again.
 //
 // Every refusal is an Error, recorded on the trail as one `failed` record
 // (FailedEvent, audit.h), except a refused trail (5), which is never
