@@ -246,8 +246,9 @@ TEST_F(AdmitTest, AGatedDimensionIsGrantedForThisCommandAtThePrompt) {
 }
 
 TEST_F(AdmitTest, AGatedDimensionRefusedOrUnansweredRunsNothing) {
-  for (Result<ApprovalAnswer> answer : {Result<ApprovalAnswer>(ApprovalAnswer::kDeny), Result<ApprovalAnswer>(NoTerminal())}) {
-    FakeApprover approver({std::move(answer)});
+  const Result<ApprovalAnswer> answers[] = {ApprovalAnswer::kDeny, NoTerminal()};
+  for (const Result<ApprovalAnswer>& answer : answers) {
+    FakeApprover approver({answer});
     AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
     Resolved(request).gated = {Dimension::kNetwork};
     Error error = Refusal(Admit(std::move(request), approver));
