@@ -85,6 +85,16 @@ FailureReason FailureReasonFor(ErrorKind kind) {
   return FailureReason::kInternal;
 }
 
+AuditEvent FailedEvent(const Error& error, std::string_view policy_fingerprint) {
+  AuditEvent event("failed");
+  event.Set("source", "corral")
+      .Set("reason", FailureReasonName(FailureReasonFor(error.kind())))
+      .Set("detail", error.ToString());
+  if (!policy_fingerprint.empty()) event.Set("policy", policy_fingerprint);
+  if (!error.code().empty()) event.Set("code", error.code());
+  return event;
+}
+
 AuditEvent::AuditEvent(std::string_view event) : json_(std::make_unique<nlohmann::json>(nlohmann::json::object())) {
   (*json_)["event"] = event;
 }

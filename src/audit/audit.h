@@ -52,6 +52,12 @@ class AuditEvent {
   std::unique_ptr<nlohmann::json> json_;
 };
 
+// The one `failed` record, whoever refuses or ends the run (the gate, the
+// CLI, RunConfined): source "corral", the reason label, the error's text,
+// its code when it has one, and the policy's fingerprint when a policy was
+// built (empty: none yet).
+AuditEvent FailedEvent(const Error& error, std::string_view policy_fingerprint = {});
+
 class AuditTrail {
  public:
   // A trail writing to stderr (fd 2).
@@ -63,7 +69,7 @@ class AuditTrail {
   // afterwards by its canonical path (file()), so it can be kept out of a
   // sandbox's reach however `path` was spelled (relative, through a
   // symlinked directory): a run refuses a trail inside one of its writable
-  // grants (cli/run.cc).
+  // grants (gate/admit.h).
   static Result<AuditTrail> ToFile(const std::string& path);
   // A trail that writes nowhere (for tests and embedders with their own sink).
   static AuditTrail Discard();

@@ -123,6 +123,25 @@ TEST(AuditTrail, RunIdsDifferAcrossTrails) {
   EXPECT_NE(AuditTrail::ToStderr().run_id(), AuditTrail::Discard().run_id());
 }
 
+// One builder for every `failed` record: the code and the fingerprint when
+// there are some, never an empty field.
+TEST(FailedEvent, CarriesTheReasonTheDetailTheCodeAndThePolicy) {
+  Error coded = Error(ErrorKind::kDenied, "approval: dangerous").WithCode("approval_denied");
+  AuditEvent event = FailedEvent(coded);
+  const nlohmann::json& refused = event.json();
+  EXPECT_EQ(refused["event"], "failed");
+  EXPECT_EQ(refused["source"], "corral");
+  EXPECT_EQ(refused["reason"], "denied");
+  EXPECT_EQ(refused["detail"], coded.ToString());
+  EXPECT_EQ(refused["code"], "approval_denied");
+  EXPECT_FALSE(refused.contains("policy"));
+
+  AuditEvent ended = FailedEvent(Error(ErrorKind::kTimeout, "timeout"), "f00d");
+  EXPECT_EQ(ended.json()["reason"], "timeout");
+  EXPECT_EQ(ended.json()["policy"], "f00d");
+  EXPECT_FALSE(ended.json().contains("code"));
+}
+
 TEST(FailureReasonFor, MapsEveryErrorKind) {
   const std::pair<ErrorKind, std::string_view> table[] = {
       {ErrorKind::kUsage, "usage"},           {ErrorKind::kConfig, "config"},

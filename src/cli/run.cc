@@ -1,9 +1,9 @@
 // `corral run [policy flags] -- CMD [ARGS...]`: the main job.
 //
 // Resolve the policy (config, preset, profile, session, flags), pass the
-// approval gate, decide an escalation if one was asked for, admit each Gated
-// dimension with a single-use grant, then run the command confined and relay
-// its exit code. Every decision lands in the audit trail.
+// gate (gate::Admit: approval, escalation, the Gated dimensions' grants, on
+// the terminal), then run the admitted command confined and relay its exit
+// code. Every decision lands in the audit trail.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,9 +18,8 @@
 #include "exec/run.h"
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"
-#include "gate/approval.h"
+#include "gate/admit.h"
 #include "gate/escalation.h"
-#include "gate/grants.h"
 #include "gate/tty_approver.h"
 #include "policy/compiled.h"
 
@@ -108,31 +107,9 @@ int RefuseTrail(const Error& error) {
 }
 
 int Refuse(const AuditTrail& trail, const Error& error) {
-  AuditEvent event("failed");
-  event.Set("source", "corral")
-      .Set("reason", FailureReasonName(FailureReasonFor(error.kind())))
-      .Set("detail", error.ToString());
-  if (!error.code().empty()) event.Set("code", error.code());
-  trail.Record(event);
+  trail.Record(FailedEvent(error));
   PrintError(error.ToString());
   return ExitCodeFor(error.kind());
-}
-
-// The trail must be out of the command's reach: refused when a writable
-// grant of the run holds it (a nested read-only grant does not make it safe:
-// the tree around it is the command's). danger-full-access confines nothing,
-// so nothing there is out of reach; its trail is not judged here.
-Status CheckTrailOutOfReach(const Policy& policy, const AuditTrail& trail) {
-  if (!trail.file() || policy.unconfined()) return {};
-  for (const PathGrant& grant : policy.grants()) {
-    if (Has(grant.access, Access::kWrite) && IsWithin(*trail.file(), grant.path.path)) {
-      return Error(ErrorKind::kUsage, "--audit " + *trail.file() + " lies inside " + grant.path.path +
-                                          ", which the command may write, so it could rewrite the trail; write the "
-                                          "trail outside every writable grant; nothing was run")
-          .WithCode("audit_file_refused");
-    }
-  }
-  return {};
 }
 
 Result<Policy> LoadPolicyFile(const std::string& file) {
@@ -150,35 +127,6 @@ Result<Policy> LoadPolicyFile(const std::string& file) {
   if (!in) return Error(ErrorKind::kUsage, "--policy-file " + file + ": cannot read it");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return LoadCompiledPolicy(text);
-}
-
-// Admits each Gated dimension with a single-use grant bound to this command,
-// its cwd and the policy fingerprint, asked for on the terminal.
-Result<void> AdmitGated(const ResolvedRequest& resolved, const Policy& policy, const std::vector<std::string>& command,
-                        Approver& approver, const AuditTrail& trail) {
-  if (resolved.gated.empty()) return {};
-  GrantAuthority authority;
-  for (Dimension dimension : resolved.gated) {
-    std::string name(DimensionName(dimension));
-    GrantScope scope{command, policy.host().cwd, policy.fingerprint(), name};
-    ApprovalRequest question;
-    question.summary = "grant " + name + " to: " + Action::Command(command).Summary();
-    question.rationale = "the profile gates " + name + "; a grant covers this one command, once";
-    question.class_key = "grant:" + name;
-    Result<ApprovalAnswer> answer = approver.Request(question);
-    bool allowed = answer.ok() && *answer != ApprovalAnswer::kDeny;
-    AuditEvent event("grant");
-    event.Set("dimension", name).Set("outcome", allowed ? "issued" : "refused");
-    trail.Record(event);
-    if (!allowed) {
-      return Error(ErrorKind::kDenied, "the gated dimension " + name + " was not granted; nothing was run")
-          .WithCode("grant_refused");
-    }
-    CORRAL_ASSIGN_OR_RETURN(std::string token, authority.Issue(scope, std::chrono::minutes(1)));
-    CORRAL_TRY(authority.Consume(token, scope));
-  }
-  authority.Close();
-  return {};
 }
 
 }  // namespace
@@ -224,89 +172,41 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // before their sweep left at protected paths.
   RecoverInterrupted(trail, host->home);
 
+  gate::AdmitRequest request;
+  request.argv = std::move(command);
+  request.host = *host;
+  request.trail = &trail;
   if (policy_file) {
     if (flags.Any() || sandbox_permissions || justification) {
       return Refuse(trail, Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags"));
     }
     Result<Policy> policy = LoadPolicyFile(*policy_file);
     if (!policy.ok()) return Refuse(trail, policy.error());
-    if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return RefuseTrail(reach.error());
-    AnnounceCredentials(*policy, trail);
-    RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
-    if (result.error) PrintError(result.error->ToString());
-    ReportProtected(*policy, result);
-    return result.exit_status;
-  }
-
-  Result<ResolvedRequest> resolved = flags.Resolve(*host);
-  if (!resolved.ok()) return Refuse(trail, resolved.error());
-  // sandbox.backend: run is the native runner; it never quietly ignores another.
-  if (Status runner = CheckRunnerBackend(resolved->backend); !runner.ok()) return Refuse(trail, runner.error());
-  PolicySpec spec = resolved->spec;
-  // The audit trail lives outside the command's reach, even in the workspace.
-  if (trail.file()) spec.own_files.push_back(*trail.file());
-
-  // The approval gate: allow, deny or ask on the terminal (never persisted).
-  TtyApprover tty;
-  ApprovalGate gate(resolved->approval, &tty);
-  ApprovalRecord approval = gate.Check(Action::Command(command));
-  if (resolved->approval != ApprovalPolicy::kAllowAll) trail.Record(approval.ToAuditEvent());
-  if (!approval.allowed) {
-    return Refuse(trail, Error(ErrorKind::kDenied, "approval: " + approval.rationale + "; nothing was run")
-                             .WithCode("approval_denied"));
-  }
-
-  // Escalation: strictly wider, justified, approved, for this call only.
-  if (sandbox_permissions || justification) {
-    EscalationRequest request;
-    request.current = spec.mode;
+    request.policy = gate::CompiledPolicy{std::move(policy).value()};
+  } else {
+    Result<ResolvedRequest> resolved = flags.Resolve(*host);
+    if (!resolved.ok()) return Refuse(trail, resolved.error());
+    // sandbox.backend: run is the native runner; it never quietly ignores another.
+    if (Status runner = CheckRunnerBackend(resolved->backend); !runner.ok()) return Refuse(trail, runner.error());
+    request.policy = std::move(resolved).value();
     request.sandbox_permissions = sandbox_permissions;
     request.justification = justification;
-    request.action = Action::Command(command).Summary();
-    request.ceiling = resolved->mode_ceiling;
-    ApproverEscalationChannel channel(tty);
-    Result<EscalationGrant> grant = ApproveEscalation(request, &channel);
-    AuditEvent event("escalation");
-    event.Set("from", ModeName(spec.mode)).Set("to", sandbox_permissions.value_or(""));
-    if (!grant.ok()) {
-      std::optional<EscalationOutcome> outcome = EscalationOutcomeOf(grant.error());
-      event.Set("outcome", outcome ? EscalationOutcomeName(*outcome) : std::string_view("invalid"));
-      trail.Record(event);
-      return Refuse(trail, grant.error());
-    }
-    event.Set("outcome", EscalationOutcomeName(grant->outcome));
-    trail.Record(event);
-    spec.mode = grant->mode;
-    // The person who approved at the prompt saw the mode: that is the
-    // acknowledgement danger-full-access needs.
-    if (grant->mode == Mode::kDangerFullAccess) {
-      spec.acknowledge_danger = true;
-      resolved->danger_acknowledged_by = "escalation approved on the terminal";
-    }
   }
 
-  Result<Policy> policy = BuildPolicy(*host, spec);
-  if (!policy.ok()) return Refuse(trail, policy.error());
-  if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return RefuseTrail(reach.error());
-  if (Result<void> admitted = AdmitGated(*resolved, *policy, command, tty, trail); !admitted.ok()) {
-    return Refuse(trail, admitted.error());
+  // The gate asks on the terminal; it records its own refusals.
+  TtyApprover tty;
+  Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), tty);
+  if (!admitted.ok()) {
+    PrintError(admitted.error().ToString());
+    return ExitCodeFor(admitted.error().kind());
   }
-
-  if (policy->unconfined()) {
-    // Who chose to run with no sandbox at all, and through which layer.
-    AuditEvent acknowledged("acknowledged");
-    acknowledged.Set("mode", ModeName(policy->mode()))
-        .Set("by", resolved->danger_acknowledged_by)
-        .Set("mode_layer", ModeLayerName(resolved->resolution.mode_layer));
-    if (resolved->resolution.session_source) {
-      acknowledged.Set("session_source", ModeSourceName(*resolved->resolution.session_source));
-    }
-    trail.Record(acknowledged);
-  }
-  std::string program = command[0];
-  AnnounceCredentials(*policy, trail);
-  RunResult result = RunConfined(*policy, std::move(command), trail, CliRunOptions());
-  if (result.error) {
+  Policy policy = admitted->policy();  // for the report after the run
+  std::string program = admitted->argv().empty() ? std::string() : admitted->argv()[0];
+  AnnounceCredentials(policy, trail);
+  RunResult result = RunConfined(std::move(admitted).value(), trail, CliRunOptions());
+  if (result.error && policy_file) {
+    PrintError(result.error->ToString());
+  } else if (result.error) {
     const Error& error = *result.error;
     if (error.kind() == ErrorKind::kNotFound) {
       PrintError(program + ": not found inside the sandbox (is it under a system tree, the workspace or an "
@@ -320,10 +220,10 @@ int RunCommand::Execute(std::vector<std::string> command) const {
       PrintError(error.ToString());
     }
   }
-  if (result.denial) {
-    std::fprintf(stderr, "%s %s\n", DenialMarker(policy->mode()).c_str(), EscalationHint(policy->mode()).c_str());
+  if (result.denial && !policy_file) {
+    std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());
   }
-  ReportProtected(*policy, result);
+  ReportProtected(policy, result);
   return result.exit_status;
 }
 

@@ -20,7 +20,7 @@
 #include "cli/refusal.h"
 #include "confine/detect.h"
 #include "exec/backend_probes.h"
-#include "gate/approval.h"
+#include "gate/admit.h"
 #include "gate/tty_approver.h"
 
 namespace corral::cli {
@@ -66,36 +66,32 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   if (!host.ok()) return Fail(host.error(), json);
   Result<ResolvedRequest> resolved = flags.Resolve(*host);
   if (!resolved.ok()) return Fail(resolved.error(), json);
-  if (!resolved->gated.empty()) {
-    return Fail(Error(ErrorKind::kDenied, "the profile gates " + std::string(DimensionName(resolved->gated.front())) +
-                                              ", which needs a single-use grant at spawn time; a wrapped argv "
-                                              "cannot carry one (use `corral run` or the library)")
-                    .WithCode("gated_not_wrappable"),
-                json);
-  }
-  // The same approval gate as `corral run`: a wrapped argv is a run too.
+  std::string configured_backend = resolved->backend;
+  // The same gate as `corral run`: a wrapped argv is a run too, one that
+  // another process spawns later, so it cannot carry a Gated dimension's grant.
+  gate::AdmitRequest request;
+  request.argv = std::move(command);
+  request.policy = std::move(resolved).value();
+  request.host = *host;
+  request.destination = gate::Destination::kWrapped;
   TtyApprover tty;
-  ApprovalGate gate(resolved->approval, &tty);
-  ApprovalRecord approval = gate.Check(Action::Command(command));
-  if (!approval.allowed) {
-    return Fail(Error(ErrorKind::kDenied, "approval: " + approval.rationale).WithCode("approval_denied"), json);
-  }
-  Result<Policy> policy = BuildPolicy(*host, resolved->spec);
-  if (!policy.ok()) return Fail(policy.error(), json);
+  Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), tty);
+  if (!admitted.ok()) return Fail(admitted.error(), json);
+  const Policy& policy = admitted->policy();
   // Loud at wrap time too (the native runner says it again, and audits it, at each run).
-  for (const std::string& path : policy->CredentialGrants()) {
+  for (const std::string& path : policy.CredentialGrants()) {
     PrintError("--allow-credential " + path + ": the wrapped command can read this credential store");
   }
 
   DetectOptions options;
   // --backend, else sandbox.backend from the user config, else detection.
   options.forced = backend;
-  if (!options.forced && resolved->backend != "auto") options.forced = resolved->backend;
+  if (!options.forced && configured_backend != "auto") options.forced = configured_backend;
   options.corral_path = SelfPath();
   options.policy_dir = policy_dir.value_or("");
   Result<Detection> detection = DetectProvider(options);
   if (!detection.ok()) return Fail(detection.error(), json);
-  Result<ConfinedArgv> confined = detection->provider->Confine(command, *policy);
+  Result<ConfinedArgv> confined = detection->provider->Confine(admitted->argv(), policy);
   if (!confined.ok()) return Fail(WithDetectionContext(confined.error(), *detection), json);
 
   if (json) {

@@ -51,11 +51,7 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
 }
 
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
-  audit.Record(AuditEvent("failed")
-                   .Set("source", "corral")
-                   .Set("policy", policy.fingerprint())
-                   .Set("reason", FailureReasonName(FailureReasonFor(error.kind())))
-                   .Set("detail", error.ToString()));
+  audit.Record(FailedEvent(error, policy.fingerprint()));
   RunResult result;
   result.source = RunResult::Source::kCorral;
   result.exit_status = ExitCodeFor(error.kind());
@@ -73,8 +69,10 @@ AuditEvent ProtectedEvent(const SweepFinding& finding) {
   return event;
 }
 
-RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
-                      const RunOptions& options, const HostSupport& host) {
+RunResult RunConfined(gate::AdmittedRun run, const AuditTrail& audit, const RunOptions& options,
+                      const HostSupport& host) {
+  const Policy& policy = run.policy();
+  const std::vector<std::string>& argv = run.argv();
   if (argv.empty() || argv[0].empty()) return Failed(audit, policy, Error(ErrorKind::kUsage, "empty command"));
   const char* const* env = options.environ != nullptr ? options.environ : environ;
 

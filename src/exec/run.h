@@ -1,5 +1,6 @@
 // RunConfined: the whole life of one confined command, as every front end
-// (CLI, agent tools, MCP) runs it.
+// (CLI, agent tools, MCP) runs it. It runs only what the gate admitted
+// (gate::Admit, gate/admit.h): the AdmittedRun's policy and argv, once.
 //
 //   compile the plan (fail closed) -> audit `spawned` -> spawn
 //     (with --best-effort, a namespace refusal retries without namespaces
@@ -22,6 +23,7 @@
 #include "base/result.h"
 #include "confine/host.h"
 #include "exec/supervisor.h"
+#include "gate/admit.h"
 #include "policy/policy.h"
 #include "policy/protected.h"
 #include "repair/sweep.h"
@@ -53,8 +55,9 @@ struct RunResult {
   std::optional<std::string> denial;
 };
 
-RunResult RunConfined(const Policy& policy, std::vector<std::string> argv, const AuditTrail& audit,
-                      const RunOptions& options = {}, const HostSupport& host = ProbeHost());
+// `audit`: the trail the run was admitted with.
+RunResult RunConfined(gate::AdmittedRun run, const AuditTrail& audit, const RunOptions& options = {},
+                      const HostSupport& host = ProbeHost());
 
 // The `protected` audit record of one sweep finding.
 AuditEvent ProtectedEvent(const SweepFinding& finding);

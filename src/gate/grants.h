@@ -1,7 +1,13 @@
-// Single-use grants for Gated access.
+// Single-use grant tokens, for a grant that crosses a process boundary.
 //
 // A profile dimension set to Gated (a command, the network, host writes, ...)
-// is allowed only for a call that presents a grant. A GrantAuthority issues
+// is allowed only for a call that presents a grant. Within one process the
+// grant needs no token: gate::Admit (admit.h) asks for each Gated dimension,
+// and the AdmittedRun it returns is bound to the command, the cwd and the
+// policy by construction and runs once. A token is for a front end that hands
+// a grant to another process to present on a later call; none does today
+// (`corral wrap` refuses a Gated dimension: gated_not_wrappable). A
+// GrantAuthority issues
 // a grant for one exact scope (the command's argv, its cwd, the policy
 // fingerprint and the dimension) with an expiry; the grant is consumed by
 // the first call that presents it.

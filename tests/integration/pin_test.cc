@@ -18,6 +18,7 @@
 #include "confine/env.h"
 #include "exec/run.h"
 #include "exec/spawn.h"
+#include "gate/admit.h"
 #include "harness.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
@@ -26,6 +27,13 @@ namespace corral_it {
 namespace {
 
 enum class Change { kAnotherDirectory, kSymlinkToTheOriginal, kRemoved };
+
+class NobodyAnswers : public corral::Approver {
+ public:
+  corral::Result<corral::ApprovalAnswer> Request(const corral::ApprovalRequest&) override {
+    return corral::Error(corral::ErrorKind::kDenied, "nobody answers here");
+  }
+};
 
 class PinnedGrant : public ::testing::Test {
  protected:
@@ -73,6 +81,22 @@ class PinnedGrant : public ::testing::Test {
     return options;
   }
 
+  // The whole run as every front end makes it: the gate admits the policy
+  // (built here, it asks no one), then RunConfined runs what it admitted.
+  corral::RunResult Run(const corral::AuditTrail& trail) const {
+    corral::gate::AdmitRequest request;
+    request.argv = command_;
+    request.policy = corral::gate::CompiledPolicy{*policy_};
+    request.trail = &trail;
+    NobodyAnswers nobody;
+    corral::Result<corral::gate::AdmittedRun> admitted = corral::gate::Admit(std::move(request), nobody);
+    if (!admitted.ok()) {
+      ADD_FAILURE() << "not admitted: " << admitted.error().ToString();
+      return corral::RunResult{};
+    }
+    return corral::RunConfined(std::move(admitted).value(), trail, Options());
+  }
+
   TempDir workspace_{"corral-ws"};
   TempDir outside_{"corral-outside"};
   TempDir state_{"corral-state"};
@@ -83,7 +107,7 @@ class PinnedGrant : public ::testing::Test {
 // The whole run, as the CLI makes it: RunConfined compiles and spawns.
 TEST_F(PinnedGrant, ADirectorySwappedAfterThePolicyIsBuiltIsRefusedAndNothingRuns) {
   // Control: unswapped, the command runs and leaves both canaries.
-  corral::RunResult control = corral::RunConfined(*policy_, command_, corral::AuditTrail::Discard(), Options());
+  corral::RunResult control = Run(corral::AuditTrail::Discard());
   ASSERT_EQ(control.source, corral::RunResult::Source::kCommand)
       << (control.error ? control.error->ToString() : std::string());
   EXPECT_EQ(control.exit_status, 0);
@@ -96,7 +120,7 @@ TEST_F(PinnedGrant, ADirectorySwappedAfterThePolicyIsBuiltIsRefusedAndNothingRun
   std::string audit_path = state_ / "audit.jsonl";
   corral::Result<corral::AuditTrail> trail = corral::AuditTrail::ToFile(audit_path);
   ASSERT_TRUE(trail.ok()) << trail.error().ToString();
-  corral::RunResult swapped = corral::RunConfined(*policy_, command_, *trail, Options());
+  corral::RunResult swapped = Run(*trail);
   ExpectNothingRan();
   EXPECT_EQ(swapped.source, corral::RunResult::Source::kCorral);
   EXPECT_EQ(swapped.exit_status, 77);

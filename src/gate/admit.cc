@@ -1,0 +1,150 @@
+#include "gate/admit.h"
+
+#include "gate/escalation.h"
+#include "policy/access.h"
+#include "policy/mode.h"
+#include "policy/path.h"
+
+namespace corral::gate {
+namespace {
+
+// The trail must be out of the command's reach: refused when a writable
+// grant of the run holds it (a nested read-only grant does not make it safe:
+// the tree around it is the command's). danger-full-access confines nothing,
+// so nothing there is out of reach; its trail is not judged here.
+Status CheckTrailOutOfReach(const Policy& policy, const AuditTrail& trail) {
+  if (!trail.file() || policy.unconfined()) return {};
+  for (const PathGrant& grant : policy.grants()) {
+    if (Has(grant.access, Access::kWrite) && IsWithin(*trail.file(), grant.path.path)) {
+      return Error(ErrorKind::kUsage, "--audit " + *trail.file() + " lies inside " + grant.path.path +
+                                          ", which the command may write, so it could rewrite the trail; write the "
+                                          "trail outside every writable grant; nothing was run")
+          .WithCode("audit_file_refused");
+    }
+  }
+  return {};
+}
+
+// The approval gate: allow, deny or ask (never persisted).
+Status CheckApproval(const ResolvedRequest& resolved, const std::vector<std::string>& argv, Destination destination,
+                     Approver& approver, const AuditTrail& trail) {
+  ApprovalGate gate(resolved.approval, &approver);
+  ApprovalRecord approval = gate.Check(Action::Command(argv));
+  if (resolved.approval != ApprovalPolicy::kAllowAll) trail.Record(approval.ToAuditEvent());
+  if (approval.allowed) return {};
+  std::string message = "approval: " + approval.rationale;
+  if (destination == Destination::kSpawn) message += "; nothing was run";
+  return Error(ErrorKind::kDenied, std::move(message)).WithCode("approval_denied");
+}
+
+// Escalation: strictly wider, justified, approved, for this call only.
+// Widens `resolved` (its spec's mode, and the acknowledgement of
+// danger-full-access) when approved.
+Status DecideEscalation(const AdmitRequest& request, ResolvedRequest& resolved, Approver& approver,
+                        const AuditTrail& trail) {
+  if (!request.sandbox_permissions && !request.justification) return {};
+  PolicySpec& spec = resolved.spec;
+  EscalationRequest escalation;
+  escalation.current = spec.mode;
+  escalation.sandbox_permissions = request.sandbox_permissions;
+  escalation.justification = request.justification;
+  escalation.action = Action::Command(request.argv).Summary();
+  escalation.ceiling = resolved.mode_ceiling;
+  ApproverEscalationChannel channel(approver);
+  Result<EscalationGrant> grant = ApproveEscalation(escalation, &channel);
+  AuditEvent event("escalation");
+  event.Set("from", ModeName(spec.mode)).Set("to", request.sandbox_permissions.value_or(""));
+  if (!grant.ok()) {
+    std::optional<EscalationOutcome> outcome = EscalationOutcomeOf(grant.error());
+    event.Set("outcome", outcome ? EscalationOutcomeName(*outcome) : std::string_view("invalid"));
+    trail.Record(event);
+    return grant.error();
+  }
+  event.Set("outcome", EscalationOutcomeName(grant->outcome));
+  trail.Record(event);
+  spec.mode = grant->mode;
+  // The person who approved at the prompt saw the mode: that is the
+  // acknowledgement danger-full-access needs.
+  if (grant->mode == Mode::kDangerFullAccess) {
+    spec.acknowledge_danger = true;
+    resolved.danger_acknowledged_by = "escalation approved on the terminal";
+  }
+  return {};
+}
+
+// Each Gated dimension, asked about for this command under this policy. The
+// answer is the grant: the AdmittedRun that carries the command and the
+// policy is made right after, and only from them.
+Status GrantGated(const ResolvedRequest& resolved, const std::vector<std::string>& argv, Approver& approver,
+                  const AuditTrail& trail) {
+  for (Dimension dimension : resolved.gated) {
+    std::string name(DimensionName(dimension));
+    ApprovalRequest question;
+    question.summary = "grant " + name + " to: " + Action::Command(argv).Summary();
+    question.rationale = "the profile gates " + name + "; a grant covers this one command, once";
+    question.class_key = "grant:" + name;
+    Result<ApprovalAnswer> answer = approver.Request(question);
+    bool allowed = answer.ok() && *answer != ApprovalAnswer::kDeny;
+    AuditEvent event("grant");
+    event.Set("dimension", name).Set("outcome", allowed ? "issued" : "refused");
+    trail.Record(event);
+    if (!allowed) {
+      return Error(ErrorKind::kDenied, "the gated dimension " + name + " was not granted; nothing was run")
+          .WithCode("grant_refused");
+    }
+  }
+  return {};
+}
+
+// Who chose to run with no sandbox at all, and through which layer.
+void RecordAcknowledged(const ResolvedRequest& resolved, const Policy& policy, const AuditTrail& trail) {
+  AuditEvent acknowledged("acknowledged");
+  acknowledged.Set("mode", ModeName(policy.mode()))
+      .Set("by", resolved.danger_acknowledged_by)
+      .Set("mode_layer", ModeLayerName(resolved.resolution.mode_layer));
+  if (resolved.resolution.session_source) {
+    acknowledged.Set("session_source", ModeSourceName(*resolved.resolution.session_source));
+  }
+  trail.Record(acknowledged);
+}
+
+}  // namespace
+
+Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
+  AuditTrail discard = AuditTrail::Discard();
+  const AuditTrail& trail = request.trail != nullptr ? *request.trail : discard;
+  if (CompiledPolicy* compiled = std::get_if<CompiledPolicy>(&request.policy)) {
+    if (Status reach = CheckTrailOutOfReach(compiled->policy, trail); !reach.ok()) return reach.error();
+    return AdmittedRun(std::move(compiled->policy), std::move(request.argv));
+  }
+  // Every refusal but a refused trail (which is not written to) is recorded.
+  auto refused = [&trail](Error error) {
+    trail.Record(FailedEvent(error));
+    return error;
+  };
+  ResolvedRequest resolved = std::move(std::get<ResolvedRequest>(request.policy));
+  if (request.destination == Destination::kWrapped && !resolved.gated.empty()) {
+    return refused(Error(ErrorKind::kDenied, "the profile gates " + std::string(DimensionName(resolved.gated.front())) +
+                                                 ", which needs a single-use grant at spawn time; a wrapped argv "
+                                                 "cannot carry one (use `corral run` or the library)")
+                       .WithCode("gated_not_wrappable"));
+  }
+  // The audit trail lives outside the command's reach, even in the workspace.
+  if (trail.file()) resolved.spec.own_files.push_back(*trail.file());
+  if (Status approval = CheckApproval(resolved, request.argv, request.destination, approver, trail); !approval.ok()) {
+    return refused(approval.error());
+  }
+  if (Status escalation = DecideEscalation(request, resolved, approver, trail); !escalation.ok()) {
+    return refused(escalation.error());
+  }
+  Result<Policy> policy = BuildPolicy(request.host, resolved.spec);
+  if (!policy.ok()) return refused(policy.error());
+  if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return reach.error();
+  if (Status granted = GrantGated(resolved, request.argv, approver, trail); !granted.ok()) {
+    return refused(granted.error());
+  }
+  if (policy->unconfined()) RecordAcknowledged(resolved, *policy, trail);
+  return AdmittedRun(std::move(policy).value(), std::move(request.argv));
+}
+
+}  // namespace corral::gate

@@ -1,0 +1,341 @@
+#include "gate/admit.h"
+
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <sstream>
+#include <type_traits>
+
+#include "testing/test_scratch_dir.h"
+#include "gate/tty_approver.h"
+
+namespace corral::gate {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Only Admit makes one, and one admission is one run.
+static_assert(!std::is_default_constructible_v<AdmittedRun>);
+static_assert(!std::is_constructible_v<AdmittedRun, Policy, std::vector<std::string>>);
+static_assert(!std::is_copy_constructible_v<AdmittedRun>);
+static_assert(!std::is_copy_assignable_v<AdmittedRun>);
+static_assert(std::is_move_constructible_v<AdmittedRun>);
+
+// A fake approver: plays back scripted answers and records each question.
+class FakeApprover : public Approver {
+ public:
+  explicit FakeApprover(std::deque<Result<ApprovalAnswer>> answers = {}) : answers_(std::move(answers)) {}
+  Result<ApprovalAnswer> Request(const ApprovalRequest& request) override {
+    asked.push_back(request);
+    if (answers_.empty()) return Error(ErrorKind::kInternal, "the fake ran out of answers");
+    Result<ApprovalAnswer> answer = std::move(answers_.front());
+    answers_.pop_front();
+    return answer;
+  }
+  std::vector<ApprovalRequest> asked;
+
+ private:
+  std::deque<Result<ApprovalAnswer>> answers_;
+};
+
+// What a terminal approver answers when there is no terminal.
+Error NoTerminal() { return Error(ErrorKind::kDenied, "no terminal").WithCode("approval_no_tty"); }
+
+const std::vector<std::string> kSafe = {"ls", "-l"};
+const std::vector<std::string> kDangerous = {"rm", "-rf", "build"};
+
+class AdmitTest : public ::testing::Test {
+ protected:
+  AdmitTest() {
+    workspace_ = tree_.Dir("ws");
+    host_ = HostContext{workspace_, tree_.Dir("home"), ::getuid(), ::getgid(), {}};
+  }
+
+  // A request for `argv` under `approval`, in the workspace, recorded on trail_.
+  AdmitRequest Request(std::vector<std::string> argv, ApprovalPolicy approval,
+                       Mode mode = Mode::kWorkspaceWrite) const {
+    ResolvedRequest resolved;
+    resolved.spec.mode = mode;
+    resolved.approval = approval;
+    AdmitRequest request;
+    request.argv = std::move(argv);
+    request.policy = std::move(resolved);
+    request.host = host_;
+    request.trail = &*trail_;
+    return request;
+  }
+  ResolvedRequest& Resolved(AdmitRequest& request) const { return std::get<ResolvedRequest>(request.policy); }
+
+  // The records written so far.
+  std::vector<nlohmann::json> Records() const {
+    std::vector<nlohmann::json> records;
+    std::istringstream lines(corral::testing::TestTree::Read(trail_path_));
+    for (std::string line; std::getline(lines, line);) records.push_back(nlohmann::json::parse(line));
+    return records;
+  }
+  std::vector<std::string> Events() const {
+    std::vector<std::string> events;
+    for (const nlohmann::json& record : Records()) events.push_back(record.value("event", ""));
+    return events;
+  }
+  static Error Refusal(const Result<AdmittedRun>& admitted) {
+    EXPECT_FALSE(admitted.ok()) << "admitted";
+    return admitted.ok() ? Error(ErrorKind::kInternal, "admitted") : admitted.error();
+  }
+
+  corral::testing::TestTree tree_;
+  std::string workspace_;
+  HostContext host_;
+  std::string trail_path_ = tree_.File("out/trail.jsonl");
+  Result<AuditTrail> trail_ = AuditTrail::ToFile(trail_path_);
+};
+
+TEST_F(AdmitTest, AllowAllAdmitsTheCommandAsItWasAskedForAndAsksNoOne) {
+  ASSERT_TRUE(trail_.ok()) << trail_.error().ToString();
+  FakeApprover approver;
+  Result<AdmittedRun> admitted = Admit(Request(kDangerous, ApprovalPolicy::kAllowAll), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  EXPECT_EQ(admitted->argv(), kDangerous);
+  EXPECT_EQ(admitted->policy().host().cwd, workspace_);
+  EXPECT_EQ(admitted->policy().mode(), Mode::kWorkspaceWrite);
+  EXPECT_TRUE(approver.asked.empty());
+  EXPECT_TRUE(Records().empty()) << "allow-all records no approval";
+}
+
+TEST_F(AdmitTest, AskDangerousAsksTheApproverAndAYesAdmits) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  Result<AdmittedRun> admitted = Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  ASSERT_EQ(approver.asked.size(), 1u);
+  EXPECT_THAT(approver.asked[0].summary, HasSubstr("rm -rf build"));
+  ASSERT_EQ(Events(), std::vector<std::string>{"approval"});
+  EXPECT_EQ(Records()[0]["outcome"], "allowed");
+}
+
+TEST_F(AdmitTest, ASafeCommandUnderAskDangerousIsNotAskedAbout) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver;
+  Result<AdmittedRun> admitted = Admit(Request(kSafe, ApprovalPolicy::kAskDangerous), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  EXPECT_TRUE(approver.asked.empty());
+}
+
+TEST_F(AdmitTest, DenyIsFinalAndRecordedOnceAsFailedWithItsCode) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  Error error = Refusal(Admit(Request(kSafe, ApprovalPolicy::kDenyAll), approver));
+  EXPECT_EQ(error.kind(), ErrorKind::kDenied);
+  EXPECT_EQ(error.code(), "approval_denied");
+  EXPECT_THAT(error.message(), HasSubstr("nothing was run"));
+  EXPECT_TRUE(approver.asked.empty()) << "a deny policy asks no one";
+  ASSERT_EQ(Events(), (std::vector<std::string>{"approval", "failed"}));
+  nlohmann::json failed = Records()[1];
+  EXPECT_EQ(failed["source"], "corral");
+  EXPECT_EQ(failed["reason"], "denied");
+  EXPECT_EQ(failed["code"], "approval_denied");
+}
+
+TEST_F(AdmitTest, AnAnswerNoRefuses) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kDeny});
+  Error error = Refusal(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), approver));
+  EXPECT_EQ(error.code(), "approval_denied");
+  EXPECT_EQ(Records().at(0)["basis"], "answered-deny");
+}
+
+// No terminal: the question cannot be answered, and that is a refusal.
+TEST_F(AdmitTest, AskWithNoTerminalRefuses) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({NoTerminal()});
+  Error error = Refusal(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), approver));
+  EXPECT_EQ(error.code(), "approval_denied");
+  EXPECT_EQ(Records().at(0)["basis"], "approver-failed");
+  EXPECT_EQ(Records().at(1)["event"], "failed");
+}
+
+TEST_F(AdmitTest, TheTerminalApproverWithNoTerminalRefuses) {
+  ASSERT_TRUE(trail_.ok());
+  TtyApprover tty(tree_.File("not-a-terminal"));
+  Error error = Refusal(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), tty));
+  EXPECT_EQ(error.code(), "approval_denied");
+}
+
+TEST_F(AdmitTest, AWrappedArgvIsRefusedWithoutSayingNothingRan) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kDeny});
+  AdmitRequest request = Request(kDangerous, ApprovalPolicy::kAskDangerous);
+  request.destination = Destination::kWrapped;
+  Error error = Refusal(Admit(std::move(request), approver));
+  EXPECT_EQ(error.code(), "approval_denied");
+  EXPECT_THAT(error.message(), Not(HasSubstr("nothing was run")));
+}
+
+TEST_F(AdmitTest, AnApprovedEscalationWidensThisCallOnly) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
+  request.sandbox_permissions = "workspace-write";
+  request.justification = "writes the build output";
+  Result<AdmittedRun> admitted = Admit(std::move(request), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  EXPECT_EQ(admitted->policy().mode(), Mode::kWorkspaceWrite);
+  ASSERT_EQ(approver.asked.size(), 1u);
+  EXPECT_THAT(approver.asked[0].rationale, HasSubstr("writes the build output"));
+  ASSERT_EQ(Events(), std::vector<std::string>{"escalation"});
+  EXPECT_EQ(Records()[0]["from"], "read-only");
+  EXPECT_EQ(Records()[0]["to"], "workspace-write");
+  EXPECT_EQ(Records()[0]["outcome"], "allowed-once");
+}
+
+TEST_F(AdmitTest, ARejectedEscalationRunsNothing) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kDeny});
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
+  request.sandbox_permissions = "workspace-write";
+  request.justification = "writes the build output";
+  Error error = Refusal(Admit(std::move(request), approver));
+  EXPECT_EQ(error.code(), "escalation_rejected");
+  ASSERT_EQ(Events(), (std::vector<std::string>{"escalation", "failed"}));
+  EXPECT_EQ(Records()[0]["outcome"], "rejected");
+  EXPECT_EQ(Records()[1]["code"], "escalation_rejected");
+}
+
+TEST_F(AdmitTest, AnEscalationWithNoTerminalIsUnavailable) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({NoTerminal()});
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
+  request.sandbox_permissions = "workspace-write";
+  request.justification = "writes the build output";
+  Error error = Refusal(Admit(std::move(request), approver));
+  EXPECT_EQ(error.code(), "escalation_unavailable");
+  EXPECT_EQ(Records().at(0)["outcome"], "unavailable");
+}
+
+TEST_F(AdmitTest, AnEscalationWithoutAJustificationAsksNoOne) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
+  request.sandbox_permissions = "workspace-write";
+  Error error = Refusal(Admit(std::move(request), approver));
+  EXPECT_EQ(error.kind(), ErrorKind::kUsage);
+  EXPECT_EQ(error.code(), "escalation_invalid_args");
+  EXPECT_TRUE(approver.asked.empty());
+  EXPECT_EQ(Records().at(0)["outcome"], "invalid");
+}
+
+TEST_F(AdmitTest, AGatedDimensionIsGrantedForThisCommandAtThePrompt) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
+  Resolved(request).gated = {Dimension::kNetwork};
+  Result<AdmittedRun> admitted = Admit(std::move(request), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  EXPECT_EQ(admitted->argv(), kSafe);
+  ASSERT_EQ(approver.asked.size(), 1u);
+  EXPECT_EQ(approver.asked[0].summary, "grant network to: command: ls -l");
+  EXPECT_EQ(approver.asked[0].class_key, "grant:network");
+  ASSERT_EQ(Events(), std::vector<std::string>{"grant"});
+  EXPECT_EQ(Records()[0]["dimension"], "network");
+  EXPECT_EQ(Records()[0]["outcome"], "issued");
+}
+
+TEST_F(AdmitTest, AGatedDimensionRefusedOrUnansweredRunsNothing) {
+  const Result<ApprovalAnswer> answers[] = {ApprovalAnswer::kDeny, NoTerminal()};
+  for (const Result<ApprovalAnswer>& answer : answers) {
+    FakeApprover approver({answer});
+    AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
+    Resolved(request).gated = {Dimension::kNetwork};
+    Error error = Refusal(Admit(std::move(request), approver));
+    EXPECT_EQ(error.kind(), ErrorKind::kDenied);
+    EXPECT_EQ(error.code(), "grant_refused");
+  }
+  std::vector<nlohmann::json> records = Records();
+  ASSERT_EQ(Events(), (std::vector<std::string>{"grant", "failed", "grant", "failed"}));
+  EXPECT_EQ(records[0]["outcome"], "refused");
+  EXPECT_EQ(records[1]["code"], "grant_refused");
+}
+
+TEST_F(AdmitTest, AWrappedArgvCannotCarryAGrantAndNoOneIsAsked) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver({ApprovalAnswer::kAllowOnce, ApprovalAnswer::kAllowOnce});
+  AdmitRequest request = Request(kDangerous, ApprovalPolicy::kAskDangerous);
+  Resolved(request).gated = {Dimension::kCommand};
+  request.destination = Destination::kWrapped;
+  Error error = Refusal(Admit(std::move(request), approver));
+  EXPECT_EQ(error.code(), "gated_not_wrappable");
+  EXPECT_TRUE(approver.asked.empty());
+  EXPECT_EQ(Events(), std::vector<std::string>{"failed"});
+}
+
+TEST_F(AdmitTest, AnAcknowledgedUnconfinedRunIsRecordedWithWhoChoseIt) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver;
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kDangerFullAccess);
+  Resolved(request).spec.acknowledge_danger = true;
+  Resolved(request).danger_acknowledged_by = "flag";
+  Result<AdmittedRun> admitted = Admit(std::move(request), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  EXPECT_TRUE(admitted->policy().unconfined());
+  ASSERT_EQ(Events(), std::vector<std::string>{"acknowledged"});
+  EXPECT_EQ(Records()[0]["by"], "flag");
+  EXPECT_EQ(Records()[0]["mode"], "danger-full-access");
+}
+
+TEST_F(AdmitTest, APolicyThatCannotBeBuiltIsRecordedAsFailed) {
+  ASSERT_TRUE(trail_.ok());
+  FakeApprover approver;
+  // danger-full-access without its acknowledgement.
+  Error error = Refusal(Admit(Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kDangerFullAccess), approver));
+  EXPECT_EQ(Events(), std::vector<std::string>{"failed"});
+  EXPECT_EQ(Records()[0]["detail"], error.ToString());
+}
+
+// A trail the command could rewrite is refused, and never written to.
+TEST_F(AdmitTest, ATrailInsideAWritableGrantIsRefusedAndNotWrittenTo) {
+  std::string inside = workspace_ + "/audit.jsonl";
+  Result<AuditTrail> trail = AuditTrail::ToFile(inside);
+  ASSERT_TRUE(trail.ok()) << trail.error().ToString();
+  FakeApprover approver;
+  AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
+  request.trail = &*trail;
+  Error error = Refusal(Admit(std::move(request), approver));
+  EXPECT_EQ(error.kind(), ErrorKind::kUsage);
+  EXPECT_EQ(error.code(), "audit_file_refused");
+  EXPECT_EQ(corral::testing::TestTree::Read(inside), "");
+}
+
+// A compiled policy passed the gate when `corral wrap` wrote it: nobody is
+// asked again, and only the trail is judged.
+TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
+  ASSERT_TRUE(trail_.ok());
+  Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  std::string fingerprint = policy->fingerprint();
+  FakeApprover approver;
+  AdmitRequest request;
+  request.argv = kDangerous;
+  request.policy = CompiledPolicy{*policy};
+  request.trail = &*trail_;
+  Result<AdmittedRun> admitted = Admit(std::move(request), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  EXPECT_EQ(admitted->policy().fingerprint(), fingerprint);
+  EXPECT_EQ(admitted->argv(), kDangerous);
+  EXPECT_TRUE(approver.asked.empty());
+
+  Result<AuditTrail> inside = AuditTrail::ToFile(workspace_ + "/audit.jsonl");
+  ASSERT_TRUE(inside.ok()) << inside.error().ToString();
+  request = AdmitRequest{};
+  request.argv = kSafe;
+  request.policy = CompiledPolicy{*policy};
+  request.trail = &*inside;
+  EXPECT_EQ(Refusal(Admit(std::move(request), approver)).code(), "audit_file_refused");
+}
+
+}  // namespace
+}  // namespace corral::gate
