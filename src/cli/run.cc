@@ -112,7 +112,7 @@ int Refuse(const AuditTrail& trail, const Error& error) {
   return ExitCodeFor(error.kind());
 }
 
-Result<Policy> LoadPolicyFile(const std::string& file) {
+Result<gate::CompiledPolicy> LoadPolicyFile(const std::string& file) {
   // The file is the policy: refuse one another user could have written.
   std::string dir = file.find('/') == std::string::npos ? "." : file.substr(0, file.rfind('/'));
   for (const std::string& path : {file, dir.empty() ? std::string("/") : dir}) {
@@ -126,7 +126,7 @@ Result<Policy> LoadPolicyFile(const std::string& file) {
   std::ifstream in(file);
   if (!in) return Error(ErrorKind::kUsage, "--policy-file " + file + ": cannot read it");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return LoadCompiledPolicy(text);
+  return gate::CompiledPolicy::Load(text);
 }
 
 }  // namespace
@@ -180,9 +180,9 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     if (flags.Any() || sandbox_permissions || justification) {
       return Refuse(trail, Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags"));
     }
-    Result<Policy> policy = LoadPolicyFile(*policy_file);
-    if (!policy.ok()) return Refuse(trail, policy.error());
-    request.policy = gate::CompiledPolicy{std::move(policy).value()};
+    Result<gate::CompiledPolicy> compiled = LoadPolicyFile(*policy_file);
+    if (!compiled.ok()) return Refuse(trail, compiled.error());
+    request.policy = std::move(compiled).value();
   } else {
     Result<ResolvedRequest> resolved = flags.Resolve(*host);
     if (!resolved.ok()) return Refuse(trail, resolved.error());
@@ -203,7 +203,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   Policy policy = admitted->policy();  // for the report after the run
   std::string program = admitted->argv().empty() ? std::string() : admitted->argv()[0];
   AnnounceCredentials(policy, trail);
-  RunResult result = RunConfined(std::move(admitted).value(), trail, CliRunOptions());
+  RunResult result = RunConfined(std::move(admitted).value(), CliRunOptions());
   if (result.error && policy_file) {
     PrintError(result.error->ToString());
   } else if (result.error) {

@@ -69,8 +69,8 @@ AuditEvent ProtectedEvent(const SweepFinding& finding) {
   return event;
 }
 
-RunResult RunConfined(gate::AdmittedRun run, const AuditTrail& audit, const RunOptions& options,
-                      const HostSupport& host) {
+RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const HostSupport& host) {
+  const AuditTrail& audit = run.trail();
   const Policy& policy = run.policy();
   const std::vector<std::string>& argv = run.argv();
   if (argv.empty() || argv[0].empty()) return Failed(audit, policy, Error(ErrorKind::kUsage, "empty command"));

@@ -56,8 +56,7 @@ struct RunResult {
 };
 
 // `audit`: the trail the run was admitted with.
-RunResult RunConfined(gate::AdmittedRun run, const AuditTrail& audit, const RunOptions& options = {},
-                      const HostSupport& host = ProbeHost());
+RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options = {}, const HostSupport& host = ProbeHost());
 
 // The `protected` audit record of one sweep finding.
 AuditEvent ProtectedEvent(const SweepFinding& finding);

@@ -1,6 +1,7 @@
 #include "gate/admit.h"
 
 #include "gate/escalation.h"
+#include "policy/compiled.h"
 #include "policy/access.h"
 #include "policy/mode.h"
 #include "policy/path.h"
@@ -110,12 +111,22 @@ void RecordAcknowledged(const ResolvedRequest& resolved, const Policy& policy, c
 
 }  // namespace
 
+Result<CompiledPolicy> CompiledPolicy::Load(const std::string& text) {
+  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadCompiledPolicy(text));
+  return CompiledPolicy(std::move(policy));
+}
+
+const AuditTrail& AdmittedRun::trail() const {
+  static const AuditTrail discard = AuditTrail::Discard();
+  return trail_ != nullptr ? *trail_ : discard;
+}
+
 Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   AuditTrail discard = AuditTrail::Discard();
   const AuditTrail& trail = request.trail != nullptr ? *request.trail : discard;
-  if (CompiledPolicy* compiled = std::get_if<CompiledPolicy>(&request.policy)) {
-    if (Status reach = CheckTrailOutOfReach(compiled->policy, trail); !reach.ok()) return reach.error();
-    return AdmittedRun(std::move(compiled->policy), std::move(request.argv));
+  if (const CompiledPolicy* compiled = std::get_if<CompiledPolicy>(&request.policy)) {
+    if (Status reach = CheckTrailOutOfReach(compiled->policy(), trail); !reach.ok()) return reach.error();
+    return AdmittedRun(compiled->policy(), std::move(request.argv), request.trail);
   }
   // Every refusal but a refused trail (which is not written to) is recorded.
   auto refused = [&trail](Error error) {
@@ -144,7 +155,7 @@ Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
     return refused(granted.error());
   }
   if (policy->unconfined()) RecordAcknowledged(resolved, *policy, trail);
-  return AdmittedRun(std::move(policy).value(), std::move(request.argv));
+  return AdmittedRun(std::move(policy).value(), std::move(request.argv), request.trail);
 }
 
 }  // namespace corral::gate

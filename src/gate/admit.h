@@ -36,7 +36,7 @@
 //   TtyApprover tty;
 //   gate::AdmitRequest request{.argv = argv, .policy = std::move(resolved), .host = host, .trail = &trail};
 //   CORRAL_ASSIGN_OR_RETURN(gate::AdmittedRun run, gate::Admit(std::move(request), tty));
-//   RunResult result = RunConfined(std::move(run), trail);
+//   RunResult result = RunConfined(std::move(run));   // records to `trail`
 //
 // Security: an AdmittedRun is the grant. It holds the Policy (its
 // fingerprint, its working directory) and the exact argv that were admitted,
@@ -63,9 +63,19 @@
 namespace corral::gate {
 
 // A policy `corral wrap` compiled to a file, loaded back to run: it passed
-// the gate when it was written.
-struct CompiledPolicy {
-  Policy policy;
+// the gate when it was written. It is made only from a compiled policy's
+// text, through the same checks `corral run --policy-file` applies
+// (LoadCompiledPolicy, policy/compiled.h: no danger-full-access, every pinned
+// path still the one it names), so a library caller cannot pass an arbitrary
+// Policy around the gate as "already admitted".
+class CompiledPolicy {
+ public:
+  static Result<CompiledPolicy> Load(const std::string& text);
+  const Policy& policy() const { return policy_; }
+
+ private:
+  explicit CompiledPolicy(Policy policy) : policy_(std::move(policy)) {}
+  Policy policy_;
 };
 
 // Where the admitted command runs.
@@ -82,8 +92,9 @@ struct AdmitRequest {
   std::optional<std::string> sandbox_permissions;
   std::optional<std::string> justification;
   Destination destination = Destination::kSpawn;
-  // Where the gate's decisions are recorded; null records nowhere. Not
-  // owned; pass the same trail to RunConfined.
+  // Where the gate's decisions are recorded, and later the run's; null
+  // records nowhere. Not owned: it must outlive the AdmittedRun. RunConfined
+  // writes to this trail, the one whose file the gate kept out of reach.
   const AuditTrail* trail = nullptr;
 };
 
@@ -102,13 +113,18 @@ class AdmittedRun {
 
   const Policy& policy() const { return policy_; }
   const std::vector<std::string>& argv() const { return argv_; }
+  // The trail the gate checked and recorded to (AdmitRequest::trail), or one
+  // that records nowhere.
+  const AuditTrail& trail() const;
 
  private:
   friend Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver);
-  AdmittedRun(Policy policy, std::vector<std::string> argv) : policy_(std::move(policy)), argv_(std::move(argv)) {}
+  AdmittedRun(Policy policy, std::vector<std::string> argv, const AuditTrail* trail)
+      : policy_(std::move(policy)), argv_(std::move(argv)), trail_(trail) {}
 
   Policy policy_;
   std::vector<std::string> argv_;
+  const AuditTrail* trail_;
 };
 
 }  // namespace corral::gate

@@ -12,6 +12,7 @@
 
 #include "testing/test_scratch_dir.h"
 #include "gate/tty_approver.h"
+#include "policy/compiled.h"
 
 namespace corral::gate {
 namespace {
@@ -317,10 +318,12 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::string fingerprint = policy->fingerprint();
+  Result<CompiledPolicy> compiled = CompiledPolicy::Load(SerializeCompiledPolicy(*policy));
+  ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
   FakeApprover approver;
   AdmitRequest request;
   request.argv = kDangerous;
-  request.policy = CompiledPolicy{*policy};
+  request.policy = *compiled;
   request.trail = &*trail_;
   Result<AdmittedRun> admitted = Admit(std::move(request), approver);
   ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
@@ -332,9 +335,24 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   ASSERT_TRUE(inside.ok()) << inside.error().ToString();
   request = AdmitRequest{};
   request.argv = kSafe;
-  request.policy = CompiledPolicy{*policy};
+  request.policy = *compiled;
   request.trail = &*inside;
   EXPECT_EQ(Refusal(Admit(std::move(request), approver)).code(), "audit_file_refused");
+}
+
+// Only a compiled policy's text makes a CompiledPolicy, through the loader's
+// checks: an edited file that asks for danger-full-access is no way around
+// the gate for a library caller either.
+TEST_F(AdmitTest, ACompiledPolicyIsOnlyWhatThePolicyFileLoaderAccepts) {
+  static_assert(!std::is_constructible_v<CompiledPolicy, Policy>);
+  Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  std::string text = SerializeCompiledPolicy(*policy);
+  std::string::size_type mode = text.find("workspace-write");
+  ASSERT_NE(mode, std::string::npos) << text;
+  text.replace(mode, std::string("workspace-write").size(), "danger-full-access");
+  EXPECT_FALSE(CompiledPolicy::Load(text).ok());
+  EXPECT_FALSE(CompiledPolicy::Load("{").ok());
 }
 
 }  // namespace

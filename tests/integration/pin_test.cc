@@ -20,6 +20,7 @@
 #include "exec/spawn.h"
 #include "gate/admit.h"
 #include "harness.h"
+#include "policy/compiled.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
 
@@ -46,6 +47,10 @@ class PinnedGrant : public ::testing::Test {
     corral::Result<corral::Policy> policy = builder.Build();
     ASSERT_TRUE(policy.ok()) << policy.error().ToString();
     policy_.emplace(std::move(policy).value());
+    corral::Result<corral::gate::CompiledPolicy> compiled =
+        corral::gate::CompiledPolicy::Load(corral::SerializeCompiledPolicy(*policy_));
+    ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
+    compiled_.emplace(std::move(compiled).value());
   }
 
   // Moves the granted directory away and puts `change` at its path.
@@ -86,7 +91,7 @@ class PinnedGrant : public ::testing::Test {
   corral::RunResult Run(const corral::AuditTrail& trail) const {
     corral::gate::AdmitRequest request;
     request.argv = command_;
-    request.policy = corral::gate::CompiledPolicy{*policy_};
+    request.policy = *compiled_;
     request.trail = &trail;
     NobodyAnswers nobody;
     corral::Result<corral::gate::AdmittedRun> admitted = corral::gate::Admit(std::move(request), nobody);
@@ -94,13 +99,16 @@ class PinnedGrant : public ::testing::Test {
       ADD_FAILURE() << "not admitted: " << admitted.error().ToString();
       return corral::RunResult{};
     }
-    return corral::RunConfined(std::move(admitted).value(), trail, Options());
+    return corral::RunConfined(std::move(admitted).value(), Options());
   }
 
   TempDir workspace_{"corral-ws"};
   TempDir outside_{"corral-outside"};
   TempDir state_{"corral-state"};
   std::optional<corral::Policy> policy_;
+  // policy_ as `corral wrap` writes it and `run --policy-file` loads it,
+  // loaded before anything is swapped.
+  std::optional<corral::gate::CompiledPolicy> compiled_;
   const std::vector<std::string> command_ = {"/usr/bin/touch", workspace_ / "ran", outside_ / "data/canary"};
 };
 
