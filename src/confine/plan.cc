@@ -1,6 +1,7 @@
 #include "confine/plan.h"
 
 #include "base/invariant.h"
+#include "base/mutant.h"
 #include "kernel/seccomp.h"
 
 namespace corral {
@@ -37,11 +38,12 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;
   const bool network_none = policy.network() == NetworkMode::kNone;
   auto unavailable = [&](std::string mechanism, std::string why, std::string fix) -> Result<void> {
+    if (!best_effort && MutantActive(Mutant::kPlanFailClosed)) return {};
     if (!best_effort) {
       return Error(ErrorKind::kUnsupported, mechanism + ": " + why + ". The command was not run. " + fix +
                                                 ", or pass --best-effort to run without it.");
     }
-    plan.dropped_.push_back(mechanism + ": " + why);
+    if (!MutantActive(Mutant::kDegradedReport)) plan.dropped_.push_back(mechanism + ": " + why);
     return {};
   };
   auto feature = [&](std::string name, FeatureStatus status, std::string detail) {

@@ -222,7 +222,7 @@ void NoopHandler(int) {}
 // its own (best effort) kill(-1) would reach the caller's other processes, so
 // it does nothing there.
 void EmptyNamespace() {
-  if (::getpid() != 1) return;
+  if (::getpid() != 1 || MutantActive(Mutant::kInitReap)) return;
   sigset_t child;
   ::sigemptyset(&child);
   ::sigaddset(&child, SIGCHLD);
@@ -270,7 +270,8 @@ void EmptyNamespace() {
     int sig = ::sigwaitinfo(&waitset, &info);
     if (sig < 0) continue;
     if (sig != SIGCHLD) {
-      ::kill(-command, sig);  // the command's process group: it and its children
+      // The command's process group: it and its children.
+      if (!MutantActive(Mutant::kSignalForward)) ::kill(-command, sig);
       continue;
     }
     for (;;) {
@@ -376,7 +377,7 @@ class Spawner {
       if (plan->mechanisms().seccomp) {
         SeccompOptions options{policy.network() == NetworkMode::kAll};
         std::span<const sock_filter> filter = EmbeddedSeccompFilter(options);
-        if (MutantActive(Mutant::kSeccompPtrace) || MutantActive(Mutant::kSeccompKeyctl)) {
+        if (SeccompFilterMutated()) {
           // The embedded filter is always whole: a mutant's is compiled now.
           static std::vector<sock_filter> mutant;
           CORRAL_ASSIGN_OR_RETURN(mutant, BuildSeccompFilter(options));

@@ -21,9 +21,18 @@ class Lifecycle : public SandboxTest {
     return "3000." + std::to_string(100000 + engine() % 900000);
   }
 
+  // A run that should end within a second or two is killed by the harness
+  // well before its default minute: under a mutant that leaves it running
+  // (no deadline, a signal not passed on) the test fails sooner.
+  static SpawnOptions Bounded() {
+    SpawnOptions options;
+    options.timeout = 15s;
+    return options;
+  }
+
   // Starts `script` under corral and waits until it has touched `ready`.
   std::unique_ptr<Process> StartReady(const std::string& script) {
-    auto process = std::make_unique<Process>(RunArgv({}, {"sh", "-c", script}), Defaults({}));
+    auto process = std::make_unique<Process>(RunArgv({}, {"sh", "-c", script}), Defaults(Bounded()));
     EXPECT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << process->OutputSoFar();
     return process;
   }
@@ -59,7 +68,7 @@ TEST_F(Lifecycle, DeathBySignalGives128PlusTheSignal) {
 TEST_F(Lifecycle, TimeoutKillsTheWholeTree) {
   std::string child = SleepToken(), grandchild = SleepToken();
   Outcome outcome =
-      RunIn({"--timeout", "1"}, {"sh", "-c", "(setsid sleep " + grandchild + " &); exec sleep " + child});
+      RunIn({"--timeout", "1"}, {"sh", "-c", "(setsid sleep " + grandchild + " &); exec sleep " + child}, Bounded());
   EXPECT_EQ(outcome.exit_code, 124) << outcome.Describe();
   EXPECT_LT(outcome.elapsed, 5s);
   EXPECT_EQ(LastAuditRecord()["event"], "failed");
@@ -131,6 +140,7 @@ TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
     const Outcome& outcome = run->Wait();
     EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
     EXPECT_EQ(ReadFile(workspace_ / "got"), name + "\n");
+    if (HasFailure()) break;  // the next signal would wait out the same bound
   }
 }
 
@@ -141,7 +151,7 @@ TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(sig);
     std::string token = SleepToken();
-    Process run(RunArgv({}, {"sleep", token}), Defaults({}));
+    Process run(RunArgv({}, {"sleep", token}), Defaults(Bounded()));
     // The sleep itself (corral's own command line names the token too).
     ASSERT_TRUE(WaitFor([&] { return !ProcessesStartingWith(CommandLine({"sleep", token})).empty(); }, 10s))
         << run.OutputSoFar();
@@ -150,6 +160,7 @@ TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
     EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
     EXPECT_EQ(LastAuditRecord()["signal"], sig);
     ExpectNoSurvivors({token}, 5s);
+    if (HasFailure()) break;
   }
 }
 
