@@ -46,7 +46,7 @@ enum class Mutant {
   kSeccompNamespaces,  // the filter allows setns and clone/unshare of namespaces
   kDeviceBinds,      // the host's device nodes are bound read-write
   kTimeoutKill,      // --timeout's deadline passes without killing anything
-  kInitReap,         // init reports the command's exit without killing and reaping the rest
+  kInitReap,         // init reports the command's exit without killing the rest, and stays
   kSignalForward,    // init does not pass forwarded signals on to the command
   kExitSignal,       // a command killed by a signal is reported as exiting with the signal's number
   kControlsEscape,   // EscapeControls passes every byte through

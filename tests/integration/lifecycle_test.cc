@@ -129,6 +129,50 @@ TEST_F(Lifecycle, NothingOfTheSandboxRunsOnceCorralReturns) {
   EXPECT_EQ(std::filesystem::file_size(workspace_ / "log"), size) << "a process of the sandbox still wrote";
 }
 
+// Init kills and reaps the rest before it reports the command's status. Held
+// in its last write (its stderr is a full pipe nobody reads, and in
+// read-only mode corral relays the command's stderr), corral has that status
+// and cannot exit; by then the orphan the command left must be gone already,
+// as the host's /proc shows.
+TEST_F(Lifecycle, NothingOfTheSandboxRunsOnceCorralHasTheStatus) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK), 0);
+  std::string filler(4096, 'f');
+  while (::write(pipe_fds[1], filler.data(), filler.size()) > 0) {
+  }
+  ASSERT_EQ(::fcntl(pipe_fds[1], F_SETFL, 0), 0);
+  std::string token = SleepToken();
+  std::string script = "setsid sleep " + token + " & orphan=$!; "
+                       "while [ ! -e go ]; do sleep 0.01; done; echo left >&2; exit 5";
+  SpawnOptions options = Defaults(Bounded());
+  options.stderr_fd = pipe_fds[1];
+  Process run(RunArgv({"--mode", "read-only"}, {"sh", "-c", script}), options);
+  ::close(pipe_fds[1]);
+  std::string orphan = CommandLine({"sleep", token});
+  std::string command = CommandLine({"sh", "-c", script});
+  // The command ends once the test has seen its orphan run.
+  bool started = WaitFor([&] { return !ProcessesStartingWith(orphan).empty(); }, 10s);
+  workspace_.Write("go", "");
+  bool exited = WaitFor([&] { return ProcessesStartingWith(command).empty(); }, 10s);
+  bool emptied = WaitFor([&] { return ProcessesStartingWith(orphan).empty(); }, 3s);
+  EXPECT_TRUE(run.Running()) << "corral was to be held in its write";
+  for (pid_t pid : ProcessesStartingWith(orphan)) ::kill(pid, SIGKILL);
+  ::fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+  std::string drained;
+  char buffer[1 << 16];
+  WaitFor([&] {
+    ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (n > 0) drained.append(buffer, static_cast<size_t>(n));
+    return n == 0;
+  }, 10s);
+  ::close(pipe_fds[0]);
+  const Outcome& outcome = run.Wait();
+  EXPECT_TRUE(started) << outcome.Describe();
+  EXPECT_TRUE(exited) << outcome.Describe();
+  EXPECT_TRUE(emptied) << "the orphan still ran while corral held the command's status";
+  EXPECT_EQ(outcome.exit_code, 5) << outcome.Describe();
+}
+
 TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
   for (int sig : {SIGINT, SIGTERM}) {
     SCOPED_TRACE(sig);
