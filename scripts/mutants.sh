@@ -17,7 +17,8 @@
 # First, and fatal, a lint of SECURITY.md: every claim table under
 # "## Claims" has a third column, `mutant`, and every claim a non-empty cell
 # there naming (in backticks) mutants of the "## Mutants" table, each of which
-# is a name in src/base/mutant.cc; a claim whose one layer no mutant can
+# is a name in src/base/mutant.cc and has among its killing tests one that
+# the claim names (a gtest pattern there matches); a claim whose one layer no mutant can
 # remove (the sandbox would not run) says "none: <why>" instead, which the
 # lint shows as a note. CORRAL_MUTANT_LINT_SECTIONS="Writing
 # Network ..." limits the claim tables linted to the sections whose title
@@ -77,10 +78,10 @@ lint() {
       claim = cell[2]; sub(/^ /, "", claim)
       if (length(claim) > 90) claim = substr(claim, 1, 90) "..."
       mutants = k == 5 ? cell[4] : ""
-      print section "\t" claim "\t" mutants
+      print section "\t" claim "\t" mutants "\t" cell[3]
     }' SECURITY.md)
-  local section claim mutants names
-  while IFS=$'\t' read -r section claim mutants; do
+  local section claim mutants proven names tests test pattern shared
+  while IFS=$'\t' read -r section claim mutants proven; do
     [ -n "$section" ] || continue
     if [ "$mutants" = "-" ]; then
       echo "mutants lint: $section: $claim" >&2
@@ -100,6 +101,21 @@ lint() {
     while read -r name; do
       if ! grep -qx "$name" <<<"$in_table"; then
         echo "mutants lint: $section: \`$name\` (for \"$claim\") is not in the Mutants table" >&2
+        problems=$((problems + 1))
+        continue
+      fi
+      # The mutant's killing tests must prove this claim: one of them is
+      # named (or matched by a pattern) in the claim's own cell.
+      tests=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' <<<"$table" | tr ':' '\n')
+      shared=0
+      while read -r test; do
+        while read -r pattern; do
+          # shellcheck disable=SC2053  # the claim's cell may hold gtest patterns
+          if [ -n "$pattern" ] && [[ $test == $pattern || $pattern == $test ]]; then shared=1; fi
+        done < <(grep -oE '`[^`]+`' <<<"$proven" | tr -d '`')
+      done <<<"$tests"
+      if [ $shared -eq 0 ]; then
+        echo "mutants lint: $section: no killing test of \`$name\` is named for \"$claim\"" >&2
         problems=$((problems + 1))
       fi
     done <<<"$names"
