@@ -78,6 +78,7 @@ lint() {
       claim = cell[2]; sub(/^ /, "", claim)
       if (length(claim) > 90) claim = substr(claim, 1, 90) "..."
       mutants = k == 5 ? cell[4] : ""
+      if (mutants == "") mutants = " "  # a tab-separated field may not be empty for read
       print section "\t" claim "\t" mutants "\t" cell[3]
     }' SECURITY.md)
   local section claim mutants proven names tests test pattern shared
