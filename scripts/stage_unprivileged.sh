@@ -3,7 +3,8 @@
 # under /tmp that uid 65534 can reach (the checkout may live under a directory
 # only root can enter), with a home of 65534's own, and sets $stage. The
 # caller removes $stage. run_unprivileged ARGS... runs the staged tests as
-# uid 65534 with a minimal environment, plus CORRAL_MUTANT when it is set.
+# uid 65534 with a minimal environment, plus CORRAL_MUTANT when it is set;
+# staged_tests=NAME runs another test binary the caller copied to $stage.
 stage_unprivileged() {
   local build=$1
   stage=$(mktemp -d /tmp/corral-test.XXXXXX)
@@ -20,5 +21,5 @@ run_unprivileged() {
   (cd "$stage/home" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$stage/home" LANG=C.UTF-8 \
     ${CORRAL_MUTANT:+CORRAL_MUTANT="$CORRAL_MUTANT"} \
     CORRAL_BIN="$stage/corral" CORRAL_PROBES="$stage/escape" CORRAL_WRAP_SCRIPT="$stage/spawn_wrapped.py" \
-    setpriv --reuid=65534 --regid=65534 --clear-groups "$stage/corral_integration_tests" "$@")
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$stage/${staged_tests:-corral_integration_tests}" "$@")
 }

@@ -1,6 +1,7 @@
 #include "base/json_bytes.h"
 
 #include "base/hex.h"
+#include "base/mutant.h"
 
 namespace corral {
 namespace {
@@ -28,7 +29,7 @@ bool IsJsonUtf8(const std::string& text) {
 nlohmann::json EncodeBytes(const nlohmann::json& value) {
   if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
-    if (IsJsonUtf8(text)) return value;
+    if (IsJsonUtf8(text) || MutantActive(Mutant::kJsonBytes)) return value;
     return nlohmann::json{{kBytesKey, HexEncode(text)}};
   }
   if (value.is_array() || value.is_object()) {

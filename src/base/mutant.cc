@@ -28,6 +28,33 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kTmpfsCaps: return "tmpfs_caps";
     case Mutant::kTerminalRestore: return "terminal_restore";
     case Mutant::kPinCheck: return "pin_check";
+    case Mutant::kSeccompSetId: return "seccomp_setid";
+    case Mutant::kSeccompTty: return "seccomp_tty";
+    case Mutant::kSeccompSockets: return "seccomp_sockets";
+    case Mutant::kSeccompArch: return "seccomp_arch";
+    case Mutant::kSeccompMount: return "seccomp_mount";
+    case Mutant::kSeccompNamespaces: return "seccomp_namespaces";
+    case Mutant::kDeviceBinds: return "device_binds";
+    case Mutant::kTimeoutKill: return "timeout_kill";
+    case Mutant::kInitReap: return "init_reap";
+    case Mutant::kSignalForward: return "signal_forward";
+    case Mutant::kExitSignal: return "exit_signal";
+    case Mutant::kControlsEscape: return "controls_escape";
+    case Mutant::kPlanFailClosed: return "plan_fail_closed";
+    case Mutant::kWorkspaceVet: return "workspace_vet";
+    case Mutant::kPinSha256: return "pin_sha256";
+    case Mutant::kEnforceCheck: return "enforce_check";
+    case Mutant::kPrivateTmp: return "private_tmp";
+    case Mutant::kStateWriteGrant: return "state_write_grant";
+    case Mutant::kStateInnerGrant: return "state_inner_grant";
+    case Mutant::kGrantDotDot: return "grant_dotdot";
+    case Mutant::kConfigUnknownKeys: return "config_unknown_keys";
+    case Mutant::kJsonBytes: return "json_bytes";
+    case Mutant::kApprovalFlush: return "approval_flush";
+    case Mutant::kProjectNetwork: return "project_network";
+    case Mutant::kDegradedReport: return "degraded_report";
+    case Mutant::kRunnerBackend: return "runner_backend";
+    case Mutant::kInitSeccomp: return "init_seccomp";
   }
   return "none";
 }
@@ -38,7 +65,8 @@ namespace {
 Mutant FromEnvironment() {
   const char* name = std::getenv("CORRAL_MUTANT");
   if (name == nullptr || *name == '\0') return Mutant::kNone;
-  for (int i = static_cast<int>(Mutant::kFdClose); i <= static_cast<int>(Mutant::kPinCheck); ++i) {
+  // MutantName answers "none" past the last enumerator.
+  for (int i = static_cast<int>(Mutant::kNone) + 1; MutantName(static_cast<Mutant>(i)) != "none"; ++i) {
     if (MutantName(static_cast<Mutant>(i)) == name) return static_cast<Mutant>(i);
   }
   // An unknown name must not silently test the unmutated corral.

@@ -38,6 +38,33 @@ enum class Mutant {
   kTmpfsCaps,        // the private tmpfs mounts get no size or inode cap
   kTerminalRestore,  // the caller's terminal is not put back after the run
   kPinCheck,         // the child does not check a grant's (dev, inode) before binding it
+  kSeccompSetId,     // the filter allows set-user-ID and set-group-ID modes
+  kSeccompTty,       // the filter allows TIOCSTI, TIOCLINUX, TIOCSETD and TIOCEXCL
+  kSeccompSockets,   // the filter allows every socket family
+  kSeccompArch,      // the filter allows foreign architectures and x32
+  kSeccompMount,     // the filter allows the mount family and chroot
+  kSeccompNamespaces,  // the filter allows setns and clone/unshare of namespaces
+  kDeviceBinds,      // the host's device nodes are bound read-write
+  kTimeoutKill,      // --timeout's deadline passes without killing anything
+  kInitReap,         // init reports the command's exit without killing the rest, and stays
+  kSignalForward,    // init does not pass forwarded signals on to the command
+  kExitSignal,       // a command killed by a signal is reported as exiting with the signal's number
+  kControlsEscape,   // EscapeControls passes every byte through
+  kPlanFailClosed,   // a missing Landlock, user namespaces or seccomp is dropped without --best-effort
+  kWorkspaceVet,     // any directory is accepted as the workspace
+  kPinSha256,        // --pin-sha256 accepts a program whatever it hashes to
+  kEnforceCheck,     // a backend that lacks a required guarantee wraps anyway
+  kPrivateTmp,       // the host's /tmp is bound read-write instead of a private tmpfs
+  kStateWriteGrant,  // a writable grant holding corral's own state is accepted
+  kStateInnerGrant,  // a grant inside corral's own state is accepted
+  kGrantDotDot,      // a grant path with "." or ".." components is accepted
+  kConfigUnknownKeys,  // an unknown key in a config table is ignored
+  kJsonBytes,        // strings that are not UTF-8 go into JSON as they are
+  kApprovalFlush,    // type-ahead is not flushed before an approval question
+  kProjectNetwork,   // a project config may open the network
+  kDegradedReport,   // under --best-effort a missing mechanism is dropped without saying so
+  kRunnerBackend,    // `corral run` runs whatever sandbox.backend says
+  kInitSeccomp,      // the sandbox's init runs without its own allowlist filter
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -1,5 +1,7 @@
 #include "base/terminal.h"
 
+#include "base/mutant.h"
+
 namespace corral {
 namespace {
 
@@ -93,6 +95,7 @@ std::string StripANSI(std::string_view text) {
 }
 
 std::string EscapeControls(std::string_view text) {
+  if (MutantActive(Mutant::kControlsEscape)) return std::string(text);
   std::string out;
   out.reserve(text.size());
   size_t i = 0;

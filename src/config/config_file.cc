@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "base/mutant.h"
 #include "policy/forbid.h"
 #include "policy/path_text.h"
 #include "policy/tmpfs_size.h"
@@ -235,7 +236,7 @@ Status ReadTable(const TomlField& field, const ParseContext& context,
   return ForEachField(*table, field.key, context.file, [&](const TomlField& entry) -> Status {
     std::string_view name = std::string_view(entry.key).substr(field.key.size() + 1);
     auto handler = handlers.find(name);
-    if (handler == handlers.end()) return UnknownKey(entry);
+    if (handler == handlers.end()) return MutantActive(Mutant::kConfigUnknownKeys) ? Ok() : UnknownKey(entry);
     return handler->second(entry, context, layer);
   });
 }

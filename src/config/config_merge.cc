@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/mutant.h"
 #include "policy/path.h"
 #include "policy/policy.h"
 
@@ -173,7 +174,7 @@ class ProjectMerge {
   }
 
   Status CheckNetwork() {
-    if (!project_.network) return Ok();
+    if (!project_.network || MutantActive(Mutant::kProjectNetwork)) return Ok();
     if (project_.network->value == NetworkMode::kAll && config_.network != NetworkMode::kAll) {
       return Widens(project_.network->where, "sandbox.network",
                     "the project config cannot open the network: " + OnlyUserCan("set network = true"));

@@ -130,7 +130,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     // Read-only binds: reading and writing a device node do not need a
     // writable mount, but chmod and chown of the host's node would (for a
     // root caller, the node is root's).
-    op.read_only = true;
+    op.read_only = !MutantActive(Mutant::kDeviceBinds);
     // Under the /dev rule already; the rule of its own matters only without
     // a mount view (best effort), where it is the host's node.
     op.landlock = rights.fs & (kFsReadFile | kFsWriteFile | kFsIoctlDev);
@@ -169,7 +169,14 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     }
   }
 
-  if (!CoveredByGrant(policy, "/tmp")) {
+  if (!CoveredByGrant(policy, "/tmp") && MutantActive(Mutant::kPrivateTmp)) {
+    MountOp op;
+    op.kind = MountKind::kBind;
+    op.dir = true;
+    op.source = op.target = "/tmp";
+    op.landlock = PrivateTreeRights(policy, rights, "/tmp");
+    add(op);
+  } else if (!CoveredByGrant(policy, "/tmp")) {
     tmpfs("/tmp", plan.Intern(TmpfsOptions(policy.tmpfs_size(), "1777")), PrivateTreeRights(policy, rights, "/tmp"),
           false);
   }

@@ -37,11 +37,12 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;
   const bool network_none = policy.network() == NetworkMode::kNone;
   auto unavailable = [&](std::string mechanism, std::string why, std::string fix) -> Result<void> {
+    if (!best_effort && MutantActive(Mutant::kPlanFailClosed)) return {};
     if (!best_effort) {
       return Error(ErrorKind::kUnsupported, mechanism + ": " + why + ". The command was not run. " + fix +
                                                 ", or pass --best-effort to run without it.");
     }
-    plan.dropped_.push_back(mechanism + ": " + why);
+    if (!MutantActive(Mutant::kDegradedReport)) plan.dropped_.push_back(mechanism + ": " + why);
     return {};
   };
   auto feature = [&](std::string name, FeatureStatus status, std::string detail) {
@@ -103,7 +104,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   if (m.seccomp) {
     SeccompOptions seccomp{policy.network() == NetworkMode::kAll};
     plan.seccomp_filter_ = EmbeddedSeccompFilter(seccomp);
-    if (MutantActive(Mutant::kSeccompPtrace) || MutantActive(Mutant::kSeccompKeyctl)) {
+    if (SeccompFilterMutated()) {
       // The embedded filter is always whole: a mutant's is compiled now.
       static std::vector<sock_filter> mutant;
       CORRAL_ASSIGN_OR_RETURN(mutant, BuildSeccompFilter(seccomp));

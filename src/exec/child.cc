@@ -127,7 +127,7 @@ void NoopHandler(int) {}
 // its own (best effort) kill(-1) would reach the caller's other processes, so
 // it does nothing there.
 void EmptyNamespace() {
-  if (::getpid() != 1) return;
+  if (::getpid() != 1 || MutantActive(Mutant::kInitReap)) return;
   sigset_t child;
   ::sigemptyset(&child);
   ::sigaddset(&child, SIGCHLD);
@@ -177,7 +177,7 @@ int CatchSignals(sigset_t* waitset) {
   if (command < 0) ChildFail(ctx, ChildStage::kFork, errno);
   // From here init only waits, forwards, reports and exits. The command has
   // exec'd (or failed) and does not inherit this filter.
-  if (ctx.init_filter.len > 0) {
+  if (ctx.init_filter.len > 0 && !MutantActive(Mutant::kInitSeccomp)) {
     if (int e = InstallSeccompChild(&ctx.init_filter); e != 0) ChildFail(ctx, ChildStage::kInitSeccomp, e);
   }
   ::close(ctx.report_fd);  // the command's copy closed at exec: EOF tells corral
@@ -188,7 +188,8 @@ int CatchSignals(sigset_t* waitset) {
     int sig = ::sigwaitinfo(&waitset, &info);
     if (sig < 0) continue;
     if (sig != SIGCHLD) {
-      ::kill(-command, sig);  // the command's process group: it and its children
+      // The command's process group: it and its children.
+      if (!MutantActive(Mutant::kSignalForward)) ::kill(-command, sig);
       continue;
     }
     for (;;) {
@@ -199,6 +200,7 @@ int CatchSignals(sigset_t* waitset) {
         EmptyNamespace();
         ssize_t ignored = ::write(ctx.status_fd, &status, sizeof status);
         (void)ignored;
+        if (MutantActive(Mutant::kInitReap)) continue;  // the rest run on, and init with them
         ::_exit(0);
       }
     }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "base/mutant.h"
 #include "base/unique_fd.h"
 
 namespace corral {
@@ -26,6 +27,9 @@ Outcome ReadOutcome(const SandboxProcess& process) {
   if (WIFEXITED(*status)) {
     outcome.kind = Outcome::Kind::kExited;
     outcome.code = WEXITSTATUS(*status);
+  } else if (WIFSIGNALED(*status) && MutantActive(Mutant::kExitSignal)) {
+    outcome.kind = Outcome::Kind::kExited;
+    outcome.code = WTERMSIG(*status);
   } else if (WIFSIGNALED(*status)) {
     outcome.kind = Outcome::Kind::kSignaled;
     outcome.signal = WTERMSIG(*status);
@@ -101,7 +105,7 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
     if (!signals) return Error::FromErrno(ErrorKind::kInternal, "cannot watch signals", "signalfd", errno);
   }
   std::optional<Clock::time_point> deadline;
-  if (options.timeout) deadline = Clock::now() + *options.timeout;
+  if (options.timeout && !MutantActive(Mutant::kTimeoutKill)) deadline = Clock::now() + *options.timeout;
 
   std::optional<Relay> relay;
   if (options.relay) relay.emplace(*options.relay);

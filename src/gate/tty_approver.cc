@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/mutant.h"
 #include "base/terminal.h"
 #include "base/unique_fd.h"
 
@@ -85,7 +86,7 @@ Result<ApprovalAnswer> TtyApprover::Request(const ApprovalRequest& request) {
   UniqueFd tty(raw);
   if (::isatty(tty.get()) == 0) return NoTty("cannot ask for approval: " + tty_path_ + " is not a terminal");
   // Keys pressed before the question was shown must not answer it.
-  ::tcflush(tty.get(), TCIFLUSH);
+  if (!MutantActive(Mutant::kApprovalFlush)) ::tcflush(tty.get(), TCIFLUSH);
 
   std::string question = "\ncorral: approve " + EscapeForTerminal(request.summary) + "?\n  why: " +
                          EscapeForTerminal(request.rationale) + "\n  [y] this call  [n] refuse  [a] every " +

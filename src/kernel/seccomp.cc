@@ -55,7 +55,25 @@ Result<std::vector<sock_filter>> Export(const Context& ctx) {
   return program;
 }
 
+// The mount family and chroot, as DeniedSyscallNames lists them.
+bool IsMountFamily(const std::string& name) {
+  for (const char* call : {"mount", "umount2", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+                           "mount_setattr", "pivot_root", "chroot"}) {
+    if (name == call) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool SeccompFilterMutated() {
+  for (Mutant mutant : {Mutant::kSeccompPtrace, Mutant::kSeccompKeyctl, Mutant::kSeccompSetId, Mutant::kSeccompTty,
+                        Mutant::kSeccompSockets, Mutant::kSeccompArch, Mutant::kSeccompMount,
+                        Mutant::kSeccompNamespaces}) {
+    if (MutantActive(mutant)) return true;
+  }
+  return false;
+}
 
 const std::vector<std::string>& DeniedSyscallNames() {
   // Each is denied because a confined command has no business with it and it
@@ -91,7 +109,8 @@ std::span<const int> DeniedSyscallNumbers() {
 Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options) {
   Context ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return Error(ErrorKind::kSeccomp, "cannot build the seccomp filter: seccomp_init failed");
-  int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH,
+                            MutantActive(Mutant::kSeccompArch) ? SCMP_ACT_ALLOW : SCMP_ACT_KILL_PROCESS);
   if (rc < 0) return SeccompError("bad-architecture action", rc);
   // corral sets no_new_privs itself, before Landlock.
   rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0);
@@ -103,6 +122,8 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
     if (MutantActive(Mutant::kSeccompKeyctl) && (name == "keyctl" || name == "add_key" || name == "request_key")) {
       return {};
     }
+    if (MutantActive(Mutant::kSeccompMount) && IsMountFamily(name)) return {};
+    if (MutantActive(Mutant::kSeccompNamespaces) && name == "setns") return {};
     int nr = seccomp_syscall_resolve_name(name.c_str());
     if (nr == __NR_SCMP_ERROR) return Error(ErrorKind::kSeccomp, "unknown syscall " + name);
     int r = seccomp_rule_add(ctx.get(), eperm, nr, 0);
@@ -115,6 +136,7 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
   // own mount tree, as /proc/self/mountinfo does, and another namespace's
   // only to a caller with CAP_SYS_ADMIN over it, which no process here has.)
   for (int nr : DeniedSyscallNumbers()) {
+    if (MutantActive(Mutant::kSeccompMount)) break;
     rc = seccomp_rule_add(ctx.get(), eperm, nr, 0);
     if (rc < 0) return SeccompError("syscall " + std::to_string(nr), rc);
   }
@@ -123,14 +145,17 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
   if (rc < 0) return SeccompError("clone3", rc);
 
   for (uint64_t flag : kCloneNewFlags) {
+    if (MutantActive(Mutant::kSeccompNamespaces)) break;
     rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
     if (rc < 0) return SeccompError("clone flags", rc);
     rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(unshare), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
     if (rc < 0) return SeccompError("unshare flags", rc);
   }
-  rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(unshare), 1,
-                        SCMP_A0(SCMP_CMP_MASKED_EQ, kCloneNewTime, kCloneNewTime));
-  if (rc < 0) return SeccompError("unshare flags", rc);
+  if (!MutantActive(Mutant::kSeccompNamespaces)) {
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(unshare), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, kCloneNewTime, kCloneNewTime));
+    if (rc < 0) return SeccompError("unshare flags", rc);
+  }
 
   // personality: only the default persona (0) and the query (0xffffffff).
   // libseccomp ORs rules and allows one comparison per argument, so "neither
@@ -162,6 +187,7 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
       {"open", 2},  {"openat", 3}, {"mknod", 1},    {"mknodat", 2},
   };
   for (const ModeArgument& call : mode_arguments) {
+    if (MutantActive(Mutant::kSeccompSetId)) break;
     int nr = seccomp_syscall_resolve_name(call.name);
     if (nr < 0) return Error(ErrorKind::kSeccomp, std::string("unknown syscall ") + call.name);
     for (uint64_t bit : {static_cast<uint64_t>(S_ISUID), static_cast<uint64_t>(S_ISGID)}) {
@@ -178,12 +204,14 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
   // run, see exec/terminal_state.h.)
   for (uint64_t request : {static_cast<uint64_t>(TIOCSTI), static_cast<uint64_t>(TIOCLINUX),
                            static_cast<uint64_t>(TIOCSETD), static_cast<uint64_t>(TIOCEXCL)}) {
+    if (MutantActive(Mutant::kSeccompTty)) break;
     rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
     if (rc < 0) return SeccompError("ioctl", rc);
   }
 
   // Socket families: AF_UNIX always, AF_INET/AF_INET6 with network access.
   for (int syscall : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
+    if (MutantActive(Mutant::kSeccompSockets)) break;
     rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
     if (rc < 0) return SeccompError("socket families", rc);
     for (int family = 0; family <= AF_INET6; ++family) {

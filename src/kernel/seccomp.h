@@ -68,6 +68,11 @@ std::span<const int> DeniedSyscallNumbers();
 // Compiles the filter with libseccomp, ready for SECCOMP_SET_MODE_FILTER.
 Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& options);
 
+// Whether a mutant (base/mutant.h) removes one of the filter's rules, so
+// that a spawn must install BuildSeccompFilter's output instead of the
+// embedded filter. Always false outside a mutant build.
+bool SeccompFilterMutated();
+
 // Child side: installs `program`. Requires no_new_privs. Returns 0 or an errno.
 int InstallSeccompChild(const sock_fprog* program);
 

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -25,6 +27,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "kernel/bpf_evaluator.h"
+#include "kernel/seccomp.h"
 
 extern char** environ;
 
@@ -536,6 +541,22 @@ std::vector<nlohmann::json> SandboxTest::AuditEvents(const std::string& event) c
 }
 
 std::string SandboxTest::NextAuditPath() { return outside_ / ("audit-" + std::to_string(runs_++) + ".jsonl"); }
+
+uint32_t EmbeddedFilterVerdict(int nr, uint64_t arg0) {
+  seccomp_data call = {};
+  call.nr = nr;
+  call.arch = AUDIT_ARCH_X86_64;
+  call.args[0] = arg0;
+  uint32_t verdicts[2] = {0, 0};
+  for (bool inet : {false, true}) {
+    corral::Result<uint32_t> action =
+        corral::EvaluateBpf(corral::EmbeddedSeccompFilter(corral::SeccompOptions{inet}), call);
+    EXPECT_TRUE(action.ok()) << "syscall " << nr;
+    verdicts[inet] = action.ok() ? *action : 0;
+  }
+  EXPECT_EQ(verdicts[0], verdicts[1]) << "syscall " << nr << " with the network off and on";
+  return verdicts[0];
+}
 
 SpawnOptions SandboxTest::Defaults(SpawnOptions options) const {
   if (options.cwd.empty()) options.cwd = workspace_.path();

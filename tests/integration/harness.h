@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -124,6 +125,12 @@ std::vector<pid_t> ProcessesStartingWith(const std::string& prefix);
 std::string CommandLine(const std::vector<std::string>& argv);
 // One field of /proc/PID/status ("CapEff", "NoNewPrivs", ...), trimmed.
 std::optional<std::string> StatusField(pid_t pid, const std::string& field);
+// What the seccomp filter corral installs (the embedded one, which
+// Layer.InstalledSeccompFilterIsTheEmbeddedOne compares with the installed
+// program) answers to syscall `nr` with first argument `arg0`, on x86_64,
+// with the network off and on: a check of corral's filter made by the test,
+// not by the confined process. EXPECTs the same answer for both.
+uint32_t EmbeddedFilterVerdict(int nr, uint64_t arg0 = 0);
 
 // A pseudo-terminal the test owns: it reads what a program shows on the
 // master and types answers into it. The slave can be given to a child as its

@@ -137,6 +137,26 @@ TEST_F(Layer, SystemTreesAreMountedReadOnly) {
   }
 }
 
+// The mount view: the host's device nodes in the sandbox's /dev are bound
+// read-only, as the confined process's mount table shows from outside.
+// Writing to a node does not need a writable mount, but chmod and chown do;
+// Landlock has no right for either, so only this layer keeps a root caller
+// from changing the host's /dev/null.
+TEST_F(Layer, DeviceNodesAreMountedReadOnly) {
+  std::unique_ptr<Process> run;
+  pid_t pid = StartSleeper(&run);
+  ASSERT_GT(pid, 0);
+  std::map<std::string, std::optional<std::string>> options;
+  for (const char* node : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) {
+    options[node] = MountOptionsAt(pid, node);
+  }
+  Stop(pid, run);
+  for (const auto& [node, found] : options) {
+    ASSERT_TRUE(found.has_value()) << "nothing mounted at " << node;
+    EXPECT_TRUE(found->starts_with("ro,") || *found == "ro") << node << ": " << *found;
+  }
+}
+
 // The /etc secret masks: every secret under /etc that the caller can read
 // outside reads as nothing inside. The files are the user's real ones, read
 // by a plain `head` that nothing else stops (Landlock and the mount view

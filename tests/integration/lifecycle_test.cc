@@ -21,9 +21,18 @@ class Lifecycle : public SandboxTest {
     return "3000." + std::to_string(100000 + engine() % 900000);
   }
 
+  // A run that should end within a second or two is killed by the harness
+  // well before its default minute: under a mutant that leaves it running
+  // (no deadline, a signal not passed on) the test fails sooner.
+  static SpawnOptions Bounded() {
+    SpawnOptions options;
+    options.timeout = 15s;
+    return options;
+  }
+
   // Starts `script` under corral and waits until it has touched `ready`.
   std::unique_ptr<Process> StartReady(const std::string& script) {
-    auto process = std::make_unique<Process>(RunArgv({}, {"sh", "-c", script}), Defaults({}));
+    auto process = std::make_unique<Process>(RunArgv({}, {"sh", "-c", script}), Defaults(Bounded()));
     EXPECT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << process->OutputSoFar();
     return process;
   }
@@ -59,7 +68,7 @@ TEST_F(Lifecycle, DeathBySignalGives128PlusTheSignal) {
 TEST_F(Lifecycle, TimeoutKillsTheWholeTree) {
   std::string child = SleepToken(), grandchild = SleepToken();
   Outcome outcome =
-      RunIn({"--timeout", "1"}, {"sh", "-c", "(setsid sleep " + grandchild + " &); exec sleep " + child});
+      RunIn({"--timeout", "1"}, {"sh", "-c", "(setsid sleep " + grandchild + " &); exec sleep " + child}, Bounded());
   EXPECT_EQ(outcome.exit_code, 124) << outcome.Describe();
   EXPECT_LT(outcome.elapsed, 5s);
   EXPECT_EQ(LastAuditRecord()["event"], "failed");
@@ -120,6 +129,50 @@ TEST_F(Lifecycle, NothingOfTheSandboxRunsOnceCorralReturns) {
   EXPECT_EQ(std::filesystem::file_size(workspace_ / "log"), size) << "a process of the sandbox still wrote";
 }
 
+// Init kills and reaps the rest before it reports the command's status. Held
+// in its last write (its stderr is a full pipe nobody reads, and in
+// read-only mode corral relays the command's stderr), corral has that status
+// and cannot exit; by then the orphan the command left must be gone already,
+// as the host's /proc shows.
+TEST_F(Lifecycle, NothingOfTheSandboxRunsOnceCorralHasTheStatus) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK), 0);
+  std::string filler(4096, 'f');
+  while (::write(pipe_fds[1], filler.data(), filler.size()) > 0) {
+  }
+  ASSERT_EQ(::fcntl(pipe_fds[1], F_SETFL, 0), 0);
+  std::string token = SleepToken();
+  std::string script = "setsid sleep " + token + " & orphan=$!; "
+                       "while [ ! -e go ]; do sleep 0.01; done; echo left >&2; exit 5";
+  SpawnOptions options = Defaults(Bounded());
+  options.stderr_fd = pipe_fds[1];
+  Process run(RunArgv({"--mode", "read-only"}, {"sh", "-c", script}), options);
+  ::close(pipe_fds[1]);
+  std::string orphan = CommandLine({"sleep", token});
+  std::string command = CommandLine({"sh", "-c", script});
+  // The command ends once the test has seen its orphan run.
+  bool started = WaitFor([&] { return !ProcessesStartingWith(orphan).empty(); }, 10s);
+  workspace_.Write("go", "");
+  bool exited = WaitFor([&] { return ProcessesStartingWith(command).empty(); }, 10s);
+  bool emptied = WaitFor([&] { return ProcessesStartingWith(orphan).empty(); }, 3s);
+  EXPECT_TRUE(run.Running()) << "corral was to be held in its write";
+  for (pid_t pid : ProcessesStartingWith(orphan)) ::kill(pid, SIGKILL);
+  ::fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+  std::string drained;
+  char buffer[1 << 16];
+  WaitFor([&] {
+    ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (n > 0) drained.append(buffer, static_cast<size_t>(n));
+    return n == 0;
+  }, 10s);
+  ::close(pipe_fds[0]);
+  const Outcome& outcome = run.Wait();
+  EXPECT_TRUE(started) << outcome.Describe();
+  EXPECT_TRUE(exited) << outcome.Describe();
+  EXPECT_TRUE(emptied) << "the orphan still ran while corral held the command's status";
+  EXPECT_EQ(outcome.exit_code, 5) << outcome.Describe();
+}
+
 TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
   for (int sig : {SIGINT, SIGTERM}) {
     SCOPED_TRACE(sig);
@@ -131,6 +184,7 @@ TEST_F(Lifecycle, SigintAndSigtermAreForwardedToTheCommand) {
     const Outcome& outcome = run->Wait();
     EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
     EXPECT_EQ(ReadFile(workspace_ / "got"), name + "\n");
+    if (HasFailure()) break;  // the next signal would wait out the same bound
   }
 }
 
@@ -141,7 +195,7 @@ TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     SCOPED_TRACE(sig);
     std::string token = SleepToken();
-    Process run(RunArgv({}, {"sleep", token}), Defaults({}));
+    Process run(RunArgv({}, {"sleep", token}), Defaults(Bounded()));
     // The sleep itself (corral's own command line names the token too).
     ASSERT_TRUE(WaitFor([&] { return !ProcessesStartingWith(CommandLine({"sleep", token})).empty(); }, 10s))
         << run.OutputSoFar();
@@ -150,6 +204,7 @@ TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
     EXPECT_EQ(outcome.exit_code, 128 + sig) << outcome.Describe();
     EXPECT_EQ(LastAuditRecord()["signal"], sig);
     ExpectNoSurvivors({token}, 5s);
+    if (HasFailure()) break;
   }
 }
 
