@@ -28,6 +28,38 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kTmpfsCaps: return "tmpfs_caps";
     case Mutant::kTerminalRestore: return "terminal_restore";
     case Mutant::kPinCheck: return "pin_check";
+    case Mutant::kProcMasks: return "proc_masks";
+    case Mutant::kCredentialMasks: return "credential_masks";
+    case Mutant::kCredentialGrants: return "credential_grants";
+    case Mutant::kHomeView: return "home_view";
+    case Mutant::kUselessGrants: return "useless_grants";
+    case Mutant::kStateMasks: return "state_masks";
+    case Mutant::kForbidWalkMoves: return "forbid_walk_moves";
+    case Mutant::kHideUnreadable: return "hide_unreadable";
+    case Mutant::kStdioCheck: return "stdio_check";
+    case Mutant::kProtectedAnchors: return "protected_anchors";
+    case Mutant::kGitPointers: return "git_pointers";
+    case Mutant::kNestedProtect: return "nested_protect";
+    case Mutant::kResolveInRoots: return "resolve_in_roots";
+    case Mutant::kDiscoveryMoved: return "discovery_moved";
+    case Mutant::kSweepIdentity: return "sweep_identity";
+    case Mutant::kSweepJournal: return "sweep_journal";
+    case Mutant::kStateDirChecks: return "state_dir_checks";
+    case Mutant::kSweepLeftExit: return "sweep_left_exit";
+    case Mutant::kApprovalGate: return "approval_gate";
+    case Mutant::kEscalationWider: return "escalation_wider";
+    case Mutant::kGrantCheck: return "grant_check";
+    case Mutant::kConfigNarrow: return "config_narrow";
+    case Mutant::kPresetCeiling: return "preset_ceiling";
+    case Mutant::kProfileCeiling: return "profile_ceiling";
+    case Mutant::kDangerAck: return "danger_ack";
+    case Mutant::kAuditChecks: return "audit_checks";
+    case Mutant::kAuditInGrant: return "audit_in_grant";
+    case Mutant::kOwnFilesMasks: return "own_files_masks";
+    case Mutant::kAuditArgs: return "audit_args";
+    case Mutant::kHiddenDirsEmpty: return "hidden_dirs_empty";
+    case Mutant::kGitFileBounds: return "git_file_bounds";
+    case Mutant::kUsageRecord: return "usage_record";
   }
   return "none";
 }
@@ -38,7 +70,7 @@ namespace {
 Mutant FromEnvironment() {
   const char* name = std::getenv("CORRAL_MUTANT");
   if (name == nullptr || *name == '\0') return Mutant::kNone;
-  for (int i = static_cast<int>(Mutant::kFdClose); i <= static_cast<int>(Mutant::kPinCheck); ++i) {
+  for (int i = static_cast<int>(Mutant::kFdClose); i <= static_cast<int>(Mutant::kUsageRecord); ++i) {
     if (MutantName(static_cast<Mutant>(i)) == name) return static_cast<Mutant>(i);
   }
   // An unknown name must not silently test the unmutated corral.

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "audit/audit.h"
+#include "base/mutant.h"
 #include "cli/commands.h"
 #include "confine/detect.h"
 #include "exec/exit_codes.h"
@@ -123,7 +124,7 @@ int Refuse(const AuditTrail& trail, const Error& error) {
 // the tree around it is the command's). danger-full-access confines nothing,
 // so nothing there is out of reach; its trail is not judged here.
 Status CheckTrailOutOfReach(const Policy& policy, const AuditTrail& trail) {
-  if (!trail.file() || policy.unconfined()) return {};
+  if (!trail.file() || policy.unconfined() || MutantActive(Mutant::kAuditInGrant)) return {};
   for (const PathGrant& grant : policy.grants()) {
     if (Has(grant.access, Access::kWrite) && IsWithin(*trail.file(), grant.path.path)) {
       return Error(ErrorKind::kUsage, "--audit " + *trail.file() + " lies inside " + grant.path.path +
@@ -203,7 +204,7 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const std::str
     if (args[i].starts_with("--audit=")) file = args[i].substr(std::string_view("--audit=").size());
   }
   AuditTrail trail = AuditTrail::ToStderr();
-  if (file) {
+  if (file && !MutantActive(Mutant::kUsageRecord)) {
     Result<AuditTrail> to_file = AuditTrail::ToFile(*file);
     if (to_file.ok()) trail = std::move(to_file).value();
   }
@@ -222,7 +223,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!host.ok()) return Refuse(trail, host.error());
   // Before any policy looks at the tree: what runs whose corral was killed
   // before their sweep left at protected paths.
-  RecoverInterrupted(trail, host->home);
+  if (!MutantActive(Mutant::kSweepJournal)) RecoverInterrupted(trail, host->home);
 
   if (policy_file) {
     if (flags.Any() || sandbox_permissions || justification) {

@@ -98,7 +98,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     op.target = plan.Intern(mask.path);
     add(op);
   }
-  for (const PinnedPath& anchor : policy.protected_paths().anchors) bind(anchor, false, 0);
+  for (const PinnedPath& anchor : policy.protected_paths().anchors) {
+    if (!MutantActive(Mutant::kProtectedAnchors)) bind(anchor, false, 0);
+  }
   for (const ProtectedPath& entry : policy.protected_paths().paths) {
     if (entry.state != ProtectedPath::State::kDirectory && entry.state != ProtectedPath::State::kFile) continue;
     if (MutantActive(Mutant::kProtectedBinds)) continue;
@@ -178,7 +180,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   // holds protected files), and it is hidden anyway.
   std::vector<std::string_view> hidden_dirs;
   for (const MountOp& op : plan.ops) {
-    if (op.kind == MountKind::kMask && op.dir) hidden_dirs.push_back(op.target);
+    if (op.kind != MountKind::kMask || !op.dir || MutantActive(Mutant::kHiddenDirsEmpty)) continue;
+    hidden_dirs.push_back(op.target);
   }
   std::erase_if(plan.ops, [&](const MountOp& op) {
     return std::any_of(hidden_dirs.begin(), hidden_dirs.end(), [&](std::string_view dir) {
