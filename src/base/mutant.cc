@@ -59,6 +59,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kAuditArgs: return "audit_args";
     case Mutant::kHiddenDirsEmpty: return "hidden_dirs_empty";
     case Mutant::kGitFileBounds: return "git_file_bounds";
+    case Mutant::kMountView: return "mount_view";
     case Mutant::kUsageRecord: return "usage_record";
   }
   return "none";

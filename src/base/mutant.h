@@ -69,6 +69,7 @@ enum class Mutant {
   kAuditArgs,          // the spawned record carries the command's arguments
   kHiddenDirsEmpty,    // mounts inside a hidden directory are kept (and the run cannot start)
   kGitFileBounds,      // a git file discovery reads is opened blocking (a FIFO hangs corral)
+  kMountView,          // the view holds each grant's parent directory too
   kUsageRecord,        // a run refused for its flags writes its failed record to stderr, not to --audit FILE
 };
 

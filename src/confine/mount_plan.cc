@@ -1,5 +1,7 @@
 #include "confine/mount_plan.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -87,6 +89,14 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
 
   for (const PathGrant& grant : policy.grants()) {
     bind(grant.path, !Has(grant.access, Access::kWrite), LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
+  }
+  // The mount_view mutant (base/mutant.h): each grant's parent directory is in the view too.
+  for (const PathGrant& grant : policy.grants()) {
+    if (!MutantActive(Mutant::kMountView)) break;
+    std::string parent = grant.path.path.substr(0, grant.path.path.rfind('/'));
+    struct stat st;
+    if (parent.empty() || ::stat(parent.c_str(), &st) != 0) continue;
+    bind(PinnedPath{parent, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory}, true, 0);
   }
   for (const SystemSymlink& link : policy.symlinks()) symlink(link.path, link.target);
   for (const MaskedPath& mask : policy.masks()) {
