@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/mutant.h"
+
 namespace corral {
 namespace {
 
@@ -138,8 +140,9 @@ Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
   };
   // Never through a symlink, never blocking on a FIFO, never taking a
   // terminal: what is opened is judged by fstat before anything is written.
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
-                     0600));
+  const bool checked = !MutantActive(Mutant::kAuditChecks);
+  const int nofollow = checked ? O_NOFOLLOW : 0;
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | nofollow | O_NONBLOCK | O_NOCTTY, 0600));
   if (!fd) {
     int err = errno;
     if (err == ELOOP) return refuse("it is a symlink; name the file itself", "open", err);
@@ -147,10 +150,10 @@ Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
   }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return refuse("cannot examine it", "fstat", errno);
-  if (!S_ISREG(st.st_mode)) return refuse("it is not a regular file");
+  if (!S_ISREG(st.st_mode) && checked) return refuse("it is not a regular file");
   // A second name is a way to rewrite the trail that no check of this name
   // sees (a hard link a sandboxed command made in its workspace).
-  if (st.st_nlink != 1) {
+  if (st.st_nlink != 1 && checked) {
     return refuse("it has " + std::to_string(st.st_nlink) + " hard links; the trail must have exactly one name");
   }
   if (st.st_uid != ::geteuid()) return refuse("it belongs to uid " + std::to_string(st.st_uid) + ", not to you");

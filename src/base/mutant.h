@@ -65,6 +65,40 @@ enum class Mutant {
   kDegradedReport,   // under --best-effort a missing mechanism is dropped without saying so
   kRunnerBackend,    // `corral run` runs whatever sandbox.backend says
   kInitSeccomp,      // the sandbox's init runs without its own allowlist filter
+  kProcMasks,          // the root-only /proc files are not masked
+  kCredentialMasks,    // the home's credential stores are not masked inside a grant that shows them
+  kCredentialGrants,   // a grant naming a credential store (or inside one) is not refused
+  kHomeView,           // --home real shows the whole real home, not its allowlist
+  kUselessGrants,      // a grant under /dev or /proc, or one a forbid_read pattern hides, is not refused
+  kStateMasks,         // corral's own state is not hidden inside a read grant
+  kForbidWalkMoves,    // the mask walk does not look for a tree that moved while it looked
+  kHideUnreadable,     // a directory the mask walk cannot read is not hidden whole
+  kStdioCheck,         // a directory or O_PATH handle on stdio is not refused
+  kProtectedAnchors,   // the directories above a protected path are not pinned by a bind
+  kGitPointers,        // discovery does not follow a git config's includes and core.hooksPath
+  kNestedProtect,      // discovery does not walk below the top of a writable root
+  kResolveInRoots,     // a symlink in a writable root is trusted and followed out of the roots
+  kDiscoveryMoved,     // a root that moved while discovery looked in it is not refused
+  kSweepIdentity,      // the sweep leaves a new object at an existing protected path alone
+  kSweepJournal,       // the next run does not recover what a killed run's journal recorded
+  kStateDirChecks,     // an unsafe state directory does not refuse the run
+  kSweepLeftExit,      // what the sweep could not move does not make corral exit 79
+  kApprovalGate,       // the approval gate allows every command
+  kEscalationWider,    // an escalation need not be wider than the current mode
+  kGrantCheck,         // a single-use grant is not verified
+  kConfigNarrow,       // a project config may widen the mode
+  kPresetCeiling,      // the user's preset is no ceiling for the project config
+  kProfileCeiling,     // --mode or the session may widen a profile's mode
+  kDangerAck,          // danger-full-access needs no acknowledgement
+  kAuditChecks,        // the --audit file is not refused as a symlink, a non-regular file or a second link
+  kAuditInGrant,       // an --audit file inside a writable grant is not refused
+  kOwnFilesMasks,      // the files corral trusts (--audit trail, user config, profile) are not hidden
+  kAuditArgs,          // the spawned record carries the command's arguments
+  kHiddenDirsEmpty,    // mounts inside a hidden directory are kept (and the run cannot start)
+  kGitFileBounds,      // a git file discovery reads is opened blocking (a FIFO hangs corral)
+  kMountView,          // the view holds each grant's parent directory too
+  kUsageRecord,        // a run refused for its flags writes its failed record to stderr, not to --audit FILE
+  kGatedGrant,         // the gate admits a Gated dimension without asking for its grant
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

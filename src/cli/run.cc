@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "audit/audit.h"
+#include "base/mutant.h"
 #include "cli/commands.h"
 #include "confine/detect.h"
 #include "base/exit_codes.h"
@@ -151,7 +152,7 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const std::str
     if (args[i].starts_with("--audit=")) file = args[i].substr(std::string_view("--audit=").size());
   }
   AuditTrail trail = AuditTrail::ToStderr();
-  if (file) {
+  if (file && !MutantActive(Mutant::kUsageRecord)) {
     Result<AuditTrail> to_file = AuditTrail::ToFile(*file);
     if (to_file.ok()) trail = std::move(to_file).value();
   }
@@ -170,7 +171,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!host.ok()) return Refuse(trail, host.error());
   // Before any policy looks at the tree: what runs whose corral was killed
   // before their sweep left at protected paths.
-  RecoverInterrupted(trail, host->home);
+  if (!MutantActive(Mutant::kSweepJournal)) RecoverInterrupted(trail, host->home);
 
   gate::AdmitRequest request;
   request.argv = std::move(command);

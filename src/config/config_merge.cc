@@ -76,10 +76,11 @@ class ProjectMerge {
       Result<Preset> named = ResolvePreset(*config_.preset);
       if (named.ok()) preset = *named;
     }
-    const Mode mode_ceiling = config_.mode ? *config_.mode : preset ? preset->mode : Mode::kWorkspaceWrite;
+    const bool ceiling = !MutantActive(Mutant::kPresetCeiling);  // the mutant: the preset is no ceiling
+    const Mode mode_ceiling = config_.mode ? *config_.mode : preset && ceiling ? preset->mode : Mode::kWorkspaceWrite;
     const std::optional<ApprovalPolicy> approval_ceiling =
         config_.approval_policy ? config_.approval_policy
-                                : preset ? std::optional<ApprovalPolicy>(preset->approval) : std::nullopt;
+                                : preset && ceiling ? std::optional<ApprovalPolicy>(preset->approval) : std::nullopt;
     const std::string from_preset = preset ? "the preset \"" + std::string(preset->name) + "\"" : std::string();
     mode_source_ = config_.mode || !preset ? "the user config" : from_preset;
     approval_source_ = config_.approval_policy || !preset ? "the user config" : from_preset;
@@ -126,7 +127,7 @@ class ProjectMerge {
                         OnlyUserCan("set bash = \"off\""));
     }
     if (project_.mode) {
-      if (IsStrictlyWider(project_.mode->value, ceiling)) {
+      if (IsStrictlyWider(project_.mode->value, ceiling) && !MutantActive(Mutant::kConfigNarrow)) {
         return Widens(project_.mode->where, "sandbox.mode",
                       "the project config cannot widen the mode from " + std::string(ModeName(ceiling)) + " (" +
                           mode_source_ + ") to " + std::string(ModeName(project_.mode->value)) + ": " +

@@ -1,5 +1,7 @@
 #include "confine/mount_plan.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -102,6 +104,14 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   for (const PathGrant& grant : policy.grants()) {
     bind(grant.path, !Has(grant.access, Access::kWrite), LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
   }
+  // The mount_view mutant (base/mutant.h): each grant's parent directory is in the view too.
+  for (const PathGrant& grant : policy.grants()) {
+    if (!MutantActive(Mutant::kMountView)) break;
+    std::string parent = grant.path.path.substr(0, grant.path.path.rfind('/'));
+    struct stat st;
+    if (parent.empty() || ::stat(parent.c_str(), &st) != 0) continue;
+    bind(PinnedPath{parent, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory}, true, 0);
+  }
   for (const SystemSymlink& link : policy.symlinks()) symlink(link.path, link.target);
   for (const MaskedPath& mask : policy.masks()) {
     MountOp op;
@@ -112,7 +122,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     op.target = plan.Intern(mask.path);
     add(op);
   }
-  for (const PinnedPath& anchor : policy.protected_paths().anchors) bind(anchor, false, 0);
+  for (const PinnedPath& anchor : policy.protected_paths().anchors) {
+    if (!MutantActive(Mutant::kProtectedAnchors)) bind(anchor, false, 0);
+  }
   for (const ProtectedPath& entry : policy.protected_paths().paths) {
     if (entry.state != ProtectedPath::State::kDirectory && entry.state != ProtectedPath::State::kFile) continue;
     if (MutantActive(Mutant::kProtectedBinds)) continue;
@@ -199,7 +211,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   // holds protected files), and it is hidden anyway.
   std::vector<std::string_view> hidden_dirs;
   for (const MountOp& op : plan.ops) {
-    if (op.kind == MountKind::kMask && op.dir) hidden_dirs.push_back(op.target);
+    if (op.kind != MountKind::kMask || !op.dir || MutantActive(Mutant::kHiddenDirsEmpty)) continue;
+    hidden_dirs.push_back(op.target);
   }
   std::erase_if(plan.ops, [&](const MountOp& op) {
     return std::any_of(hidden_dirs.begin(), hidden_dirs.end(), [&](std::string_view dir) {

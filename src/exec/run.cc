@@ -47,6 +47,7 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
       .Set("level", LevelName(plan.level()))
       .Set("guarantees", plan.provided().Names())
       .Set("dropped", plan.dropped());
+  if (MutantActive(Mutant::kAuditArgs)) event.Set("argv", argv);
   return event;
 }
 
@@ -116,7 +117,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     for (int fd = 0; fd <= 2; ++fd) {
       struct stat st;
       int flags = ::fcntl(fd, F_GETFL);
-      if (flags >= 0 && ((flags & O_PATH) != 0 || (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))) {
+      bool unsafe = flags >= 0 && ((flags & O_PATH) != 0 || (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)));
+      if (unsafe && !MutantActive(Mutant::kStdioCheck)) {
         return Failed(audit, policy,
                       Error(ErrorKind::kUsage, "descriptor " + std::to_string(fd) +
                                                    " is a directory or a path handle; the command would reach "
@@ -135,7 +137,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // user could redirect is refused before anything runs (state_dir.h).
     Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
                                                  : StateDir::Open(policy.home(), StateDir::Create::kYes);
-    if (!opened.ok() && opened.error().code() == kStateDirUnsafe) return Failed(audit, policy, std::move(opened).error());
+    if (!opened.ok() && opened.error().code() == kStateDirUnsafe && !MutantActive(Mutant::kStateDirChecks)) {
+      return Failed(audit, policy, std::move(opened).error());
+    }
     // Written ahead, so a sweep corral does not live to do happens at the
     // next run (sweep_journal.h). Without it only that safety net is lost.
     Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths())
@@ -240,7 +244,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   }
   for (const SweepFinding& finding : result.quarantined) audit.Record(ProtectedEvent(finding));
   // What the run left at a protected path runs outside the sandbox later.
-  if (AnyLeftInPlace(result.quarantined)) {
+  if (AnyLeftInPlace(result.quarantined) && !MutantActive(Mutant::kSweepLeftExit)) {
     result.source = RunResult::Source::kCorral;
     result.exit_status = kExitProtectedPathLeft;
   }

@@ -1,5 +1,6 @@
 #include "gate/admit.h"
 
+#include "base/mutant.h"
 #include "gate/escalation.h"
 #include "policy/compiled.h"
 #include "policy/access.h"
@@ -14,7 +15,7 @@ namespace {
 // the tree around it is the command's). danger-full-access confines nothing,
 // so nothing there is out of reach; its trail is not judged here.
 Status CheckTrailOutOfReach(const Policy& policy, const AuditTrail& trail) {
-  if (!trail.file() || policy.unconfined()) return {};
+  if (!trail.file() || policy.unconfined() || MutantActive(Mutant::kAuditInGrant)) return {};
   for (const PathGrant& grant : policy.grants()) {
     if (Has(grant.access, Access::kWrite) && IsWithin(*trail.file(), grant.path.path)) {
       return Error(ErrorKind::kUsage, "--audit " + *trail.file() + " lies inside " + grant.path.path +
@@ -78,6 +79,7 @@ Status DecideEscalation(const AdmitRequest& request, ResolvedRequest& resolved, 
 // policy is made right after, and only from them.
 Status GrantGated(const ResolvedRequest& resolved, const std::vector<std::string>& argv, Approver& approver,
                   const AuditTrail& trail) {
+  if (MutantActive(Mutant::kGatedGrant)) return {};
   for (Dimension dimension : resolved.gated) {
     std::string name(DimensionName(dimension));
     ApprovalRequest question;

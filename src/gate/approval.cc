@@ -1,5 +1,6 @@
 #include "gate/approval.h"
 
+#include "base/mutant.h"
 #include "gate/dangerous_command.h"
 
 namespace corral {
@@ -180,8 +181,8 @@ ApprovalRecord ApprovalGate::Check(const Action& action) {
   record.policy_decision = verdict.decision;
   record.rationale = verdict.rationale;
   record.basis = ApprovalBasis::kPolicy;
-  record.allowed = verdict.decision == Decision::kAllow;
-  if (verdict.decision != Decision::kAsk) return record;
+  record.allowed = verdict.decision == Decision::kAllow || MutantActive(Mutant::kApprovalGate);
+  if (verdict.decision != Decision::kAsk || MutantActive(Mutant::kApprovalGate)) return record;
 
   if (allowed_for_run_.count(verdict.class_key) != 0) {
     record.allowed = true;

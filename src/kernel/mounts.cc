@@ -181,11 +181,12 @@ int AttachTree(int tree, const char* rel, uint64_t attrs) {
   return MoveMountTo(tree, rel) != 0 ? errno : 0;
 }
 
-// The mask mutants (base/mutant.h): /etc's secrets, or every other mask.
+// The mask mutants (base/mutant.h): /etc's secrets, /proc's, or every other mask.
 bool MaskMutated(const char* target) {
   bool etc = ::strncmp(target, "/etc/", 5) == 0;
   bool proc = ::strncmp(target, "/proc/", 6) == 0;
-  return (etc && MutantActive(Mutant::kEtcMasks)) || (!etc && !proc && MutantActive(Mutant::kForbidMasks));
+  return (etc && MutantActive(Mutant::kEtcMasks)) || (proc && MutantActive(Mutant::kProcMasks)) ||
+         (!etc && !proc && MutantActive(Mutant::kForbidMasks));
 }
 
 }  // namespace

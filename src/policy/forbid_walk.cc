@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/mutant.h"
+
 namespace corral {
 
 PatternProgress::PatternProgress(const PatternSegments& patterns) : patterns_(&patterns) {
@@ -67,6 +69,9 @@ PatternProgress ProgressOf(const PatternSegments& patterns, const std::string& p
 }
 
 namespace {
+
+// The forbid_walk_moves mutant (base/mutant.h): a tree seen moving is taken as it was listed.
+bool MovesIgnored() { return MutantActive(Mutant::kForbidWalkMoves); }
 
 std::string Join(const std::string& dir, const std::string& name) { return dir == "/" ? "/" + name : dir + "/" + name; }
 
@@ -176,7 +181,7 @@ Result<MaskWalk::Visit> MaskWalk::VisitDir(const UniqueFd& fd, const std::string
     std::string path = Join(dir, name);
     struct stat st;
     if (::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno == ENOENT) return Visit::kMoved;  // listed, and gone
+      if (errno == ENOENT) return MovesIgnored() ? Visit::kListed : Visit::kMoved;  // listed, and gone
       if (errno == EACCES) return Visit::kHideWhole;  // listable, not searchable
       return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot inspect", path, errno);
     }
@@ -187,14 +192,14 @@ Result<MaskWalk::Visit> MaskWalk::VisitDir(const UniqueFd& fd, const std::string
     if (!S_ISDIR(st.st_mode)) continue;
     UniqueFd sub(::openat(fd.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!sub) {
-      if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return Visit::kMoved;
+      if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return MovesIgnored() ? Visit::kListed : Visit::kMoved;
       return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot open", path, errno);
     }
     struct stat opened;
     if (::fstat(sub.get(), &opened) != 0) {
       return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot inspect", path, errno);
     }
-    if (opened.st_dev != st.st_dev || opened.st_ino != st.st_ino) return Visit::kMoved;
+    if ((opened.st_dev != st.st_dev || opened.st_ino != st.st_ino) && !MovesIgnored()) return Visit::kMoved;
     CORRAL_ASSIGN_OR_RETURN(Visit visit, VisitDir(sub, path, child));
     if (visit == Visit::kMoved) return visit;
     if (visit == Visit::kHideWhole) HideWhole(path, st);
@@ -203,6 +208,7 @@ Result<MaskWalk::Visit> MaskWalk::VisitDir(const UniqueFd& fd, const std::string
 }
 
 void MaskWalk::HideWhole(const std::string& path, const struct stat& st) {
+  if (MutantActive(Mutant::kHideUnreadable)) return;
   found_.push_back({path, true, true, {st.st_dev, st.st_ino}});
   hidden_whole_.push_back(path);
 }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "base/mutant.h"
 #include "base/unique_fd.h"
 
 namespace corral {
@@ -34,7 +35,7 @@ GitFileText ReadGitFile(const std::string& path) {
   struct open_how how = {};
   // O_NONBLOCK: a FIFO must not hang the open; O_NOCTTY: nor may a terminal
   // become corral's.
-  how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  how.flags = O_RDONLY | O_NOFOLLOW | (MutantActive(Mutant::kGitFileBounds) ? 0 : O_NONBLOCK) | O_NOCTTY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how)));
   if (!fd) {

@@ -174,7 +174,7 @@ Result<Policy> PolicyBuilder::Build() const {
   policy.enforcement_ = spec_.best_effort ? Enforcement::kBestEffort : Enforcement::kRequired;
   policy.mode_ = spec_.mode;
   policy.home_mode_ = spec_.home;
-  if (spec_.mode == Mode::kDangerFullAccess && !spec_.acknowledge_danger) {
+  if (spec_.mode == Mode::kDangerFullAccess && !spec_.acknowledge_danger && !MutantActive(Mutant::kDangerAck)) {
     return Error(ErrorKind::kPolicy,
                  "danger-full-access runs the command with no sandbox at all: no namespaces, no Landlock, no "
                  "seccomp, the real environment. Pass --i-understand-danger-full-access (or set "
@@ -283,13 +283,13 @@ Result<Policy> PolicyBuilder::Build() const {
         return Error(ErrorKind::kUsage, request.flag + " /: granting the whole filesystem defeats the sandbox; "
                                                        "grant the trees the command needs");
       }
-      CORRAL_TRY(CheckNotUnderOwnMounts(request.flag, pinned.path));
+      if (!MutantActive(Mutant::kUselessGrants)) CORRAL_TRY(CheckNotUnderOwnMounts(request.flag, pinned.path));
       const std::string* store = store_of(pinned.path);
       if (credential && store == nullptr) {
         return Error(ErrorKind::kUsage, "--allow-credential " + pinned.path +
                                             ": not a credential store corral hides; grant it with --allow-read");
       }
-      if (!credential && store != nullptr) {
+      if (!credential && store != nullptr && !MutantActive(Mutant::kCredentialGrants)) {
         return Error(ErrorKind::kPolicy, request.flag + " " + pinned.path + ": " +
                                              (pinned.path == *store ? "it is" : "it lies inside") +
                                              " the credential store " + named_store(*store) +
@@ -309,6 +309,11 @@ Result<Policy> PolicyBuilder::Build() const {
   if (spec_.home == HomeMode::kReal) {
     // The private home, plus the toolchains and caches that exist, as they
     // are: a symlinked entry would show what it points at, so it is left out.
+    if (MutantActive(Mutant::kHomeView)) {  // the home_view mutant: the whole real home instead
+      CORRAL_ASSIGN_OR_RETURN(PinnedPath whole, PinDerivedPath(host_.home, "--home real"));
+      add(whole, Access::kRead, GrantOrigin::kHome);
+      user_roots.push_back(whole.path);
+    }
     for (const HomeEntry& entry : HomeAllowlist()) {
       CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(entry.path, host_.home));
       struct stat st;
@@ -337,7 +342,7 @@ Result<Policy> PolicyBuilder::Build() const {
       for (std::string above = path; !above.empty(); above = above.substr(0, above.rfind('/'))) {
         bool hidden = std::any_of(absolute.begin(), absolute.end(),
                                   [&](const std::string& p) { return MatchesForbidPattern(p, above); });
-        if (!hidden) continue;
+        if (!hidden || MutantActive(Mutant::kUselessGrants)) continue;
         return Error(ErrorKind::kPolicy, flag + " " + path + ": forbid_read " + pattern + " hides " + above +
                                              ", so the grant would show nothing of it; drop one of the two");
       }
@@ -415,9 +420,11 @@ Result<Policy> PolicyBuilder::Build() const {
                                              dir + "), which the next run trusts; nothing there is the command's");
       }
     }
-    patterns.push_back(dir);  // and hidden where a read grant shows it
+    if (!MutantActive(Mutant::kStateMasks)) patterns.push_back(dir);  // and hidden where a read grant shows it
   }
-  for (const std::string& file : spec_.own_files) patterns.push_back(file);
+  for (const std::string& file : spec_.own_files) {
+    if (!MutantActive(Mutant::kOwnFilesMasks)) patterns.push_back(file);
+  }
   for (const std::string& pattern : spec_.forbid_read) {
     CORRAL_ASSIGN_OR_RETURN(std::string normalized, NormalizeForbidPattern(pattern, host_.home));
     policy.forbid_patterns_.push_back(normalized);
@@ -449,7 +456,7 @@ Result<Policy> PolicyBuilder::Build() const {
                                             " itself");
       }
     }
-    if (!allowed) hidden.push_back(std::move(store));
+    if (!allowed && !MutantActive(Mutant::kCredentialMasks)) hidden.push_back(std::move(store));
   }
   for (MaskedPath& mask : hidden) {
     bool duplicate = std::any_of(policy.masks_.begin(), policy.masks_.end(),
@@ -480,7 +487,7 @@ Result<Policy> PolicyBuilder::Build() const {
                      "read-only mode leaves no writable grant");
   }
   policy.protected_ = DiscoverProtected(policy.WritableRoots());
-  if (!policy.protected_.moved_roots.empty()) {
+  if (!policy.protected_.moved_roots.empty() && !MutantActive(Mutant::kDiscoveryMoved)) {
     return Error(ErrorKind::kPolicy, "protected paths: " + policy.protected_.moved_roots.front() +
                                          " moved while corral looked in it for protected paths (another run may be "
                                          "renaming it); the command was not run: run it again");

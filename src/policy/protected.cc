@@ -14,6 +14,7 @@
 #include <set>
 #include <string_view>
 
+#include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "policy/birth_time.h"
 #include "policy/git_files.h"
@@ -233,7 +234,7 @@ class Discovery {
     Repositories(root, Missing::kRecord, Follow::kUser);
     for (const std::string& name : kRootNames) Add(Join(root, name), Follow::kUser);
     Yarn(root);
-    Walk(root);
+    if (!MutantActive(Mutant::kNestedProtect)) Walk(root);
     CheckRoot(root);
   }
 
@@ -499,7 +500,7 @@ class Discovery {
   // The hooks directory a config names (husky and friends), and the files it
   // includes, which git reads as config.
   void ConfigRefs(const std::string& config, const std::string& worktree, int depth, Follow follow) {
-    if (config.empty() || depth > kMaxDepth) return;
+    if (config.empty() || depth > kMaxDepth || MutantActive(Mutant::kGitPointers)) return;
     GitConfigRefs refs = ParseGitConfigRefs(ReadText(config));
     if (!refs.hooks_path.empty() && refs.hooks_path.front() != '~') {
       std::string hooks = refs.hooks_path.front() == '/' ? refs.hooks_path : Join(worktree, refs.hooks_path);
@@ -526,7 +527,8 @@ class Discovery {
     // gone (another run renamed it meanwhile), nothing is recorded, since
     // recording the directory itself would take the user's directory out
     // of the tree when it comes back.
-    std::string floor = !walking_.empty() && IsWithin(path, walking_) ? walking_ : root;
+    const bool floored = !walking_.empty() && IsWithin(path, walking_) && !MutantActive(Mutant::kDiscoveryMoved);
+    std::string floor = floored ? walking_ : root;
     if (floor != root) {
       struct stat st;
       if (::lstat(floor.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -445,6 +445,8 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
   for (const PinnedPath& anchor : set.anchors) anchors.emplace(anchor.path, anchor.id);
   std::vector<SweepFinding> findings;
   for (const ProtectedPath& entry : set.paths) {
+    const bool existed = entry.state != State::kMissing && entry.state != State::kSymlink;
+    if (existed && MutantActive(Mutant::kSweepIdentity)) continue;
     ModeChanges modes;  // put back when this path is done
     std::string error;
     Stop stop = entry.state == State::kMissing   ? Stop::kFirstCreated

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "base/mutant.h"
 #include "config/config.h"
 #include "config/profile_file.h"
 
@@ -103,7 +104,8 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   out.resolution = service.Explain(PolicyRequest{flags.mode, out.session ? &*out.session : nullptr});
   // A profile is the whole authority, and its ceiling a ceiling: neither
   // --mode nor a session's sandbox/mode event may widen its mode.
-  if (request.profile && IsStrictlyWider(out.resolution.policy.mode, out.spec.mode)) {
+  const bool ceiling = !MutantActive(Mutant::kProfileCeiling);
+  if (request.profile && ceiling && IsStrictlyWider(out.resolution.policy.mode, out.spec.mode)) {
     std::string by = out.resolution.mode_layer == ModeLayer::kOverride
                          ? "--mode " + std::string(ModeName(out.resolution.policy.mode))
                          : "the session's sandbox/mode event (" + std::string(ModeName(out.resolution.policy.mode)) +

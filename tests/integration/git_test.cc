@@ -1,6 +1,7 @@
 // Planting code that git runs on the host: each attempt is judged by running
 // the real git on the host after the sandbox is gone, and checking that the
 // planted command left no canary.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -138,6 +139,21 @@ TEST_F(GitEscape, PlantedGitFilesDoNotHangOrBloatLaterRuns) {
   EXPECT_EQ(later.exit_code, 0) << later.Describe();
 }
 
+// A file the user's config includes that is a FIFO (made there by another
+// run, or left by one whose sweep could not move it) does not hang a run:
+// discovery opens every git file it reads non-blocking and reads only
+// regular files.
+TEST_F(GitEscape, AFifoAtAnIncludedConfigDoesNotHangARun) {
+  MakeRepo();
+  HostGit(workspace_.path(), {"config", "include.path", "../included"});
+  ASSERT_EQ(::mkfifo((workspace_ / "included").c_str(), 0644), 0);
+  SpawnOptions options;
+  options.timeout = 20s;
+  Outcome later = RunIn({}, {"true"}, options);
+  EXPECT_FALSE(later.timed_out) << "a run hung on the FIFO its config includes";
+  EXPECT_EQ(later.exit_code, 0) << later.Describe();
+}
+
 TEST_F(GitEscape, PlantedHooksPointersDoNotMakeTheWorkspaceReadOnly) {
   MakeRepo();
   std::string script = "mkdir -p .git/modules/evil .git/worktrees/w && ln -s " + workspace_.path() +
@@ -169,6 +185,22 @@ TEST_F(GitEscape, PlantedPointersDoNotRevealHostDirectories) {
   ASSERT_EQ(later.exit_code, 0) << later.Describe();
   EXPECT_EQ(later.out.find("m_yes"), std::string::npos) << "a bind appeared because the host directory exists";
   EXPECT_EQ(later.out.find("m_no"), std::string::npos);
+}
+
+// The user's own pointer (core.hooksPath) through a symlink that a run
+// planted in the workspace is resolved as the sandbox sees it: once the walk
+// passes a symlink inside a writable root, it never looks at a host
+// directory, so whether that directory exists never shows as a bind.
+TEST_F(GitEscape, APointerThroughAPlantedSymlinkNeverLooksAtHostDirectories) {
+  MakeRepo();
+  outside_.Mkdir("secret");
+  workspace_.Write("m_yes", "x");
+  std::string back = "/../../" + std::filesystem::path(workspace_.path()).filename().string();
+  ASSERT_EQ(::symlink((outside_.path() + "/secret" + back).c_str(), (workspace_ / "planted").c_str()), 0);
+  HostGit(workspace_.path(), {"config", "core.hooksPath", "planted/m_yes"});
+  Outcome later = RunIn({}, {"cat", "/proc/self/mountinfo"});
+  ASSERT_EQ(later.exit_code, 0) << later.Describe();
+  EXPECT_EQ(later.out.find("m_yes"), std::string::npos) << "a bind appeared because the host directory exists";
 }
 
 }  // namespace

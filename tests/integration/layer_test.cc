@@ -263,5 +263,24 @@ TEST_F(Layer, InitRunsUnderItsOwnAllowlistFilter) {
   EXPECT_EQ(std::memcmp(installed.data(), embedded.data(), embedded.size_bytes()), 0);
 }
 
+// The mount view: the confined process's root, read from outside through
+// /proc/PID/root, holds a read grant but not the secret in the directory
+// above it. Landlock would still refuse a read of the secret; only the view
+// leaves it out.
+TEST_F(Layer, MountViewAloneLeavesOutWhatNoGrantNames) {
+  outside_.Write("granted/visible.txt", "visible");
+  outside_.Write("secret.txt", "secret");
+  std::unique_ptr<Process> run;
+  pid_t pid = StartSleeper(&run, {"--allow-read", outside_ / "granted"});
+  ASSERT_GT(pid, 0);
+  std::string root = "/proc/" + std::to_string(pid) + "/root";
+  struct stat st;
+  bool granted_seen = ::lstat((root + (outside_ / "granted/visible.txt")).c_str(), &st) == 0;
+  int secret = ::lstat((root + (outside_ / "secret.txt")).c_str(), &st) == 0 ? 0 : errno;
+  Stop(pid, run);
+  EXPECT_TRUE(granted_seen) << "the control: the view, read from outside, shows the grant";
+  EXPECT_EQ(secret, ENOENT) << root + (outside_ / "secret.txt");
+}
+
 }  // namespace
 }  // namespace corral_it

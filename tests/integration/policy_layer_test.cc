@@ -271,6 +271,13 @@ TEST_F(PolicyLayer, ProjectConfigCannotWidenTheUsersMode) {
   ExpectProjectRefused("[sandbox]\nmode = \"workspace-write\"\n", "2:1: sandbox.mode: ");
 }
 
+// The user's preset is the user's mode: a project that asks for a wider one
+// is refused at its file and line, and nothing runs.
+TEST_F(PolicyLayer, ProjectConfigCannotWidenTheUsersPreset) {
+  WriteUserConfig("[approval]\npreset = \"safe\"\n");
+  ExpectProjectRefused("[sandbox]\nmode = \"workspace-write\"\n", "2:1: sandbox.mode: ");
+}
+
 TEST_F(PolicyLayer, ProjectForbidReadIsUnionedWithTheUsers) {
   WriteUserConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
   WriteProjectConfig("[sandbox]\nforbid_read = [\"**/*.pem\"]\n");

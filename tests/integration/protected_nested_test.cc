@@ -146,8 +146,8 @@ TEST_F(NestedEscape, NonClaimAGitlinkToARepositoryInANewDirectoryRunsOnAHostStat
 TEST_F(NestedEscape, ADirectoryRenamedDuringDiscoveryIsNeverTakenOut) {
   const std::string data = RandomToken("DATA");
   workspace_.Write("sub/data", data + "\n");
-  Process racer(ProbeArgv("rename_swap", {"sub", "sub2", "2000"}), Defaults({}));
-  const auto end = std::chrono::steady_clock::now() + 1800ms;
+  Process racer(ProbeArgv("rename_swap", {"sub", "sub2", "3200"}), Defaults({}));
+  const auto end = std::chrono::steady_clock::now() + 3000ms;
   int runs = 0;
   while (std::chrono::steady_clock::now() < end) {
     RunIn({}, {"true"});
