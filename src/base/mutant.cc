@@ -89,6 +89,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kMountView: return "mount_view";
     case Mutant::kUsageRecord: return "usage_record";
     case Mutant::kGatedGrant: return "gated_grant";
+    case Mutant::kHostProc: return "host_proc";
   }
   return "none";
 }

@@ -99,6 +99,7 @@ enum class Mutant {
   kMountView,          // the view holds each grant's parent directory too
   kUsageRecord,        // a run refused for its flags writes its failed record to stderr, not to --audit FILE
   kGatedGrant,         // the gate admits a Gated dimension without asking for its grant
+  kHostProc,           // the host's /proc is bound into the sandbox instead of a fresh procfs
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

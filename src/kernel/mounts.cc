@@ -256,7 +256,12 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
         break;
       }
       case MountKind::kProc:
-        if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+        if (MutantActive(Mutant::kHostProc)) {
+          // Before pivot_root, "/proc" is still the host's procfs.
+          if (::mount("/proc", rel, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+            return Fail(report, ChildStage::kProc, errno, index);
+          }
+        } else if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
           return Fail(report, ChildStage::kProc, errno, index);
         }
         if (int err = AddRuleAt(ruleset_fd, rel, op.landlock); err != 0) {

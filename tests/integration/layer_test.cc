@@ -282,5 +282,27 @@ TEST_F(Layer, MountViewAloneLeavesOutWhatNoGrantNames) {
   EXPECT_EQ(secret, ENOENT) << root + (outside_ / "secret.txt");
 }
 
+// The fresh /proc: the sandbox's procfs, read from outside through
+// /proc/PID/root, lists the sandbox's PID namespace only. The command's own
+// inner PID is there (the control); this test process's PID, a host process,
+// is not, so /proc/<host pid>/root, environ and mem do not exist to try.
+// Landlock's ptrace scoping would still refuse them; only a fresh procfs
+// leaves them out.
+TEST_F(Layer, FreshProcListsOnlyTheSandboxsProcesses) {
+  std::unique_ptr<Process> run;
+  pid_t pid = StartSleeper(&run);
+  ASSERT_GT(pid, 0);
+  std::optional<std::string> nspid = StatusField(pid, "NSpid");
+  ASSERT_TRUE(nspid.has_value());
+  std::string inner = nspid->substr(nspid->find_last_of(" \t") + 1);
+  std::string proc = "/proc/" + std::to_string(pid) + "/root/proc/";
+  struct stat st;
+  bool own_seen = ::lstat((proc + inner).c_str(), &st) == 0;
+  int host = ::lstat((proc + std::to_string(::getpid())).c_str(), &st) == 0 ? 0 : errno;
+  Stop(pid, run);
+  EXPECT_TRUE(own_seen) << "the control: the sandbox's /proc, read from outside, lists the command as " << inner;
+  EXPECT_EQ(host, ENOENT) << proc << ::getpid() << " (this test process, on the host)";
+}
+
 }  // namespace
 }  // namespace corral_it
