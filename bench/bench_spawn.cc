@@ -2,9 +2,11 @@
 //
 // Runs the three commands interleaved (A B C A B C ...) so drift in the
 // machine's load hits all of them alike, and prints each median wall time
-// and the ratios. Every command's stdio goes to /dev/null.
+// and the ratios. Every command's stdio goes to /dev/null. A second corral
+// (an older build, say) joins the same interleaved run as a fourth command,
+// for a side-by-side comparison of two builds under the same load.
 //
-//   bench_spawn <corral> <workspace> [runs]
+//   bench_spawn <corral> <workspace> [runs] [baseline-corral]
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -64,7 +66,7 @@ double Median(std::vector<double> values) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s CORRAL WORKSPACE [RUNS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s CORRAL WORKSPACE [RUNS] [BASELINE_CORRAL]\n", argv[0]);
     return 2;
   }
   std::string corral = argv[1];
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
         "--die-with-parent", "--", "/bin/true"},
        {}},
   };
+  if (argc > 4) cases.push_back({std::string("baseline ") + argv[4] + " run -- /bin/true", {argv[4], "run", "--", "/bin/true"}, {}});
   for (int warm = 0; warm < 10; ++warm) {
     for (Case& c : cases) RunOnce(c.argv, workspace);
   }
@@ -92,5 +95,9 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) std::printf("| `%s` | %.2f ms |\n", c.name.c_str(), Median(c.samples_ms));
   std::printf("\ncorral / bwrap = %.2fx   (goal: <= 0.60x)\n", corral_ms / bwrap_ms);
   std::printf("corral / bare  = %.2fx\n", corral_ms / bare_ms);
+  if (cases.size() > 3) {
+    double baseline_ms = Median(cases[3].samples_ms);
+    std::printf("baseline / bwrap = %.2fx   corral / baseline = %.2fx\n", baseline_ms / bwrap_ms, corral_ms / baseline_ms);
+  }
   return 0;
 }

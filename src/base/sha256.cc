@@ -1,17 +1,16 @@
 #include "base/sha256.h"
 
-// The digest on every run's path (the policy fingerprint) uses OpenSSL's
-// low-level SHA-256, which needs no library initialisation; the EVP API would
-// load the provider tables first, which costs more than the rest of a spawn's
-// user-space work. HMAC (single-use grants, off the spawn path) uses EVP.
+// Only OpenSSL's low-level SHA-256 is used, and HMAC is built on it here
+// (RFC 2104). The EVP API (EVP_sha256, HMAC()) would initialise the library
+// and, more costly still, link in its provider tables: they were nine tenths
+// of corral's relocated data, which the dynamic loader writes on every start.
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <memory>
+#include <cstring>
 
 namespace corral {
 namespace {
@@ -60,11 +59,35 @@ Result<std::string> Sha256HexOfFd(int fd) {
 }
 
 std::string HmacSha256(std::string_view key, std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned length = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
-  return std::string(reinterpret_cast<const char*>(digest), length);
+  constexpr size_t kBlock = SHA256_CBLOCK;  // 64 bytes
+  unsigned char block_key[kBlock] = {};
+  if (key.size() > kBlock) {
+    SHA256_CTX ctx;
+    SHA256_Init(&ctx);
+    SHA256_Update(&ctx, key.data(), key.size());
+    SHA256_Final(block_key, &ctx);
+  } else if (!key.empty()) {
+    std::memcpy(block_key, key.data(), key.size());
+  }
+  unsigned char pad[kBlock];
+  unsigned char inner[SHA256_DIGEST_LENGTH];
+  for (size_t i = 0; i < kBlock; ++i) pad[i] = block_key[i] ^ 0x36;
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, pad, kBlock);
+  SHA256_Update(&ctx, data.data(), data.size());
+  SHA256_Final(inner, &ctx);
+  for (size_t i = 0; i < kBlock; ++i) pad[i] = block_key[i] ^ 0x5c;
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, pad, kBlock);
+  SHA256_Update(&ctx, inner, sizeof inner);
+  SHA256_Final(digest, &ctx);
+  OPENSSL_cleanse(block_key, sizeof block_key);
+  OPENSSL_cleanse(pad, sizeof pad);
+  OPENSSL_cleanse(inner, sizeof inner);
+  OPENSSL_cleanse(&ctx, sizeof ctx);
+  return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
 }
 
 bool IsSha256Hex(std::string_view text) {

@@ -1,4 +1,5 @@
-// SHA-256 over byte strings and open files, through OpenSSL's libcrypto.
+// SHA-256 over byte strings and open files, through OpenSSL's low-level
+// SHA-256 (libcrypto); HMAC-SHA-256 built on it.
 #pragma once
 
 #include <string>

@@ -252,6 +252,10 @@ Result<Policy> PolicyBuilder::Build() const {
   for (size_t i = 0, n = credentials.size(); i < n; ++i) {
     char resolved[PATH_MAX];
     struct stat st;
+    // Most stores do not exist: one stat says so, where realpath would read
+    // every component as a link first. What stat cannot reach, realpath
+    // cannot either, and what is neither directory nor file is skipped below.
+    if (::stat(credentials[i].c_str(), &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) continue;
     if (::realpath(credentials[i].c_str(), resolved) == nullptr || credentials[i] == resolved) continue;
     if (::stat(resolved, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) continue;
     if (link_of.try_emplace(resolved, credentials[i]).second) credentials.emplace_back(resolved);
