@@ -296,9 +296,14 @@ TEST_F(ProtectedSweep, AnOuterRunMovingTheWorkspaceAwayNeverRedirectsTheSweep) {
   auto wait_for = [](const std::string& file) {
     return "i=0; while [ ! -e " + file + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e " + file + " ]";
   };
-  std::string outer_script = wait_for("a/b/inner-ready") + " && mv a a_old && ln -s " + outside_ / "victim" +
-                             " a && touch a_old/b/go && " + wait_for("release") + "; rm a && mv a_old a";
+  // The inner run starts once the outer one runs: an outer run whose
+  // discovery (slow under load) saw the inner's .git would bind it, and could
+  // then not move `a` at all.
+  std::string outer_script = "touch outer-ready && " + wait_for("a/b/inner-ready") + " && mv a a_old && ln -s " +
+                             outside_ / "victim" + " a && touch a_old/b/go && " + wait_for("release") +
+                             "; rm a && mv a_old a";
   Process outer(RunArgv({}, {"sh", "-c", outer_script}), Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "outer-ready"); }, 30s)) << outer.OutputSoFar();
   SpawnOptions in_inner;
   in_inner.cwd = inner;
   std::string inner_script = "git init -q . && printf '#!/bin/sh\\ntouch " + canary +
