@@ -4,7 +4,7 @@
 # #include "<folder>/..." outside the list, and corral_layer_link_<layer> links
 # the whole layer with only its listed layers, so a call into any other layer
 # is an undefined reference. docs/architecture.md explains the order.
-set(CORRAL_LAYERS base kernel policy audit state config resolve gate repair confine exec)
+set(CORRAL_LAYERS base kernel policy audit state config resolve gate repair confine exec run)
 set(CORRAL_LAYER_DEPS_base "")
 set(CORRAL_LAYER_DEPS_kernel base)
 set(CORRAL_LAYER_DEPS_policy base)
@@ -15,6 +15,8 @@ set(CORRAL_LAYER_DEPS_resolve base policy config state)
 set(CORRAL_LAYER_DEPS_gate base policy audit state resolve)
 set(CORRAL_LAYER_DEPS_repair base policy state)
 set(CORRAL_LAYER_DEPS_confine base kernel policy)
-# exec -> policy: exec still reads the Policy in run.cc and spawn.cc until Spawn reads only the Plan.
-set(CORRAL_LAYER_DEPS_exec base kernel policy audit state gate repair confine)
+# exec spawns and supervises what a Plan says; it never sees the Policy.
+set(CORRAL_LAYER_DEPS_exec base kernel confine)
+# run: the whole life of one admitted command (RunConfined).
+set(CORRAL_LAYER_DEPS_run base kernel policy audit state gate repair confine exec)
 # cli (the executable) may use every layer; testing/ (test helpers) is for tests only.

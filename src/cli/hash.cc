@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "base/exit_codes.h"
-#include "exec/program.h"
+#include "run/program.h"
 
 namespace corral::cli {
 

@@ -16,7 +16,7 @@
 #include "cli/commands.h"
 #include "confine/detect.h"
 #include "base/exit_codes.h"
-#include "exec/run.h"
+#include "run/run.h"
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"
 #include "gate/admit.h"

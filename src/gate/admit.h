@@ -3,7 +3,7 @@
 // Every front end (`corral run`, `corral wrap`, the executor library, the MCP
 // server) hands Admit what it resolved and an Approver (the terminal's
 // TtyApprover, a test's fake). Only Admit makes an AdmittedRun, and
-// RunConfined (exec/run.h) runs nothing else, so no caller spawns a command
+// RunConfined (run/run.h) runs nothing else, so no caller spawns a command
 // the gate did not admit. For a resolved request, in this order:
 //
 //   1. a wrapped argv (Destination::kWrapped: another process runs it later)

@@ -1,4 +1,4 @@
-#include "exec/program.h"
+#include "run/program.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "exec/run.h"
+#include "run/run.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include "exec/denials.h"
 #include "confine/env.h"
 #include "base/exit_codes.h"
-#include "exec/program.h"
+#include "run/program.h"
 #include "exec/spawn.h"
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"

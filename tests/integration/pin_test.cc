@@ -16,7 +16,7 @@
 #include "confine/mount_plan.h"
 #include "confine/plan.h"
 #include "confine/env.h"
-#include "exec/run.h"
+#include "run/run.h"
 #include "exec/spawn.h"
 #include "gate/admit.h"
 #include "harness.h"
