@@ -11,11 +11,14 @@
 #include <type_traits>
 
 #include "testing/test_scratch_dir.h"
+#include "testing/scripted_approver.h"
 #include "gate/tty_approver.h"
 #include "policy/compiled.h"
 
 namespace corral::gate {
 namespace {
+
+using ::corral::testing::ScriptedApprover;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -27,22 +30,6 @@ static_assert(!std::is_copy_constructible_v<AdmittedRun>);
 static_assert(!std::is_copy_assignable_v<AdmittedRun>);
 static_assert(std::is_move_constructible_v<AdmittedRun>);
 
-// A fake approver: plays back scripted answers and records each question.
-class FakeApprover : public Approver {
- public:
-  explicit FakeApprover(std::deque<Result<ApprovalAnswer>> answers = {}) : answers_(std::move(answers)) {}
-  Result<ApprovalAnswer> Request(const ApprovalRequest& request) override {
-    asked.push_back(request);
-    if (answers_.empty()) return Error(ErrorKind::kInternal, "the fake ran out of answers");
-    Result<ApprovalAnswer> answer = std::move(answers_.front());
-    answers_.pop_front();
-    return answer;
-  }
-  std::vector<ApprovalRequest> asked;
-
- private:
-  std::deque<Result<ApprovalAnswer>> answers_;
-};
 
 // What a terminal approver answers when there is no terminal.
 Error NoTerminal() { return Error(ErrorKind::kDenied, "no terminal").WithCode("approval_no_tty"); }
@@ -98,7 +85,7 @@ class AdmitTest : public ::testing::Test {
 
 TEST_F(AdmitTest, AllowAllAdmitsTheCommandAsItWasAskedForAndAsksNoOne) {
   ASSERT_TRUE(trail_.ok()) << trail_.error().ToString();
-  FakeApprover approver;
+  ScriptedApprover approver;
   Result<AdmittedRun> admitted = Admit(Request(kDangerous, ApprovalPolicy::kAllowAll), approver);
   ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
   EXPECT_EQ(admitted->argv(), kDangerous);
@@ -110,7 +97,7 @@ TEST_F(AdmitTest, AllowAllAdmitsTheCommandAsItWasAskedForAndAsksNoOne) {
 
 TEST_F(AdmitTest, AskDangerousAsksTheApproverAndAYesAdmits) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  ScriptedApprover approver({ApprovalAnswer::kAllowOnce});
   Result<AdmittedRun> admitted = Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), approver);
   ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
   ASSERT_EQ(approver.asked.size(), 1u);
@@ -121,7 +108,7 @@ TEST_F(AdmitTest, AskDangerousAsksTheApproverAndAYesAdmits) {
 
 TEST_F(AdmitTest, ASafeCommandUnderAskDangerousIsNotAskedAbout) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver;
+  ScriptedApprover approver;
   Result<AdmittedRun> admitted = Admit(Request(kSafe, ApprovalPolicy::kAskDangerous), approver);
   ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
   EXPECT_TRUE(approver.asked.empty());
@@ -129,7 +116,7 @@ TEST_F(AdmitTest, ASafeCommandUnderAskDangerousIsNotAskedAbout) {
 
 TEST_F(AdmitTest, DenyIsFinalAndRecordedOnceAsFailedWithItsCode) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  ScriptedApprover approver({ApprovalAnswer::kAllowOnce});
   Error error = Refusal(Admit(Request(kSafe, ApprovalPolicy::kDenyAll), approver));
   EXPECT_EQ(error.kind(), ErrorKind::kDenied);
   EXPECT_EQ(error.code(), "approval_denied");
@@ -144,7 +131,7 @@ TEST_F(AdmitTest, DenyIsFinalAndRecordedOnceAsFailedWithItsCode) {
 
 TEST_F(AdmitTest, AnAnswerNoRefuses) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kDeny});
+  ScriptedApprover approver({ApprovalAnswer::kDeny});
   Error error = Refusal(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), approver));
   EXPECT_EQ(error.code(), "approval_denied");
   EXPECT_EQ(Records().at(0)["basis"], "answered-deny");
@@ -153,7 +140,7 @@ TEST_F(AdmitTest, AnAnswerNoRefuses) {
 // No terminal: the question cannot be answered, and that is a refusal.
 TEST_F(AdmitTest, AskWithNoTerminalRefuses) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({NoTerminal()});
+  ScriptedApprover approver({NoTerminal()});
   Error error = Refusal(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), approver));
   EXPECT_EQ(error.code(), "approval_denied");
   EXPECT_EQ(Records().at(0)["basis"], "approver-failed");
@@ -169,7 +156,7 @@ TEST_F(AdmitTest, TheTerminalApproverWithNoTerminalRefuses) {
 
 TEST_F(AdmitTest, AWrappedArgvIsRefusedWithoutSayingNothingRan) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kDeny});
+  ScriptedApprover approver({ApprovalAnswer::kDeny});
   AdmitRequest request = Request(kDangerous, ApprovalPolicy::kAskDangerous);
   request.destination = Destination::kWrapped;
   Error error = Refusal(Admit(std::move(request), approver));
@@ -179,7 +166,7 @@ TEST_F(AdmitTest, AWrappedArgvIsRefusedWithoutSayingNothingRan) {
 
 TEST_F(AdmitTest, AnApprovedEscalationWidensThisCallOnly) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  ScriptedApprover approver({ApprovalAnswer::kAllowOnce});
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
   request.sandbox_permissions = "workspace-write";
   request.justification = "writes the build output";
@@ -196,7 +183,7 @@ TEST_F(AdmitTest, AnApprovedEscalationWidensThisCallOnly) {
 
 TEST_F(AdmitTest, ARejectedEscalationRunsNothing) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kDeny});
+  ScriptedApprover approver({ApprovalAnswer::kDeny});
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
   request.sandbox_permissions = "workspace-write";
   request.justification = "writes the build output";
@@ -209,7 +196,7 @@ TEST_F(AdmitTest, ARejectedEscalationRunsNothing) {
 
 TEST_F(AdmitTest, AnEscalationWithNoTerminalIsUnavailable) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({NoTerminal()});
+  ScriptedApprover approver({NoTerminal()});
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
   request.sandbox_permissions = "workspace-write";
   request.justification = "writes the build output";
@@ -220,7 +207,7 @@ TEST_F(AdmitTest, AnEscalationWithNoTerminalIsUnavailable) {
 
 TEST_F(AdmitTest, AnEscalationWithoutAJustificationAsksNoOne) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  ScriptedApprover approver({ApprovalAnswer::kAllowOnce});
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kReadOnly);
   request.sandbox_permissions = "workspace-write";
   Error error = Refusal(Admit(std::move(request), approver));
@@ -232,7 +219,7 @@ TEST_F(AdmitTest, AnEscalationWithoutAJustificationAsksNoOne) {
 
 TEST_F(AdmitTest, AGatedDimensionIsGrantedForThisCommandAtThePrompt) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kAllowOnce});
+  ScriptedApprover approver({ApprovalAnswer::kAllowOnce});
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
   Resolved(request).gated = {Dimension::kNetwork};
   Result<AdmittedRun> admitted = Admit(std::move(request), approver);
@@ -249,7 +236,7 @@ TEST_F(AdmitTest, AGatedDimensionIsGrantedForThisCommandAtThePrompt) {
 TEST_F(AdmitTest, AGatedDimensionRefusedOrUnansweredRunsNothing) {
   const Result<ApprovalAnswer> answers[] = {ApprovalAnswer::kDeny, NoTerminal()};
   for (const Result<ApprovalAnswer>& answer : answers) {
-    FakeApprover approver({answer});
+    ScriptedApprover approver({answer});
     AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
     Resolved(request).gated = {Dimension::kNetwork};
     Error error = Refusal(Admit(std::move(request), approver));
@@ -264,7 +251,7 @@ TEST_F(AdmitTest, AGatedDimensionRefusedOrUnansweredRunsNothing) {
 
 TEST_F(AdmitTest, AWrappedArgvCannotCarryAGrantAndNoOneIsAsked) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver({ApprovalAnswer::kAllowOnce, ApprovalAnswer::kAllowOnce});
+  ScriptedApprover approver({ApprovalAnswer::kAllowOnce, ApprovalAnswer::kAllowOnce});
   AdmitRequest request = Request(kDangerous, ApprovalPolicy::kAskDangerous);
   Resolved(request).gated = {Dimension::kCommand};
   request.destination = Destination::kWrapped;
@@ -276,7 +263,7 @@ TEST_F(AdmitTest, AWrappedArgvCannotCarryAGrantAndNoOneIsAsked) {
 
 TEST_F(AdmitTest, AnAcknowledgedUnconfinedRunIsRecordedWithWhoChoseIt) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver;
+  ScriptedApprover approver;
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kDangerFullAccess);
   Resolved(request).spec.acknowledge_danger = true;
   Resolved(request).danger_acknowledged_by = "flag";
@@ -290,7 +277,7 @@ TEST_F(AdmitTest, AnAcknowledgedUnconfinedRunIsRecordedWithWhoChoseIt) {
 
 TEST_F(AdmitTest, APolicyThatCannotBeBuiltIsRecordedAsFailed) {
   ASSERT_TRUE(trail_.ok());
-  FakeApprover approver;
+  ScriptedApprover approver;
   // danger-full-access without its acknowledgement.
   Error error = Refusal(Admit(Request(kSafe, ApprovalPolicy::kAllowAll, Mode::kDangerFullAccess), approver));
   EXPECT_EQ(Events(), std::vector<std::string>{"failed"});
@@ -302,7 +289,7 @@ TEST_F(AdmitTest, ATrailInsideAWritableGrantIsRefusedAndNotWrittenTo) {
   std::string inside = workspace_ + "/audit.jsonl";
   Result<AuditTrail> trail = AuditTrail::ToFile(inside);
   ASSERT_TRUE(trail.ok()) << trail.error().ToString();
-  FakeApprover approver;
+  ScriptedApprover approver;
   AdmitRequest request = Request(kSafe, ApprovalPolicy::kAllowAll);
   request.trail = &*trail;
   Error error = Refusal(Admit(std::move(request), approver));
@@ -320,7 +307,7 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   std::string fingerprint = policy->fingerprint();
   Result<CompiledPolicy> compiled = CompiledPolicy::Load(SerializeCompiledPolicy(*policy));
   ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
-  FakeApprover approver;
+  ScriptedApprover approver;
   AdmitRequest request;
   request.argv = kDangerous;
   request.policy = *compiled;

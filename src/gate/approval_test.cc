@@ -6,27 +6,15 @@
 
 #include <deque>
 
+#include "testing/scripted_approver.h"
+
 namespace corral {
 namespace {
 
+using ::corral::testing::ScriptedApprover;
+
 using ::testing::HasSubstr;
 
-// An approver that plays back scripted answers and records each question.
-class ScriptedApprover : public Approver {
- public:
-  explicit ScriptedApprover(std::deque<Result<ApprovalAnswer>> answers) : answers_(std::move(answers)) {}
-  Result<ApprovalAnswer> Request(const ApprovalRequest& request) override {
-    asked.push_back(request);
-    if (answers_.empty()) return Error(ErrorKind::kInternal, "script ran out of answers");
-    Result<ApprovalAnswer> answer = std::move(answers_.front());
-    answers_.pop_front();
-    return answer;
-  }
-  std::vector<ApprovalRequest> asked;
-
- private:
-  std::deque<Result<ApprovalAnswer>> answers_;
-};
 
 const Action kRead = Action::Tool("read", {"src/main.cc"});
 const Action kWrite = Action::Tool("write", {"src/main.cc"});
