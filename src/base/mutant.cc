@@ -90,6 +90,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kUsageRecord: return "usage_record";
     case Mutant::kGatedGrant: return "gated_grant";
     case Mutant::kHostProc: return "host_proc";
+    case Mutant::kPolicyFileCommand: return "policy_file_command";
+    case Mutant::kPolicyFileHome: return "policy_file_home";
   }
   return "none";
 }

@@ -100,6 +100,8 @@ enum class Mutant {
   kUsageRecord,        // a run refused for its flags writes its failed record to stderr, not to --audit FILE
   kGatedGrant,         // the gate admits a Gated dimension without asking for its grant
   kHostProc,           // the host's /proc is bound into the sandbox instead of a fresh procfs
+  kPolicyFileCommand,  // a compiled policy file runs any command, not only the one it was wrapped for
+  kPolicyFileHome,     // a compiled policy file compiled for another home is loaded as it is
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -113,7 +113,8 @@ int Refuse(const AuditTrail& trail, const Error& error) {
   return ExitCodeFor(error.kind());
 }
 
-Result<gate::CompiledPolicy> LoadPolicyFile(const std::string& file) {
+Result<gate::CompiledPolicy> LoadPolicyFile(const std::string& file, const std::vector<std::string>& argv,
+                                            const HostContext& here) {
   // The file is the policy: refuse one another user could have written.
   std::string dir = file.find('/') == std::string::npos ? "." : file.substr(0, file.rfind('/'));
   for (const std::string& path : {file, dir.empty() ? std::string("/") : dir}) {
@@ -127,7 +128,7 @@ Result<gate::CompiledPolicy> LoadPolicyFile(const std::string& file) {
   std::ifstream in(file);
   if (!in) return Error(ErrorKind::kUsage, "--policy-file " + file + ": cannot read it");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return gate::CompiledPolicy::Load(text);
+  return gate::CompiledPolicy::Load(text, argv, here);
 }
 
 }  // namespace
@@ -181,7 +182,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     if (flags.Any() || sandbox_permissions || justification) {
       return Refuse(trail, Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags"));
     }
-    Result<gate::CompiledPolicy> compiled = LoadPolicyFile(*policy_file);
+    Result<gate::CompiledPolicy> compiled = LoadPolicyFile(*policy_file, request.argv, request.host);
     if (!compiled.ok()) return Refuse(trail, compiled.error());
     request.policy = std::move(compiled).value();
   } else {

@@ -79,7 +79,7 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
                                               std::string(LevelName(plan.level())) +
                                               "); pass --best-effort to accept partial enforcement");
   }
-  CORRAL_ASSIGN_OR_RETURN(std::string file, WriteCompiledPolicy(policy, options_.policy_dir));
+  CORRAL_ASSIGN_OR_RETURN(std::string file, WriteCompiledPolicy(policy, argv, options_.policy_dir));
   confined.argv = {options_.corral_path, "run", "--policy-file", file, "--"};
   confined.argv.insert(confined.argv.end(), argv.begin(), argv.end());
   confined.denial_signatures = NativeDenialSignatures();

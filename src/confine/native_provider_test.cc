@@ -61,7 +61,8 @@ TEST(NativeProvider, ArgvRunsCorralOnTheCompiledPolicyFile) {
   EXPECT_EQ(argv[0], "/opt/corral/bin/corral");
   EXPECT_EQ(argv[1], "run");
   EXPECT_EQ(argv[2], "--policy-file");
-  EXPECT_EQ(argv[3], tree.Join("policies/" + policy->fingerprint() + ".json"));
+  EXPECT_EQ(argv[3], tree.Join("policies/" + policy->fingerprint() + "-" +
+                               ArgvDigest({"make", "-j", "test"}).substr(0, 16) + ".json"));
   EXPECT_EQ(argv[4], "--");
   EXPECT_EQ(std::vector<std::string>(argv.begin() + 5, argv.end()), (std::vector<std::string>{"make", "-j", "test"}));
   EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kFull);
@@ -80,8 +81,8 @@ TEST(NativeProvider, PolicyFileRoundTripsThroughLoadCompiledPolicy) {
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::string text = ReadAll(confined->argv[3]);
-  EXPECT_EQ(text, SerializeCompiledPolicy(*policy));
-  Result<Policy> loaded = LoadCompiledPolicy(text);
+  EXPECT_EQ(text, SerializeCompiledPolicy(*policy, {"true"}));
+  Result<Policy> loaded = LoadCompiledPolicy(text, {"true"}, policy->host());
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
   EXPECT_EQ(loaded->fingerprint(), policy->fingerprint());
   EXPECT_EQ(loaded->CanonicalJson(), policy->CanonicalJson());
@@ -94,9 +95,9 @@ TEST(NativeProvider, PolicyFileKeepsAWorkspaceNameThatIsNotUtf8) {
   std::string workspace = tree.Dir(std::string("ws\x9b"));
   Result<Policy> policy = OwnPolicy(workspace);
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy);
+  std::string text = SerializeCompiledPolicy(*policy, {"true"});
   EXPECT_FALSE(nlohmann::json::parse(text).is_discarded());
-  Result<Policy> loaded = LoadCompiledPolicy(text);
+  Result<Policy> loaded = LoadCompiledPolicy(text, {"true"}, policy->host());
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
   ASSERT_TRUE(loaded->workspace().has_value());
   EXPECT_EQ(loaded->workspace()->path, workspace);
@@ -114,7 +115,7 @@ TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::filesystem::rename(workspace, tree.Join("ws-old"));
   tree.Dir("ws");
-  Result<Policy> loaded = LoadCompiledPolicy(ReadAll(confined->argv[3]));
+  Result<Policy> loaded = LoadCompiledPolicy(ReadAll(confined->argv[3]), {"true"}, policy->host());
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().kind(), ErrorKind::kPolicy);
 }
@@ -125,17 +126,17 @@ TEST(NativeProvider, AnEditedPolicyFileNeverRunsUnconfined) {
   TestTree tree;
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  nlohmann::json edited = nlohmann::json::parse(SerializeCompiledPolicy(*policy));
+  nlohmann::json edited = nlohmann::json::parse(SerializeCompiledPolicy(*policy, {"true"}));
   edited["spec"]["mode"] = "danger-full-access";
   edited["spec"]["acknowledge_danger"] = true;
-  Result<Policy> danger = LoadCompiledPolicy(edited.dump());
+  Result<Policy> danger = LoadCompiledPolicy(edited.dump(), {"true"}, policy->host());
   ASSERT_FALSE(danger.ok());
   EXPECT_NE(danger.error().message().find("danger-full-access"), std::string::npos) << danger.error().ToString();
 
-  nlohmann::json mistyped = nlohmann::json::parse(SerializeCompiledPolicy(*policy));
+  nlohmann::json mistyped = nlohmann::json::parse(SerializeCompiledPolicy(*policy, {"true"}));
   mistyped["fingerprint"] = 42;
   mistyped["pins"] = "all";
-  EXPECT_FALSE(LoadCompiledPolicy(mistyped.dump()).ok());
+  EXPECT_FALSE(LoadCompiledPolicy(mistyped.dump(), {"true"}, policy->host()).ok());
 }
 
 TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {
@@ -198,6 +199,46 @@ TEST(NativeProvider, RunnerRulesRecogniseCorralsRefusals) {
   EXPECT_EQ(AnyRule(77, "myapp: configuration refused\n"), std::nullopt);
   EXPECT_EQ(AnyRule(1, "the command was not run\n"), std::nullopt);
   EXPECT_EQ(AnyRule(0, "corral: landlock: the command was not run\n"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace corral
+
+namespace corral {
+namespace {
+
+// A policy file admits the one command `corral wrap` judged: another argv,
+// even one that differs in a single argument, is refused; so is one
+// compiled for another home (the credential-store masks and corral's own
+// state follow the home), whether edited into the file or met at load.
+TEST(NativeProvider, APolicyFileServesOnlyItsCommandAndItsHome) {
+  TestTree tree;
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  std::string text = SerializeCompiledPolicy(*policy, {"make", "test"});
+  ASSERT_TRUE(LoadCompiledPolicy(text, {"make", "test"}, policy->host()).ok());
+  for (const std::vector<std::string>& other : std::vector<std::vector<std::string>>{
+           {"make", "test", "x"}, {"make", "tes"}, {"maketest"}, {"sh", "-c", "make test"}, {}}) {
+    Result<Policy> loaded = LoadCompiledPolicy(text, other, policy->host());
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_NE(loaded.error().message().find("another command"), std::string::npos) << loaded.error().ToString();
+  }
+  EXPECT_NE(ArgvDigest({"ab", "c"}), ArgvDigest({"a", "bc"}));
+
+  HostContext elsewhere = policy->host();
+  elsewhere.home = tree.Dir("other-home");
+  Result<Policy> moved = LoadCompiledPolicy(text, {"make", "test"}, elsewhere);
+  ASSERT_FALSE(moved.ok());
+  EXPECT_NE(moved.error().message().find("home"), std::string::npos) << moved.error().ToString();
+  nlohmann::json edited = nlohmann::json::parse(text);
+  edited["host"]["home"] = tree.Dir("fake-home");
+  EXPECT_FALSE(LoadCompiledPolicy(edited.dump(), {"make", "test"}, policy->host()).ok());
+  edited = nlohmann::json::parse(text);
+  edited["host"].erase("passwd_home");
+  EXPECT_FALSE(LoadCompiledPolicy(edited.dump(), {"make", "test"}, policy->host()).ok());
+  edited = nlohmann::json::parse(text);
+  edited.erase("command_sha256");
+  EXPECT_FALSE(LoadCompiledPolicy(edited.dump(), {"make", "test"}, policy->host()).ok());
 }
 
 }  // namespace

@@ -113,9 +113,10 @@ void RecordAcknowledged(const ResolvedRequest& resolved, const Policy& policy, c
 
 }  // namespace
 
-Result<CompiledPolicy> CompiledPolicy::Load(const std::string& text) {
-  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadCompiledPolicy(text));
-  return CompiledPolicy(std::move(policy));
+Result<CompiledPolicy> CompiledPolicy::Load(const std::string& text, const std::vector<std::string>& argv,
+                                            const HostContext& here) {
+  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadCompiledPolicy(text, argv, here));
+  return CompiledPolicy(std::move(policy), argv);
 }
 
 const AuditTrail& AdmittedRun::trail() const {
@@ -127,6 +128,12 @@ Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   AuditTrail discard = AuditTrail::Discard();
   const AuditTrail& trail = request.trail != nullptr ? *request.trail : discard;
   if (const CompiledPolicy* compiled = std::get_if<CompiledPolicy>(&request.policy)) {
+    if (request.argv != compiled->argv()) {
+      Error other = Error(ErrorKind::kPolicy, "compiled policy: it was compiled for another command; nothing was run")
+                        .WithCode("policy_file_other_command");
+      trail.Record(FailedEvent(other));
+      return other;
+    }
     if (Status reach = CheckTrailOutOfReach(compiled->policy(), trail); !reach.ok()) return reach.error();
     return AdmittedRun(compiled->policy(), std::move(request.argv), request.trail);
   }

@@ -26,8 +26,9 @@
 //   7. an unconfined (danger-full-access) run records `acknowledged`: who
 //      chose it and through which layer (and the session's source)
 // A CompiledPolicy (`corral run --policy-file`) passed steps 1, 2 and 4 when
-// `corral wrap` wrote it (so it has no Gated dimension and no escalation);
-// only step 5 applies, and it is not asked about again.
+// `corral wrap` wrote it for its one command (so it has no Gated dimension
+// and no escalation); only step 5 applies, and it is not asked about again.
+// Any other argv is refused (kPolicy "policy_file_other_command").
 //
 // Every refusal is an Error, recorded on the trail as one `failed` record
 // (FailedEvent, audit.h), except a refused trail (5), which is never
@@ -63,19 +64,24 @@
 namespace corral::gate {
 
 // A policy `corral wrap` compiled to a file, loaded back to run: it passed
-// the gate when it was written. It is made only from a compiled policy's
-// text, through the same checks `corral run --policy-file` applies
-// (LoadCompiledPolicy, policy/compiled.h: no danger-full-access, every pinned
-// path still the one it names), so a library caller cannot pass an arbitrary
-// Policy around the gate as "already admitted".
+// the gate when it was written, for one command. It is made only from a
+// compiled policy's text, through the same checks `corral run --policy-file`
+// applies (LoadCompiledPolicy, policy/compiled.h: compiled for exactly this
+// argv, this user and this home, no danger-full-access, every pinned path
+// still the one it names), so a library caller cannot pass an arbitrary
+// Policy around the gate as "already admitted", and a file admits only the
+// command it was compiled for.
 class CompiledPolicy {
  public:
-  static Result<CompiledPolicy> Load(const std::string& text);
+  static Result<CompiledPolicy> Load(const std::string& text, const std::vector<std::string>& argv,
+                                     const HostContext& here);
   const Policy& policy() const { return policy_; }
+  const std::vector<std::string>& argv() const { return argv_; }
 
  private:
-  explicit CompiledPolicy(Policy policy) : policy_(std::move(policy)) {}
+  CompiledPolicy(Policy policy, std::vector<std::string> argv) : policy_(std::move(policy)), argv_(std::move(argv)) {}
   Policy policy_;
+  std::vector<std::string> argv_;
 };
 
 // Where the admitted command runs.

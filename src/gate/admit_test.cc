@@ -305,7 +305,8 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::string fingerprint = policy->fingerprint();
-  Result<CompiledPolicy> compiled = CompiledPolicy::Load(SerializeCompiledPolicy(*policy));
+  Result<CompiledPolicy> compiled =
+      CompiledPolicy::Load(SerializeCompiledPolicy(*policy, kDangerous), kDangerous, policy->host());
   ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
   ScriptedApprover approver;
   AdmitRequest request;
@@ -321,10 +322,18 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   Result<AuditTrail> inside = AuditTrail::ToFile(workspace_ + "/audit.jsonl");
   ASSERT_TRUE(inside.ok()) << inside.error().ToString();
   request = AdmitRequest{};
-  request.argv = kSafe;
+  request.argv = kDangerous;
   request.policy = *compiled;
   request.trail = &*inside;
   EXPECT_EQ(Refusal(Admit(std::move(request), approver)).code(), "audit_file_refused");
+
+  // The file was compiled for one command; it admits no other.
+  request = AdmitRequest{};
+  request.argv = kSafe;
+  request.policy = *compiled;
+  request.trail = &*trail_;
+  EXPECT_EQ(Refusal(Admit(std::move(request), approver)).code(), "policy_file_other_command");
+  EXPECT_TRUE(approver.asked.empty());
 }
 
 // Only a compiled policy's text makes a CompiledPolicy, through the loader's
@@ -334,12 +343,12 @@ TEST_F(AdmitTest, ACompiledPolicyIsOnlyWhatThePolicyFileLoaderAccepts) {
   static_assert(!std::is_constructible_v<CompiledPolicy, Policy>);
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy);
+  std::string text = SerializeCompiledPolicy(*policy, kSafe);
   std::string::size_type mode = text.find("workspace-write");
   ASSERT_NE(mode, std::string::npos) << text;
   text.replace(mode, std::string("workspace-write").size(), "danger-full-access");
-  EXPECT_FALSE(CompiledPolicy::Load(text).ok());
-  EXPECT_FALSE(CompiledPolicy::Load("{").ok());
+  EXPECT_FALSE(CompiledPolicy::Load(text, kSafe, policy->host()).ok());
+  EXPECT_FALSE(CompiledPolicy::Load("{", kSafe, policy->host()).ok());
 }
 
 }  // namespace

@@ -10,28 +10,43 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_bytes.h"
+#include "base/mutant.h"
+#include "base/sha256.h"
 #include "base/unique_fd.h"
 #include "policy/spec_json.h"
 
 namespace corral {
 namespace {
 
-constexpr const char* kFormat = "corral-compiled-policy/1";
+constexpr const char* kFormat = "corral-compiled-policy/2";
 
 Error Refused(const std::string& why) {
   return Error(ErrorKind::kPolicy, "compiled policy: " + why + "; the command was not run");
 }
 
-Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text);
+Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text, const std::vector<std::string>& argv,
+                                           const HostContext& here);
 
 }  // namespace
 
-std::string SerializeCompiledPolicy(const Policy& policy) {
+std::string ArgvDigest(const std::vector<std::string>& argv) {
+  std::string framed;
+  for (const std::string& arg : argv) {
+    framed += std::to_string(arg.size());
+    framed += ':';
+    framed += arg;
+  }
+  return Sha256Hex(framed);
+}
+
+std::string SerializeCompiledPolicy(const Policy& policy, const std::vector<std::string>& argv) {
   nlohmann::json out;
   out["format"] = kFormat;
   out["fingerprint"] = policy.fingerprint();
+  out["command_sha256"] = ArgvDigest(argv);
   const HostContext& host = policy.host();
-  out["host"] = {{"cwd", host.cwd}, {"home", host.home}, {"uid", host.uid}, {"gid", host.gid}};
+  out["host"] = {{"cwd", host.cwd},       {"home", host.home}, {"passwd_home", host.passwd_home},
+                 {"uid", host.uid},       {"gid", host.gid}};
   out["spec"] = SpecToJson(policy.spec());
   nlohmann::json pins = nlohmann::json::array();
   for (const PathGrant& grant : policy.grants()) {
@@ -44,9 +59,10 @@ std::string SerializeCompiledPolicy(const Policy& policy) {
   return EncodeBytes(out).dump(2) + "\n";
 }
 
-Result<Policy> LoadCompiledPolicy(const std::string& text) {
+Result<Policy> LoadCompiledPolicy(const std::string& text, const std::vector<std::string>& argv,
+                                  const HostContext& here) {
   try {
-    return LoadCompiledPolicyUnchecked(text);
+    return LoadCompiledPolicyUnchecked(text, argv, here);
   } catch (const nlohmann::json::exception&) {
     return Refused("malformed: a field has the wrong type");
   }
@@ -54,24 +70,38 @@ Result<Policy> LoadCompiledPolicy(const std::string& text) {
 
 namespace {
 
-Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text) {
+Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text, const std::vector<std::string>& argv,
+                                           const HostContext& here) {
   nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) return Refused("not valid JSON");
   nlohmann::json in = DecodeBytes(parsed);
   if (in.value("format", "") != kFormat) return Refused("unknown format (expected " + std::string(kFormat) + ")");
+  // The approval gate judged one command when `corral wrap` wrote this file.
+  if ((!in["command_sha256"].is_string() || in["command_sha256"].get<std::string>() != ArgvDigest(argv)) &&
+      !MutantActive(Mutant::kPolicyFileCommand)) {
+    return Refused("it was compiled for another command (wrap this one)");
+  }
   const nlohmann::json& host_json = in["host"];
   if (!host_json.is_object() || !host_json["cwd"].is_string() || !host_json["home"].is_string() ||
-      !host_json["uid"].is_number_unsigned() || !host_json["gid"].is_number_unsigned()) {
+      !host_json["passwd_home"].is_string() || !host_json["uid"].is_number_unsigned() ||
+      !host_json["gid"].is_number_unsigned()) {
     return Refused("missing or malformed host context");
   }
   HostContext host;
   host.cwd = host_json["cwd"].get<std::string>();
   host.home = host_json["home"].get<std::string>();
+  host.passwd_home = host_json["passwd_home"].get<std::string>();
   host.uid = host_json["uid"].get<uid_t>();
   host.gid = host_json["gid"].get<gid_t>();
-  if (host.uid != ::getuid() || host.gid != ::getgid()) {
+  if (host.uid != here.uid || host.gid != here.gid) {
     return Refused("it was compiled for uid " + std::to_string(host.uid) + " gid " + std::to_string(host.gid) +
                    ", not for this user");
+  }
+  // The home decides which credential stores are masked and where corral's
+  // own state is: a file compiled for another home (or edited to name one)
+  // would leave this home's unmasked.
+  if ((host.home != here.home || host.passwd_home != here.passwd_home) && !MutantActive(Mutant::kPolicyFileHome)) {
+    return Refused("it was compiled for the home " + host.home + ", not for this one (" + here.home + ")");
   }
   CORRAL_ASSIGN_OR_RETURN(PolicySpec spec, SpecFromJson(in["spec"]));
   // corral wrap never compiles danger-full-access: a file that asks for it
@@ -120,7 +150,8 @@ Result<void> PrivateDirectory(const std::string& dir) {
 
 }  // namespace
 
-Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string& dir) {
+Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::vector<std::string>& argv,
+                                        const std::string& dir) {
   std::string target = dir;
   if (target.empty()) {
     const char* runtime = ::getenv("XDG_RUNTIME_DIR");
@@ -134,11 +165,13 @@ Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string&
     std::filesystem::create_directories(target, ec);
     CORRAL_TRY(PrivateDirectory(target));
   }
-  std::string path = target + "/" + policy.fingerprint() + ".json";
+  // One file per policy and command: a second command wrapped under the same
+  // policy gets its own file, and never replaces the first one's.
+  std::string path = target + "/" + policy.fingerprint() + "-" + ArgvDigest(argv).substr(0, 16) + ".json";
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + tmp, "open", errno);
-  std::string text = SerializeCompiledPolicy(policy);
+  std::string text = SerializeCompiledPolicy(policy, argv);
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
       ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());

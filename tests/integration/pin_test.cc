@@ -48,7 +48,8 @@ class PinnedGrant : public ::testing::Test {
     ASSERT_TRUE(policy.ok()) << policy.error().ToString();
     policy_.emplace(std::move(policy).value());
     corral::Result<corral::gate::CompiledPolicy> compiled =
-        corral::gate::CompiledPolicy::Load(corral::SerializeCompiledPolicy(*policy_));
+        corral::gate::CompiledPolicy::Load(corral::SerializeCompiledPolicy(*policy_, command_), command_,
+                                           policy_->host());
     ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
     compiled_.emplace(std::move(compiled).value());
   }

@@ -517,6 +517,30 @@ TEST_F(TerminalGate, WithNoTerminalTheDangerousCommandIsDenied) {
   ExpectApproval("denied");
 }
 
+// A policy file `corral wrap` wrote for a command the gate let through
+// admits that command only: the dangerous one the gate refuses cannot ride
+// on it by being put after the file's `--`. Judged from outside: x/file is
+// still there, and the wrapped command itself (the control) runs.
+TEST_F(TerminalGate, APolicyFileRunsOnlyTheCommandItWasWrappedFor) {
+  SpawnOptions options;
+  options.new_session = true;  // no terminal: the gate cannot ask, so it denies
+  Outcome wrapped = Corral({"wrap", "--json", "--backend", "native", "--approval", "ask-dangerous", "--", "ls"},
+                           options);
+  ASSERT_EQ(wrapped.exit_code, 0) << wrapped.Describe();
+  std::vector<std::string> argv = nlohmann::json::parse(wrapped.out)["argv"];
+  auto separator = std::find(argv.begin(), argv.end(), "--");
+  ASSERT_NE(separator, argv.end());
+  std::vector<std::string> other(argv.begin(), separator + 1);
+  other.insert(other.end(), {"rm", "-rf", "x"});
+  Outcome refused = Execute(other, Defaults(options));
+  EXPECT_EQ(refused.exit_code, kExitPolicy) << refused.Describe();
+  EXPECT_NE(refused.err.find("compiled for another command"), std::string::npos) << refused.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "x/file"));
+  Outcome control = Execute(argv, Defaults(options));
+  EXPECT_EQ(control.exit_code, 0) << control.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "x/file"));
+}
+
 TEST_F(TerminalGate, ASafeCommandIsNotAskedAbout) {
   Outcome outcome = OnTerminal(pty_, RunArgv({"--approval", "ask-dangerous"}, {"touch", "canary"}), std::nullopt);
   EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
