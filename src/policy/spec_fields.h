@@ -17,9 +17,17 @@
 //   docs/config.md's rows          (rendered by RenderDocRow; spec_fields_test.cc
 //                                   fails when the document says otherwise)
 //
-// Adding a setting: a Setting<T> here and one line in the list; then the
-// type's handling exists already when T is bool, a choice enum,
-// std::chrono::seconds or a byte size (uint64_t). The kinds:
+// Adding a setting: a Setting<T> here, one line in the list, and its rows in
+// docs/config.md (the test prints them). The handling of each kind exists
+// already for T = bool, a choice enum, std::chrono::seconds or a byte size
+// (uint64_t, read with ParseTmpfsSize); a new enum type also needs its
+// RenderDocRow / RenderNarrowingRow overload (one line each in
+// spec_fields.cc). For example:
+//
+//   inline constexpr Setting<bool> kExampleSetting{.key = "example", .flag = "--example", ...};
+//   #define CORRAL_SANDBOX_SETTINGS(X) ... X(example, Example, kExampleSetting)
+//
+// The kinds:
 //
 //   bool      a switch. The flag only turns it on; an explicit override is a
 //             plain bool (false: not given). `true` is the wide value.
