@@ -8,11 +8,62 @@
 namespace corral::cli {
 namespace {
 
-constexpr long long kMaxTimeoutSeconds = 366LL * 24 * 3600;
-
 void Repeatable(CLI::Option* option, const char* type) {
   option->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
+
+// One scalar setting's flag (policy/spec_fields.h): a switch is a flag, a
+// choice an option checked against its names, seconds a number, a size text.
+void AddSettingFlag(CLI::App& app, const Setting<bool>& setting, bool& to) {
+  app.add_flag(std::string(setting.flag), to, std::string(setting.flag_help));
+}
+template <typename E>
+  requires std::is_enum_v<E>
+void AddSettingFlag(CLI::App& app, const Setting<E>& setting, std::optional<std::string>& to) {
+  app.add_option(std::string(setting.flag), to, std::string(setting.flag_help))
+      ->type_name(std::string(setting.flag_value))
+      ->check(CLI::IsMember(std::vector<std::string>(setting.choices.begin(), setting.choices.end())));
+}
+template <typename T, typename SpecType, typename Text>
+void AddSettingFlag(CLI::App& app, const Setting<T, SpecType>& setting, std::optional<Text>& to) {
+  app.add_option(std::string(setting.flag), to, std::string(setting.flag_help))
+      ->type_name(std::string(setting.flag_value));
+}
+
+// The typed text into the override, or a usage error naming the flag.
+Status FromFlag(const Setting<bool>&, bool given, bool& out) {
+  out = given;
+  return Ok();
+}
+template <typename E>
+  requires std::is_enum_v<E>
+Status FromFlag(const Setting<E>& setting, const std::optional<std::string>& given, std::optional<E>& out) {
+  if (given) out = ParseChoice(setting, *given).value_or(static_cast<E>(0));
+  return Ok();
+}
+Status FromFlag(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting,
+                const std::optional<long long>& given, std::optional<std::chrono::seconds>& out) {
+  if (!given) return Ok();
+  if (*given < setting.minimum.count() || *given > setting.flag_maximum.count()) {
+    return Error(ErrorKind::kUsage, std::string(setting.flag) + ": must be between " +
+                                        std::to_string(setting.minimum.count()) + " and " +
+                                        std::to_string(setting.flag_maximum.count()) + " seconds (" +
+                                        std::string(setting.maximum_text) + ")");
+  }
+  out = std::chrono::seconds(*given);
+  return Ok();
+}
+Status FromFlag(const Setting<uint64_t>& setting, const std::optional<std::string>& given,
+                std::optional<uint64_t>& out) {
+  if (!given) return Ok();
+  Result<uint64_t> bytes = ParseTmpfsSize(*given);
+  if (!bytes.ok()) return Error(ErrorKind::kUsage, std::string(setting.flag) + ": " + bytes.error().message());
+  out = *bytes;
+  return Ok();
+}
+
+bool IsGiven(bool given) { return given; }
+bool IsGiven(const auto& given) { return given.has_value(); }
 
 }  // namespace
 
@@ -27,11 +78,12 @@ void PolicyFlags::Register(CLI::App& app) {
   Repeatable(app.add_option("--allow-env", allow_env, "pass environment variable NAME through (repeatable)"), "NAME");
   Repeatable(app.add_option("--forbid-read", forbid_read, "hide PATTERN even inside granted trees (repeatable; globs, ~/)"),
              "PATTERN");
-  app.add_option("--timeout", timeout, "kill the whole process tree after SECONDS")->type_name("SECONDS");
+#define CORRAL_ADD_SETTING_FLAG(member, Setter, setting) AddSettingFlag(app, setting, member);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_ADD_SETTING_FLAG)
+#undef CORRAL_ADD_SETTING_FLAG
   app.add_option("--workspace", workspace, "the project tree: read, write and exec (default: the working directory)")
       ->type_name("DIR");
   app.add_flag("--no-workspace", no_workspace, "grant no workspace; only the explicit grants");
-  app.add_option("--network", network, "none (default) or all")->type_name("MODE")->check(CLI::IsMember({"none", "all"}));
   app.add_option("--pin-sha256", pin_sha256, "refuse to run unless the program hashes to HEX (see `corral hash`)")
       ->type_name("HEX");
   app.add_option("--mode", mode, "read-only, workspace-write (default) or danger-full-access")
@@ -39,15 +91,6 @@ void PolicyFlags::Register(CLI::App& app) {
       ->check(CLI::IsMember({"read-only", "workspace-write", "danger-full-access"}));
   app.add_flag("--i-understand-danger-full-access", acknowledge_danger,
                "accept that --mode danger-full-access runs the command with no sandbox at all");
-  app.add_option("--home", home, "isolated (default: an empty $HOME) or real (the empty $HOME plus your toolchains and caches, read-only)")
-      ->type_name("MODE")
-      ->check(CLI::IsMember({"isolated", "real"}));
-  app.add_option("--tmpfs-size", tmpfs_size,
-                 "cap /tmp and $HOME at SIZE each, /dev/shm at a quarter of it (host memory; default 1g)")
-      ->type_name("SIZE");
-  app.add_flag("--best-effort", best_effort,
-               "DANGEROUS: run even when the host cannot enforce every mechanism; the report and audit "
-               "trail say what was dropped");
   app.add_option("--config", config, "read the user config from FILE (default: ~/.config/corral/config.toml)")
       ->type_name("FILE");
   app.add_flag("--no-config", no_config, "read no config file (neither the user's nor the project's)");
@@ -65,10 +108,13 @@ void PolicyFlags::Register(CLI::App& app) {
 }
 
 bool PolicyFlags::Any() const {
+  bool setting = false;
+#define CORRAL_SETTING_GIVEN(member, Setter, s) setting = setting || IsGiven(member);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_GIVEN)
+#undef CORRAL_SETTING_GIVEN
   return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_credential.empty() || !allow_env.empty() ||
-         !forbid_read.empty() || timeout || workspace || no_workspace || network || pin_sha256 || best_effort || mode ||
-         tmpfs_size || acknowledge_danger || home || config || no_config || preset || approval || session || profile ||
-         profile_ceiling;
+         !forbid_read.empty() || setting || workspace || no_workspace || pin_sha256 || mode || acknowledge_danger ||
+         config || no_config || preset || approval || session || profile || profile_ceiling;
 }
 
 Result<RunRequest> PolicyFlags::ToRequest() const {
@@ -80,27 +126,16 @@ Result<RunRequest> PolicyFlags::ToRequest() const {
   o.allow_credential = allow_credential;
   o.allow_env = allow_env;
   o.forbid_read = forbid_read;
-  if (timeout) {
-    if (*timeout <= 0 || *timeout > kMaxTimeoutSeconds) {
-      return Error(ErrorKind::kUsage, "--timeout: must be between 1 and " + std::to_string(kMaxTimeoutSeconds) +
-                                          " seconds (one year)");
-    }
-    o.timeout = std::chrono::seconds(*timeout);
-  }
+  // The settings first: a bad --timeout or --tmpfs-size is the error reported.
+#define CORRAL_SETTING_FROM_FLAG(member, Setter, setting) CORRAL_TRY(FromFlag(setting, member, o.member));
+  CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_FROM_FLAG)
+#undef CORRAL_SETTING_FROM_FLAG
   o.workspace = workspace;
   o.no_workspace = no_workspace;
   if (workspace && no_workspace) return Error(ErrorKind::kUsage, "--workspace and --no-workspace cannot be combined");
-  if (network) o.network = *network == "all" ? NetworkMode::kAll : NetworkMode::kNone;
   o.pin_sha256 = pin_sha256;
-  o.best_effort = best_effort;
   if (mode) o.mode = ParseMode(*mode);
   o.acknowledge_danger = acknowledge_danger;
-  if (home) o.home = *home == "real" ? HomeMode::kReal : HomeMode::kIsolated;
-  if (tmpfs_size) {
-    Result<uint64_t> bytes = ParseTmpfsSize(*tmpfs_size);
-    if (!bytes.ok()) return Error(ErrorKind::kUsage, "--tmpfs-size: " + bytes.error().message());
-    o.tmpfs_size = *bytes;
-  }
   request.no_config = no_config;
   request.user_config = config;
   if (config && no_config) return Error(ErrorKind::kUsage, "--config and --no-config cannot be combined");

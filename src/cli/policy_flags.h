@@ -3,8 +3,10 @@
 // profiles, sessions and its own flags exactly as every other front end does.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/result.h"
@@ -17,6 +19,12 @@ class App;
 
 namespace corral::cli {
 
+// How a setting of type T is held as typed on the command line.
+template <typename T>
+using FlagText = std::conditional_t<std::is_same_v<T, bool>, bool,
+                                    std::conditional_t<std::is_same_v<T, std::chrono::seconds>,
+                                                       std::optional<long long>, std::optional<std::string>>>;
+
 struct PolicyFlags {
   // Grants and the spec's fields.
   std::vector<std::string> allow_read;
@@ -25,16 +33,16 @@ struct PolicyFlags {
   std::vector<std::string> allow_credential;
   std::vector<std::string> allow_env;
   std::vector<std::string> forbid_read;
-  std::optional<long long> timeout;
   std::optional<std::string> workspace;
   bool no_workspace = false;
-  std::optional<std::string> network;
   std::optional<std::string> pin_sha256;
-  bool best_effort = false;
   std::optional<std::string> mode;
   bool acknowledge_danger = false;
-  std::optional<std::string> home;
-  std::optional<std::string> tmpfs_size;
+  // The scalar sandbox settings (policy/spec_fields.h), as typed: a switch
+  // is a bool, seconds a number, a choice or a size its text.
+#define CORRAL_FLAG_MEMBER(member, Setter, setting) FlagText<SettingValue<setting>> member{};
+  CORRAL_SANDBOX_SETTINGS(CORRAL_FLAG_MEMBER)
+#undef CORRAL_FLAG_MEMBER
   // The other vocabularies.
   std::optional<std::string> config;
   bool no_config = false;

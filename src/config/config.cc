@@ -63,11 +63,10 @@ void Config::ApplyTo(PolicySpec& spec) const {
   spec.allow_exec.insert(spec.allow_exec.end(), allow_exec.begin(), allow_exec.end());
   spec.allow_env.insert(spec.allow_env.end(), allow_env.begin(), allow_env.end());
   spec.forbid_read.insert(spec.forbid_read.end(), forbid_read.begin(), forbid_read.end());
-  if (network) spec.network = *network;
-  if (timeout) spec.timeout = *timeout;
-  if (tmpfs_size) spec.tmpfs_size = *tmpfs_size;
-  if (best_effort) spec.best_effort = *best_effort;
-  if (home) spec.home = *home;
+#define CORRAL_APPLY_SETTING(member, Setter, setting) \
+  if (member) spec.member = *member;
+  CORRAL_SANDBOX_SETTINGS(CORRAL_APPLY_SETTING)
+#undef CORRAL_APPLY_SETTING
 }
 
 std::string UserConfigPath(std::string_view home, const char* xdg_config_home) {

@@ -68,11 +68,11 @@ struct Config {
   std::vector<std::string> allow_exec;
   std::vector<std::string> allow_env;
   std::vector<std::string> forbid_read;  // "~/" expanded; relative patterns kept
-  std::optional<NetworkMode> network;
-  std::optional<std::chrono::seconds> timeout;
-  std::optional<uint64_t> tmpfs_size;  // sandbox.tmpfs_size, bytes
-  std::optional<bool> best_effort;
-  std::optional<HomeMode> home;
+  // The scalar sandbox settings (policy/spec_fields.h): network, timeout,
+  // tmpfs_size (bytes), best_effort, home.
+#define CORRAL_CONFIG_MEMBER(member, Setter, setting) std::optional<SettingValue<setting>> member;
+  CORRAL_SANDBOX_SETTINGS(CORRAL_CONFIG_MEMBER)
+#undef CORRAL_CONFIG_MEMBER
   BackendChoice backend = BackendChoice::kAuto;
   std::optional<ApprovalPolicy> approval_policy;  // approval.policy
   std::optional<std::string> preset;              // approval.preset: a name ResolvePreset (policy/preset.h) knows

@@ -105,31 +105,52 @@ Status ReadForbidList(const TomlField& field, const ParseContext& context, Confi
   return Ok();
 }
 
-Status ReadNetwork(const TomlField& field, ConfigLayer& layer) {
-  if (const toml::value<bool>* flag = field.node->as_boolean()) {
-    layer.network = At(field, flag->get() ? NetworkMode::kAll : NetworkMode::kNone);
-    return Ok();
-  }
-  if (!field.node->is_string()) return WrongType(field, "a boolean or \"none\" / \"all\"");
-  CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(field, {"none", "all"}));
-  layer.network = At(field, index == 1 ? NetworkMode::kAll : NetworkMode::kNone);
+// One scalar setting (policy/spec_fields.h) from its TOML value.
+Status ReadSetting(const Setting<bool>&, const TomlField& field, std::optional<Sourced<bool>>& out) {
+  CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(field));
+  out = At(field, value);
   return Ok();
 }
 
-Status ReadTimeout(const TomlField& field, ConfigLayer& layer) {
+template <typename E>
+  requires std::is_enum_v<E>
+Status ReadSetting(const Setting<E>& setting, const TomlField& field, std::optional<Sourced<E>>& out) {
+  if (setting.spelling == TomlSpelling::kNamesOrBoolean) {
+    if (const toml::value<bool>* flag = field.node->as_boolean()) {
+      out = At(field, static_cast<E>(flag->get() ? setting.choices.size() - 1 : 0));
+      return Ok();
+    }
+    if (!field.node->is_string()) {
+      std::string names;
+      for (std::string_view name : setting.choices) names += (names.empty() ? "\"" : " / \"") + std::string(name) + "\"";
+      return WrongType(field, "a boolean or " + names);
+    }
+  }
+  CORRAL_ASSIGN_OR_RETURN(size_t index,
+                          ReadChoiceIndex(field, std::vector<std::string_view>(setting.choices.begin(),
+                                                                                setting.choices.end())));
+  out = At(field, static_cast<E>(index));
+  return Ok();
+}
+
+Status ReadSetting(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting,
+                   const TomlField& field, std::optional<Sourced<std::chrono::seconds>>& out) {
   if (!field.node->is_integer()) return WrongType(field, "a positive integer (seconds)");
   CORRAL_ASSIGN_OR_RETURN(int64_t seconds, ReadInteger(field));
-  if (seconds <= 0) return BadValue(field, std::to_string(seconds) + " is not a positive number of seconds");
-  if (seconds > kMaxConfigTimeout.count()) {
-    return BadValue(field, std::to_string(seconds) + " seconds is more than the limit of " +
-                               std::to_string(kMaxConfigTimeout.count()) + " (one year)");
+  if (seconds < setting.minimum.count()) {
+    return BadValue(field, std::to_string(seconds) + " is not a positive number of seconds");
   }
-  layer.timeout = At(field, std::chrono::seconds(seconds));
+  if (seconds > setting.maximum.count()) {
+    return BadValue(field, std::to_string(seconds) + " seconds is more than the limit of " +
+                               std::to_string(setting.maximum.count()) + " (" + std::string(setting.maximum_text) +
+                               ")");
+  }
+  out = At(field, std::chrono::seconds(seconds));
   return Ok();
 }
 
 // A size as the flag takes it ("512m", "1g"), or a whole number of bytes.
-Status ReadTmpfsSize(const TomlField& field, ConfigLayer& layer) {
+Status ReadSetting(const Setting<uint64_t>&, const TomlField& field, std::optional<Sourced<uint64_t>>& out) {
   std::string text;
   if (field.node->is_integer()) {
     CORRAL_ASSIGN_OR_RETURN(int64_t bytes, ReadInteger(field));
@@ -141,7 +162,7 @@ Status ReadTmpfsSize(const TomlField& field, ConfigLayer& layer) {
   }
   Result<uint64_t> bytes = ParseTmpfsSize(text);
   if (!bytes.ok()) return BadValue(field, bytes.error().message());
-  layer.tmpfs_size = At(field, *bytes);
+  out = At(field, *bytes);
   return Ok();
 }
 
@@ -175,21 +196,12 @@ const std::map<std::string, Handler, std::less<>>& SandboxHandlers() {
       {"allow_env", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadEnvList(f, l); }},
       {"forbid_read",
        [](const TomlField& f, const ParseContext& c, ConfigLayer& l) { return ReadForbidList(f, c, l); }},
-      {"network", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadNetwork(f, l); }},
-      {"timeout", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadTimeout(f, l); }},
-      {"tmpfs_size", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadTmpfsSize(f, l); }},
-      {"best_effort",
-       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
-         CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(f));
-         l.best_effort = At(f, value);
-         return Ok();
-       }},
-      {"home",
-       [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
-         CORRAL_ASSIGN_OR_RETURN(size_t index, ReadChoiceIndex(f, {"isolated", "real"}));
-         l.home = At(f, index == 1 ? HomeMode::kReal : HomeMode::kIsolated);
-         return Ok();
-       }},
+#define CORRAL_SETTING_HANDLER(member, Setter, setting)                                                  \
+  {std::string(setting.key), [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status { \
+     return ReadSetting(setting, f, l.member);                                                       \
+   }},
+      CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_HANDLER)
+#undef CORRAL_SETTING_HANDLER
       {"i_understand_danger_full_access",
        [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status {
          CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(f));

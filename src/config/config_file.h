@@ -51,11 +51,10 @@ struct ConfigLayer {
   std::vector<Sourced<std::string>> allow_exec;
   std::vector<Sourced<std::string>> allow_env;
   std::vector<Sourced<std::string>> forbid_read;
-  std::optional<Sourced<NetworkMode>> network;
-  std::optional<Sourced<std::chrono::seconds>> timeout;
-  std::optional<Sourced<uint64_t>> tmpfs_size;  // bytes
-  std::optional<Sourced<bool>> best_effort;
-  std::optional<Sourced<HomeMode>> home;
+  // The scalar sandbox settings (policy/spec_fields.h).
+#define CORRAL_LAYER_MEMBER(member, Setter, setting) std::optional<Sourced<SettingValue<setting>>> member;
+  CORRAL_SANDBOX_SETTINGS(CORRAL_LAYER_MEMBER)
+#undef CORRAL_LAYER_MEMBER
   std::optional<Sourced<bool>> acknowledge_danger;
   std::optional<Sourced<BackendChoice>> backend;
   std::optional<Sourced<ApprovalPolicy>> approval_policy;
@@ -71,9 +70,6 @@ struct ParseContext {
   ConfigScope scope = ConfigScope::kUser;
   std::string home;  // for "~"
 };
-
-// The longest timeout a file may set: one year.
-inline constexpr std::chrono::seconds kMaxConfigTimeout{365LL * 24 * 3600};
 
 // A path value: "~" expanded, the scope's relative-path rule applied (refused
 // for kUser and kProfile; resolved against the file's directory for

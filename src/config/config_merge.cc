@@ -16,6 +16,12 @@ void Set(std::optional<T>& field, const std::optional<Sourced<T>>& value, std::s
   config.origins[std::string(key)] = value->where.ToString();
 }
 
+// "sandbox.<key>": the dotted key of a setting, in messages and origins.
+template <typename S>
+std::string SandboxKey(const S& setting) {
+  return "sandbox." + std::string(setting.key);
+}
+
 void Append(std::vector<std::string>& to, const std::vector<Sourced<std::string>>& items) {
   for (const Sourced<std::string>& item : items) {
     if (std::find(to.begin(), to.end(), item.value) == to.end()) to.push_back(item.value);
@@ -39,11 +45,9 @@ void ApplyUser(const ConfigLayer& user, Config& config) {
   }
   Set(config.acknowledge_danger, user.acknowledge_danger, "sandbox.i_understand_danger_full_access", config);
   Set(config.workspace_root, user.workspace_root, "sandbox.workspace_root", config);
-  Set(config.network, user.network, "sandbox.network", config);
-  Set(config.timeout, user.timeout, "sandbox.timeout", config);
-  Set(config.tmpfs_size, user.tmpfs_size, "sandbox.tmpfs_size", config);
-  Set(config.best_effort, user.best_effort, "sandbox.best_effort", config);
-  Set(config.home, user.home, "sandbox.home", config);
+#define CORRAL_SET_SETTING(member, Setter, setting) Set(config.member, user.member, SandboxKey(setting), config);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_SET_SETTING)
+#undef CORRAL_SET_SETTING
   Set(config.approval_policy, user.approval_policy, "approval.policy", config);
   if (user.preset) {
     config.preset = std::string(user.preset->value.name);
@@ -87,10 +91,10 @@ class ProjectMerge {
     CORRAL_TRY(OnlyUser(project_.workspace_root, "sandbox.workspace_root", "set the workspace root"));
     CORRAL_TRY(OnlyUser(project_.backend, "sandbox.backend", "choose the backend"));
     CORRAL_TRY(CheckMode(mode_ceiling));
-    CORRAL_TRY(CheckBooleans());
-    CORRAL_TRY(CheckNetwork());
-    CORRAL_TRY(CheckTimeout());
-    CORRAL_TRY(CheckTmpfsSize());
+    CORRAL_TRY(CheckAcknowledgement());
+#define CORRAL_NARROW_SETTING(member, Setter, setting) CORRAL_TRY(Narrow(setting, project_.member, config_.member));
+    CORRAL_SANDBOX_SETTINGS(CORRAL_NARROW_SETTING)
+#undef CORRAL_NARROW_SETTING
     CORRAL_TRY(CheckPaths(project_.allow_read, "sandbox.allow_read"));
     CORRAL_TRY(CheckPaths(project_.allow_write, "sandbox.allow_write"));
     CORRAL_TRY(CheckPaths(project_.allow_exec, "sandbox.allow_exec"));
@@ -144,70 +148,63 @@ class ProjectMerge {
     return Ok();
   }
 
-  Status CheckBooleans() {
-    struct Rule {
-      const std::optional<Sourced<bool>>& value;
-      std::optional<bool>& field;
-      std::string_view key;
-      std::string_view action;
-    };
-    const Rule rules[] = {
-        {project_.acknowledge_danger, config_.acknowledge_danger, "sandbox.i_understand_danger_full_access",
-         "acknowledge danger-full-access"},
-        {project_.best_effort, config_.best_effort, "sandbox.best_effort", "set best_effort"},
-    };
-    for (const Rule& rule : rules) {
-      if (!rule.value) continue;
-      if (rule.value->value) {
-        return Widens(rule.value->where, rule.key,
-                      "the project config cannot " + std::string(rule.action) + ": " + OnlyUserCan(rule.action));
+  Status CheckAcknowledgement() {
+    if (!project_.acknowledge_danger) return Ok();
+    constexpr std::string_view kKey = "sandbox.i_understand_danger_full_access";
+    constexpr std::string_view kAction = "acknowledge danger-full-access";
+    if (project_.acknowledge_danger->value) {
+      return Widens(project_.acknowledge_danger->where, kKey,
+                    "the project config cannot " + std::string(kAction) + ": " + OnlyUserCan(kAction));
+    }
+    Set(config_.acknowledge_danger, project_.acknowledge_danger, kKey, config_);
+    return Ok();
+  }
+
+  // One scalar setting (policy/spec_fields.h) as its ProjectRule allows. A
+  // switch's wide value is true, a choice's its last name.
+  template <typename T, typename SpecType>
+  Status Narrow(const Setting<T, SpecType>& setting, const std::optional<Sourced<T>>& asked,
+                std::optional<T>& field) {
+    if (!asked) return Ok();
+    if constexpr (std::is_same_v<T, NetworkMode>) {
+      if (MutantActive(Mutant::kProjectNetwork)) return Ok();
+    }
+    const std::string key = SandboxKey(setting);
+    if constexpr (std::is_same_v<T, bool> || std::is_enum_v<T>) {
+      T wide;
+      if constexpr (std::is_same_v<T, bool>) {
+        wide = true;
+      } else {
+        wide = static_cast<T>(setting.choices.size() - 1);
       }
-      Set(rule.field, rule.value, rule.key, config_);
-    }
-    if (project_.home) {
-      if (project_.home->value == HomeMode::kReal) {
-        return Widens(project_.home->where, "sandbox.home",
-                      "the project config cannot show the real home: " + OnlyUserCan("set home = \"real\""));
+      const bool user_is_wide = setting.project == ProjectRule::kWideIfUserIsWide && field == wide;
+      if (asked->value == wide && !user_is_wide) {
+        return Widens(asked->where, key,
+                      "the project config cannot " + std::string(setting.refusal) + ": " +
+                          OnlyUserCan(setting.user_action));
       }
-      Set(config_.home, project_.home, "sandbox.home", config_);
+    } else {
+      static_assert(std::is_same_v<T, std::chrono::seconds> || std::is_same_v<T, uint64_t>);
+      // The user's value, else the default (host memory is the user's: a
+      // project may shrink the tmpfs, never grow it); no default is no bound.
+      std::optional<T> ceiling = field;
+      if (!ceiling) ceiling = setting.spec_default;
+      if (ceiling && asked->value > *ceiling) {
+        std::string ceiling_text;
+        std::string asked_text;
+        if constexpr (std::is_same_v<T, std::chrono::seconds>) {
+          ceiling_text = std::to_string(ceiling->count()) + " seconds";
+          asked_text = std::to_string(asked->value.count());
+        } else {
+          ceiling_text = TmpfsSizeText(*ceiling);
+          asked_text = TmpfsSizeText(asked->value);
+        }
+        return Widens(asked->where, key,
+                      "the project config may lower the " + std::string(setting.refusal) + " (" + ceiling_text +
+                          (field ? " in the user config" : " by default") + ") but not raise it to " + asked_text);
+      }
     }
-    return Ok();
-  }
-
-  Status CheckNetwork() {
-    if (!project_.network || MutantActive(Mutant::kProjectNetwork)) return Ok();
-    if (project_.network->value == NetworkMode::kAll && config_.network != NetworkMode::kAll) {
-      return Widens(project_.network->where, "sandbox.network",
-                    "the project config cannot open the network: " + OnlyUserCan("set network = true"));
-    }
-    Set(config_.network, project_.network, "sandbox.network", config_);
-    return Ok();
-  }
-
-  Status CheckTimeout() {
-    if (!project_.timeout) return Ok();
-    if (config_.timeout && project_.timeout->value > *config_.timeout) {
-      return Widens(project_.timeout->where, "sandbox.timeout",
-                    "the project config may lower the timeout (" + std::to_string(config_.timeout->count()) +
-                        " seconds in the user config) but not raise it to " +
-                        std::to_string(project_.timeout->value.count()));
-    }
-    Set(config_.timeout, project_.timeout, "sandbox.timeout", config_);
-    return Ok();
-  }
-
-  // Host memory is the user's: a project may shrink the private tmpfs, never
-  // grow it past the user's setting or the default.
-  Status CheckTmpfsSize() {
-    if (!project_.tmpfs_size) return Ok();
-    uint64_t ceiling = config_.tmpfs_size.value_or(kDefaultTmpfsSize);
-    if (project_.tmpfs_size->value > ceiling) {
-      return Widens(project_.tmpfs_size->where, "sandbox.tmpfs_size",
-                    "the project config may lower the tmpfs size (" + TmpfsSizeText(ceiling) +
-                        (config_.tmpfs_size ? " in the user config" : " by default") + ") but not raise it to " +
-                        TmpfsSizeText(project_.tmpfs_size->value));
-    }
-    Set(config_.tmpfs_size, project_.tmpfs_size, "sandbox.tmpfs_size", config_);
+    Set(field, asked, key, config_);
     return Ok();
   }
 

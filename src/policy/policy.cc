@@ -45,10 +45,6 @@ Result<void> CheckNotUnderOwnMounts(const std::string& flag, const std::string& 
 
 }  // namespace
 
-std::string_view NetworkModeName(NetworkMode mode) {
-  return mode == NetworkMode::kAll ? "all" : "none";
-}
-
 std::string_view GrantOriginName(GrantOrigin origin) {
   switch (origin) {
     case GrantOrigin::kSystem: return "system";
@@ -59,8 +55,6 @@ std::string_view GrantOriginName(GrantOrigin origin) {
   }
   return "flag";
 }
-
-std::string_view HomeModeName(HomeMode mode) { return mode == HomeMode::kReal ? "real" : "isolated"; }
 
 const std::vector<std::string>& DefaultEnvAllowlist() {
   static const std::vector<std::string> names = {"PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ"};
@@ -95,6 +89,13 @@ const PathGrant* Policy::GrantFor(std::string_view path) const {
 
 PolicyBuilder::PolicyBuilder(HostContext host, PolicySpec spec) : host_(std::move(host)), spec_(std::move(spec)) {}
 
+#define CORRAL_DEFINE_SETTER(member, Setter, setting)                          \
+  PolicyBuilder& PolicyBuilder::Setter(SettingValue<setting> value) { \
+    spec_.member = value;                                             \
+    return *this;                                                     \
+  }
+CORRAL_SANDBOX_SETTINGS(CORRAL_DEFINE_SETTER)
+#undef CORRAL_DEFINE_SETTER
 PolicyBuilder& PolicyBuilder::AllowRead(std::string path) {
   spec_.allow_read.push_back(std::move(path));
   return *this;
@@ -115,10 +116,6 @@ PolicyBuilder& PolicyBuilder::AllowEnv(std::string name) {
   spec_.allow_env.push_back(std::move(name));
   return *this;
 }
-PolicyBuilder& PolicyBuilder::Timeout(std::chrono::seconds timeout) {
-  spec_.timeout = timeout;
-  return *this;
-}
 PolicyBuilder& PolicyBuilder::Workspace(std::string dir) {
   spec_.workspace = std::move(dir);
   spec_.no_workspace = false;
@@ -129,16 +126,8 @@ PolicyBuilder& PolicyBuilder::NoWorkspace() {
   spec_.workspace.reset();
   return *this;
 }
-PolicyBuilder& PolicyBuilder::Network(NetworkMode mode) {
-  spec_.network = mode;
-  return *this;
-}
 PolicyBuilder& PolicyBuilder::PinSha256(std::string hex) {
   spec_.pin_sha256 = std::move(hex);
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::BestEffort(bool best_effort) {
-  spec_.best_effort = best_effort;
   return *this;
 }
 PolicyBuilder& PolicyBuilder::WithoutSystemRoots() {
@@ -155,10 +144,6 @@ PolicyBuilder& PolicyBuilder::AcknowledgeDangerFullAccess() {
 }
 PolicyBuilder& PolicyBuilder::ForbidRead(std::string pattern) {
   spec_.forbid_read.push_back(std::move(pattern));
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::Home(HomeMode mode) {
-  spec_.home = mode;
   return *this;
 }
 

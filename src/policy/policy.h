@@ -130,15 +130,11 @@ class PolicyBuilder {
   // Dangerous: shows the credential store `path` (home_view.h), read-only.
   PolicyBuilder& AllowCredential(std::string path);
   PolicyBuilder& AllowEnv(std::string name);
-  PolicyBuilder& Timeout(std::chrono::seconds timeout);
   // The project tree: read, write and exec. Default: the working directory.
   PolicyBuilder& Workspace(std::string dir);
   // No workspace at all: only the explicit grants and the system trees.
   PolicyBuilder& NoWorkspace();
-  PolicyBuilder& Network(NetworkMode mode);
   PolicyBuilder& PinSha256(std::string hex);
-  // Dangerous: lets the run go ahead on a host that cannot enforce everything.
-  PolicyBuilder& BestEffort(bool best_effort);
   // Leave out the default system trees (for tests and custom roots).
   PolicyBuilder& WithoutSystemRoots();
   // The sandbox mode; read-only makes every grant read-only.
@@ -147,7 +143,14 @@ class PolicyBuilder {
   PolicyBuilder& AcknowledgeDangerFullAccess();
   // Hides paths matching `pattern` even inside granted trees (see forbid.h).
   PolicyBuilder& ForbidRead(std::string pattern);
-  PolicyBuilder& Home(HomeMode mode);
+  // One setter per scalar sandbox setting (spec_fields.h, where each one's
+  // meaning and danger is said): BestEffort(bool), Home(HomeMode),
+  // Network(NetworkMode), Timeout(std::chrono::seconds), TmpfsSize(uint64_t).
+  // BestEffort(true) is dangerous: the run goes ahead on a host that cannot
+  // enforce everything.
+#define CORRAL_DECLARE_SETTER(member, Setter, setting) PolicyBuilder& Setter(SettingValue<setting> value);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_DECLARE_SETTER)
+#undef CORRAL_DECLARE_SETTER
 
   const PolicySpec& spec() const { return spec_; }
   Result<Policy> Build() const;

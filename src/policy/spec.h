@@ -1,9 +1,12 @@
 // PolicySpec: the one schema every vocabulary fills in.
 //
 // CLI flags, the TOML [sandbox] table, profiles, presets and MCP arguments all
-// produce a PolicySpec; BuildPolicy turns it into the immutable Policy. Each
-// field documents its default, the flag and the config key that set it. A
-// field added here is added to docs/config.md and to every front end.
+// produce a PolicySpec; BuildPolicy turns it into the immutable Policy. The
+// scalar sandbox settings (network, timeout, tmpfs_size, best_effort, home)
+// are described once in spec_fields.h and every front end is expanded from
+// there. The fields below document their default, the flag and the config key
+// that set them; a field added here is added to docs/config.md and to every
+// front end by hand.
 #pragma once
 
 #include <chrono>
@@ -13,22 +16,9 @@
 #include <vector>
 
 #include "policy/mode.h"
-#include "policy/tmpfs_size.h"
+#include "policy/spec_fields.h"
 
 namespace corral {
-
-enum class NetworkMode {
-  kNone,  // an empty network namespace with only lo, and no INET sockets
-  kAll,   // the host's network namespace
-};
-std::string_view NetworkModeName(NetworkMode mode);
-
-// What $HOME shows inside the sandbox.
-enum class HomeMode {
-  kIsolated,  // an empty tmpfs (the default)
-  kReal,      // the isolated home plus the real home's toolchains and caches, read-only (home_view.h)
-};
-std::string_view HomeModeName(HomeMode mode);
 
 struct PolicySpec {
   // --mode / sandbox.mode. Default workspace-write.
@@ -56,20 +46,13 @@ struct PolicySpec {
   // --allow-env / sandbox.allow_env. Default empty (the built-in allowlist
   // still applies).
   std::vector<std::string> allow_env;
-  // --network / sandbox.network. Default none.
-  NetworkMode network = NetworkMode::kNone;
-  // --timeout / sandbox.timeout (seconds). Default: no limit.
-  std::optional<std::chrono::seconds> timeout;
   // --pin-sha256. Default: not pinned. (Not a config key: it names one program.)
   std::optional<std::string> pin_sha256;
-  // --best-effort / sandbox.best_effort. Default false.
-  bool best_effort = false;
-  // --home / sandbox.home. Default isolated.
-  HomeMode home = HomeMode::kIsolated;
-  // --tmpfs-size / sandbox.tmpfs_size (bytes). Default 1g: the size of /tmp
-  // and the isolated $HOME each, a quarter of it for /dev/shm (see
-  // policy/tmpfs_size.h).
-  uint64_t tmpfs_size = kDefaultTmpfsSize;
+  // The scalar sandbox settings: network, timeout, tmpfs_size, best_effort,
+  // home, with the defaults spec_fields.h gives them.
+#define CORRAL_SPEC_MEMBER(member, Setter, setting) SettingSpecType<setting> member = setting.spec_default;
+  CORRAL_SANDBOX_SETTINGS(CORRAL_SPEC_MEMBER)
+#undef CORRAL_SPEC_MEMBER
   // Not a user setting: leaves out the system trees (tests, custom roots).
   bool system_roots = true;
   // Not a user setting: files corral itself trusts that the command line

@@ -30,6 +30,60 @@ Result<std::optional<std::string>> OptionalString(const nlohmann::json& value, c
   return std::optional<std::string>(value.get<std::string>());
 }
 
+// One scalar setting (spec_fields.h) to and from JSON: a switch is a
+// boolean, a choice its name, seconds a positive integer or null, a size a
+// number of bytes.
+nlohmann::json SettingToJson(const Setting<bool>&, bool value) { return value; }
+template <typename E>
+  requires std::is_enum_v<E>
+nlohmann::json SettingToJson(const Setting<E>& setting, E value) {
+  return ChoiceName(setting, value);
+}
+nlohmann::json SettingToJson(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>&,
+                             const std::optional<std::chrono::seconds>& value) {
+  return value ? nlohmann::json(value->count()) : nlohmann::json(nullptr);
+}
+nlohmann::json SettingToJson(const Setting<uint64_t>&, uint64_t value) { return value; }
+
+Status SettingFromJson(const Setting<bool>& setting, const nlohmann::json& value, bool& out) {
+  CORRAL_ASSIGN_OR_RETURN(out, Bool(value, std::string(setting.key)));
+  return Ok();
+}
+template <typename E>
+  requires std::is_enum_v<E>
+Status SettingFromJson(const Setting<E>& setting, const nlohmann::json& value, E& out) {
+  std::optional<E> parsed = value.is_string() ? ParseChoice(setting, value.get<std::string>()) : std::nullopt;
+  if (!parsed) {
+    std::string names;
+    for (size_t i = 0; i < setting.choices.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == setting.choices.size() ? " or " : ", ") + ("\"" + std::string(setting.choices[i]) + "\"");
+    }
+    return Bad(std::string(setting.key), "expected " + names);
+  }
+  out = *parsed;
+  return Ok();
+}
+// null leaves the default (no limit).
+Status SettingFromJson(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting,
+                       const nlohmann::json& value, std::optional<std::chrono::seconds>& out) {
+  if (value.is_null()) return Ok();
+  if (!value.is_number_integer() || value.get<long long>() < setting.minimum.count()) {
+    return Bad(std::string(setting.key), "expected a positive integer");
+  }
+  out = std::chrono::seconds(value.get<long long>());
+  return Ok();
+}
+Status SettingFromJson(const Setting<uint64_t>& setting, const nlohmann::json& value, uint64_t& out) {
+  bool in_range = value.is_number_unsigned() && value.get<uint64_t>() >= setting.minimum &&
+                  value.get<uint64_t>() <= setting.maximum;
+  if (!in_range) {
+    return Bad(std::string(setting.key), "expected a number of bytes between " + TmpfsSizeText(setting.minimum) +
+                                             " and " + TmpfsSizeText(setting.maximum));
+  }
+  out = value.get<uint64_t>();
+  return Ok();
+}
+
 }  // namespace
 
 nlohmann::json SpecToJson(const PolicySpec& spec) {
@@ -44,12 +98,10 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
   out["allow_credential"] = spec.allow_credential;
   out["forbid_read"] = spec.forbid_read;
   out["allow_env"] = spec.allow_env;
-  out["network"] = NetworkModeName(spec.network);
-  out["timeout"] = spec.timeout ? nlohmann::json(spec.timeout->count()) : nlohmann::json(nullptr);
   out["pin_sha256"] = spec.pin_sha256 ? nlohmann::json(*spec.pin_sha256) : nlohmann::json(nullptr);
-  out["best_effort"] = spec.best_effort;
-  out["home"] = HomeModeName(spec.home);
-  out["tmpfs_size"] = spec.tmpfs_size;
+#define CORRAL_SETTING_TO_JSON(member, Setter, setting) out[std::string(setting.key)] = SettingToJson(setting, spec.member);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_TO_JSON)
+#undef CORRAL_SETTING_TO_JSON
   out["system_roots"] = spec.system_roots;
   out["own_files"] = spec.own_files;
   return out;
@@ -59,6 +111,13 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
   if (!json.is_object()) return Error(ErrorKind::kConfig, "policy spec: expected a JSON object");
   PolicySpec spec;
   for (const auto& [key, value] : json.items()) {
+#define CORRAL_SETTING_FROM_JSON(member, Setter, setting)    \
+  if (key == setting.key) {                                  \
+    CORRAL_TRY(SettingFromJson(setting, value, spec.member)); \
+    continue;                                                \
+  }
+    CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_FROM_JSON)
+#undef CORRAL_SETTING_FROM_JSON
     if (key == "mode") {
       std::optional<Mode> mode = value.is_string() ? ParseMode(value.get<std::string>()) : std::nullopt;
       if (!mode) return Bad(key, "expected read-only, workspace-write or danger-full-access");
@@ -81,30 +140,8 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       CORRAL_ASSIGN_OR_RETURN(spec.forbid_read, Strings(value, key));
     } else if (key == "allow_env") {
       CORRAL_ASSIGN_OR_RETURN(spec.allow_env, Strings(value, key));
-    } else if (key == "network") {
-      if (value == "none") spec.network = NetworkMode::kNone;
-      else if (value == "all") spec.network = NetworkMode::kAll;
-      else return Bad(key, "expected \"none\" or \"all\"");
-    } else if (key == "timeout") {
-      if (value.is_null()) continue;
-      if (!value.is_number_integer() || value.get<long long>() <= 0) return Bad(key, "expected a positive integer");
-      spec.timeout = std::chrono::seconds(value.get<long long>());
     } else if (key == "pin_sha256") {
       CORRAL_ASSIGN_OR_RETURN(spec.pin_sha256, OptionalString(value, key));
-    } else if (key == "best_effort") {
-      CORRAL_ASSIGN_OR_RETURN(spec.best_effort, Bool(value, key));
-    } else if (key == "home") {
-      if (value == "isolated") spec.home = HomeMode::kIsolated;
-      else if (value == "real") spec.home = HomeMode::kReal;
-      else return Bad(key, "expected \"isolated\" or \"real\"");
-    } else if (key == "tmpfs_size") {
-      bool in_range = value.is_number_unsigned() && value.get<uint64_t>() >= kMinTmpfsSize &&
-                      value.get<uint64_t>() <= kMaxTmpfsSize;
-      if (!in_range) {
-        return Bad(key, "expected a number of bytes between " + TmpfsSizeText(kMinTmpfsSize) + " and " +
-                            TmpfsSizeText(kMaxTmpfsSize));
-      }
-      spec.tmpfs_size = value.get<uint64_t>();
     } else if (key == "system_roots") {
       CORRAL_ASSIGN_OR_RETURN(spec.system_roots, Bool(value, key));
     } else if (key == "own_files") {

@@ -30,11 +30,29 @@ Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, co
   return LoadConfig(options);
 }
 
+// An explicit override of a scalar setting: a switch turns it on, anything
+// else replaces the layers' value.
+bool IsSet(bool value) { return value; }
+template <typename T>
+bool IsSet(const std::optional<T>& value) {
+  return value.has_value();
+}
+void ApplyOverride(bool& to, bool value) { to = to || value; }
+template <typename T, typename To>
+void ApplyOverride(To& to, const std::optional<T>& value) {
+  if (value) to = *value;
+}
+
 }  // namespace
 
 bool SpecOverrides::HasGrants() const {
+  bool setting = false;
+#define CORRAL_GRANT_SETTING(member, Setter, s) \
+  if (s.profile == ProfileRule::kIsAGrant && IsSet(member)) setting = true;
+  CORRAL_SANDBOX_SETTINGS(CORRAL_GRANT_SETTING)
+#undef CORRAL_GRANT_SETTING
   return workspace || no_workspace || !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() ||
-         !allow_credential.empty() || !forbid_read.empty() || !allow_env.empty() || network || home;
+         !allow_credential.empty() || !forbid_read.empty() || !allow_env.empty() || setting;
 }
 
 Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host) {
@@ -155,12 +173,10 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   Append(out.spec.allow_credential, flags.allow_credential);
   Append(out.spec.forbid_read, flags.forbid_read);
   Append(out.spec.allow_env, flags.allow_env);
-  if (flags.network) out.spec.network = *flags.network;
-  if (flags.timeout) out.spec.timeout = flags.timeout;
   if (flags.pin_sha256) out.spec.pin_sha256 = flags.pin_sha256;
-  out.spec.best_effort = out.spec.best_effort || flags.best_effort;
-  if (flags.home) out.spec.home = *flags.home;
-  if (flags.tmpfs_size) out.spec.tmpfs_size = *flags.tmpfs_size;
+#define CORRAL_OVERRIDE_SETTING(member, Setter, setting) ApplyOverride(out.spec.member, flags.member);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_OVERRIDE_SETTING)
+#undef CORRAL_OVERRIDE_SETTING
 
   // The files corral itself trusts stay out of the command's reach: a user
   // config or profile named on the command line is hidden (and so cannot be

@@ -46,12 +46,12 @@ struct SpecOverrides {
   std::optional<std::string> workspace;
   bool no_workspace = false;
   std::vector<std::string> allow_read, allow_write, allow_exec, allow_credential, forbid_read, allow_env;
-  std::optional<NetworkMode> network;
-  std::optional<std::chrono::seconds> timeout;
   std::optional<std::string> pin_sha256;
-  bool best_effort = false;
-  std::optional<HomeMode> home;
-  std::optional<uint64_t> tmpfs_size;
+  // The scalar sandbox settings (policy/spec_fields.h): unset leaves the
+  // layers' value; a switch (best_effort) can only be turned on.
+#define CORRAL_OVERRIDE_MEMBER(member, Setter, setting) SettingOverride<setting> member{};
+  CORRAL_SANDBOX_SETTINGS(CORRAL_OVERRIDE_MEMBER)
+#undef CORRAL_OVERRIDE_MEMBER
 
   // True when any grant-shaped field is set (they conflict with a profile).
   bool HasGrants() const;

@@ -1,0 +1,102 @@
+#include "policy/spec_fields.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "policy/spec.h"
+#include "policy/spec_json.h"
+
+namespace corral {
+namespace {
+
+std::vector<std::string> DocLines() {
+  std::ifstream in(std::string(CORRAL_SOURCE_DIR) + "/docs/config.md");
+  EXPECT_TRUE(in.good()) << "docs/config.md not found under " << CORRAL_SOURCE_DIR;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// docs/config.md's [sandbox] table says what spec_fields.h says, row for row:
+// a setting changed there without its row here (or the reverse) fails.
+TEST(SpecFields, DocsConfigTableRowsAreTheTablesRendering) {
+  const std::vector<std::string> lines = DocLines();
+  ASSERT_FALSE(lines.empty());
+  const std::set<std::string> present(lines.begin(), lines.end());
+#define CORRAL_EXPECT_ROW(member, Setter, setting)                                                        \
+  EXPECT_TRUE(present.count(RenderDocRow(setting)) == 1)                                                  \
+      << "docs/config.md has no row\n" << RenderDocRow(setting) << "\nfor " #member " (spec_fields.h); " \
+      << "write that line into the [sandbox] table";
+  CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_ROW)
+#undef CORRAL_EXPECT_ROW
+  // And no second, stale row for the same key.
+#define CORRAL_EXPECT_ONE_ROW(member, Setter, setting)                                 \
+  {                                                                                    \
+    const std::string start = "| `" + std::string(setting.key) + "` | ";              \
+    int rows = 0;                                                                      \
+    for (const std::string& line : lines) rows += line.starts_with(start) && line.find(std::string(setting.flag)) != std::string::npos; \
+    EXPECT_EQ(rows, 1) << #member;                                                     \
+  }
+  CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_ONE_ROW)
+#undef CORRAL_EXPECT_ONE_ROW
+}
+
+// Its project-narrowing table too: what the project file may do is what
+// config_merge.cc enforces from `project`.
+TEST(SpecFields, DocsProjectNarrowingRowsAreTheTablesRendering) {
+  const std::vector<std::string> lines = DocLines();
+  const std::set<std::string> present(lines.begin(), lines.end());
+#define CORRAL_EXPECT_NARROWING_ROW(member, Setter, setting)                                              \
+  EXPECT_TRUE(present.count(RenderNarrowingRow(setting)) == 1)                                            \
+      << "docs/config.md has no row\n" << RenderNarrowingRow(setting) << "\nfor " #member " (spec_fields.h); " \
+      << "write that line into the Project narrowing table";
+  CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_NARROWING_ROW)
+#undef CORRAL_EXPECT_NARROWING_ROW
+}
+
+TEST(SpecFields, KeysAreTheMemberNames) {
+#define CORRAL_EXPECT_KEY(member, Setter, setting) EXPECT_EQ(setting.key, #member);
+  CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_KEY)
+#undef CORRAL_EXPECT_KEY
+}
+
+TEST(SpecFields, ChoiceNamesAndDefaults) {
+  EXPECT_EQ(NetworkModeName(NetworkMode::kNone), "none");
+  EXPECT_EQ(NetworkModeName(NetworkMode::kAll), "all");
+  EXPECT_EQ(HomeModeName(HomeMode::kIsolated), "isolated");
+  EXPECT_EQ(HomeModeName(HomeMode::kReal), "real");
+  EXPECT_EQ(ParseChoice(kNetworkSetting, "all"), NetworkMode::kAll);
+  EXPECT_EQ(ParseChoice(kHomeSetting, "shared"), std::nullopt);
+  const PolicySpec spec;
+  EXPECT_FALSE(spec.best_effort);
+  EXPECT_EQ(spec.home, HomeMode::kIsolated);
+  EXPECT_EQ(spec.network, NetworkMode::kNone);
+  EXPECT_EQ(spec.timeout, std::nullopt);
+  EXPECT_EQ(spec.tmpfs_size, kDefaultTmpfsSize);
+}
+
+// Each setting reaches the JSON under its key and comes back unchanged.
+TEST(SpecFields, JsonRoundTripsEverySetting) {
+  PolicySpec spec;
+  spec.best_effort = true;
+  spec.home = HomeMode::kReal;
+  spec.network = NetworkMode::kAll;
+  spec.timeout = std::chrono::seconds(42);
+  spec.tmpfs_size = 512 * kMiB;
+  const nlohmann::json json = SpecToJson(spec);
+#define CORRAL_EXPECT_JSON_KEY(member, Setter, setting) EXPECT_TRUE(json.contains(std::string(setting.key))) << #member;
+  CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_JSON_KEY)
+#undef CORRAL_EXPECT_JSON_KEY
+  Result<PolicySpec> back = SpecFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(*back, spec);
+}
+
+}  // namespace
+}  // namespace corral
