@@ -92,6 +92,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kHostProc: return "host_proc";
     case Mutant::kPolicyFileCommand: return "policy_file_command";
     case Mutant::kPolicyFileHome: return "policy_file_home";
+    case Mutant::kUnsearchableStores: return "unsearchable_stores";
   }
   return "none";
 }

@@ -102,6 +102,7 @@ enum class Mutant {
   kHostProc,           // the host's /proc is bound into the sandbox instead of a fresh procfs
   kPolicyFileCommand,  // a compiled policy file runs any command, not only the one it was wrapped for
   kPolicyFileHome,     // a compiled policy file compiled for another home is loaded as it is
+  kUnsearchableStores,  // a credential store linked into a directory the caller cannot search adds nothing
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -4,7 +4,11 @@
 #include <map>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <climits>
+#include <optional>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +21,47 @@
 
 namespace corral {
 namespace {
+
+// The directory that stops `path` from resolving, when a symlink on the way
+// leads into one the caller may not search: followed component by component
+// (at most 40 links), the last directory reached before a lookup failed with
+// EACCES. nullopt when no link was followed, when the path resolves, or when
+// something on the way is missing.
+std::optional<std::string> UnsearchableOnTheWay(const std::string& path) {
+  std::vector<std::string> rest = PathSegments(path);
+  std::reverse(rest.begin(), rest.end());  // the next component last
+  std::string at = "/";  // resolved so far: no symlink in it, so ".." is lexical
+  bool followed = false;
+  for (int links = 0; !rest.empty();) {
+    std::string name = std::move(rest.back());
+    rest.pop_back();
+    if (name == "." || name.empty()) continue;
+    if (name == "..") {
+      if (at != "/") at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
+      continue;
+    }
+    std::string next = at == "/" ? "/" + name : at + "/" + name;
+    struct stat st;
+    if (::lstat(next.c_str(), &st) != 0) {
+      if (errno == EACCES && followed) return at;
+      return std::nullopt;
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      at = std::move(next);
+      continue;
+    }
+    if (++links > 40) return std::nullopt;
+    char target[PATH_MAX];
+    ssize_t length = ::readlink(next.c_str(), target, sizeof target - 1);
+    if (length <= 0) return std::nullopt;
+    std::string link(target, static_cast<size_t>(length));
+    followed = true;
+    if (link.starts_with("/")) at = "/";
+    std::vector<std::string> parts = PathSegments(link.starts_with("/") ? link : "/" + link);
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part) rest.push_back(*part);
+  }
+  return std::nullopt;
+}
 
 bool IsValidEnvName(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
@@ -240,7 +285,18 @@ Result<Policy> PolicyBuilder::Build() const {
     // Most stores do not exist: one stat says so, where realpath would read
     // every component as a link first. What stat cannot reach, realpath
     // cannot either, and what is neither directory nor file is skipped below.
-    if (::stat(credentials[i].c_str(), &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) continue;
+    if (::stat(credentials[i].c_str(), &st) != 0) {
+      // A store whose links lead into a directory the caller cannot search
+      // (~/.ssh -> proj/locked/ssh, locked 000): the command, running as the
+      // caller, may chmod its way in, so that directory is a store, whole.
+      if (errno == EACCES && !MutantActive(Mutant::kUnsearchableStores)) {
+        if (std::optional<std::string> locked = UnsearchableOnTheWay(credentials[i])) {
+          if (link_of.try_emplace(*locked, credentials[i]).second) credentials.push_back(*locked);
+        }
+      }
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) continue;
     if (::realpath(credentials[i].c_str(), resolved) == nullptr || credentials[i] == resolved) continue;
     if (::stat(resolved, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) continue;
     if (link_of.try_emplace(resolved, credentials[i]).second) credentials.emplace_back(resolved);

@@ -110,6 +110,27 @@ TEST_F(HomeView, ASymlinkedStoreProtectsItsTarget) {
   EXPECT_EQ(AuditEvents("credential").size(), 1u);
 }
 
+// A store linked into a directory the caller cannot search (~/.ssh ->
+// proj/locked/ssh, locked 000, in the workspace): the command runs as the
+// caller, owns `locked` and could chmod it open, so that directory is hidden
+// whole. As root (who searches every directory) the link resolves and its
+// target is hidden as any linked store's is.
+TEST_F(HomeView, AStoreLinkedIntoADirectoryTheCallerCannotSearchIsHidden) {
+  outside_.Write("home/proj/locked/ssh/id_rsa", token_ + "\n");
+  outside_.Write("home/proj/readme", "README\n");
+  ::unlink((home_ + "/.ssh/id_ed25519").c_str());
+  ::rmdir((home_ + "/.ssh").c_str());
+  ASSERT_EQ(::symlink("proj/locked/ssh", (home_ + "/.ssh").c_str()), 0);
+  ASSERT_EQ(::chmod((home_ + "/proj/locked").c_str(), 0), 0);
+  SpawnOptions options = Home();
+  options.cwd = home_ + "/proj";
+  Outcome outcome = RunIn({"--workspace", home_ + "/proj"},
+                          {"sh", "-c", "cat readme; chmod 700 locked; cat locked/ssh/id_rsa; true"}, options);
+  ::chmod((home_ + "/proj/locked").c_str(), 0700);
+  EXPECT_NE(outcome.out.find("README"), std::string::npos) << "control: the workspace is shown " << outcome.Describe();
+  ExpectTokenAbsent(outcome);
+}
+
 TEST_F(HomeView, RealHomeShowsTheAllowlistOnlyAndItsToolchainsRun) {
   outside_.Write("home/.cargo/bin/tool", "#!/bin/sh\necho TOOLCHAIN-RAN\n", 0755);
   outside_.Write("home/.cargo/registry/index/crate.txt", "CACHED\n");
