@@ -67,9 +67,9 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
   confined.required = plan.required();
   confined.provided = plan.provided();
   if (plan.level() == Level::kFull) {
-    confined.enforcement = ConfinedArgv::Enforcement::kFull;
+    confined.coverage = ConfinedArgv::Coverage::kFull;
   } else if (policy.enforcement() == Enforcement::kBestEffort) {
-    confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+    confined.coverage = ConfinedArgv::Coverage::kPartial;
     confined.gaps = plan.dropped();
     for (const std::string& missing : plan.required().Missing(plan.provided()).Names()) {
       confined.gaps.push_back("guarantee not provided: " + missing);

@@ -7,7 +7,7 @@
 // grant's (device, inode) changed since Confine (exit 77, nothing runs), so
 // the argv enforces exactly the policy that was confined.
 //
-// Enforcement is full when Compile(policy, host) reaches Level::kFull. A
+// Coverage is full when Compile(policy, host) reaches Level::kFull. A
 // host that cannot give every guarantee is refused (Compile's error), unless
 // the policy is best-effort: then the argv is partial and `gaps` lists the
 // mechanisms the plan dropped.

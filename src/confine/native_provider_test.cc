@@ -64,7 +64,7 @@ TEST(NativeProvider, ArgvRunsCorralOnTheCompiledPolicyFile) {
   EXPECT_EQ(argv[3], tree.Join("policies/" + policy->fingerprint() + ".json"));
   EXPECT_EQ(argv[4], "--");
   EXPECT_EQ(std::vector<std::string>(argv.begin() + 5, argv.end()), (std::vector<std::string>{"make", "-j", "test"}));
-  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kFull);
+  EXPECT_EQ(confined->coverage, ConfinedArgv::Coverage::kFull);
   EXPECT_TRUE(confined->gaps.empty());
   EXPECT_EQ(confined->backend, "native");
   EXPECT_EQ(confined->denial_signatures, NativeDenialSignatures());
@@ -159,7 +159,7 @@ TEST(NativeProvider, BestEffortIsPartialAndNamesTheDroppedMechanisms) {
   NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
-  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kPartial);
+  EXPECT_EQ(confined->coverage, ConfinedArgv::Coverage::kPartial);
   ASSERT_FALSE(confined->gaps.empty());
   EXPECT_EQ(confined->gaps[0].rfind("landlock:", 0), 0u) << confined->gaps[0];
 }
