@@ -2,7 +2,7 @@
 
 #include "confine/plan.h"
 #include "base/exit_codes.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral {
 
@@ -13,7 +13,7 @@ std::vector<std::string> NativeDenialSignatures() {
       "Permission denied",
       "Read-only file system",
       "Operation not permitted",
-      // corral's own refusals (see exec/spawn.cc and policy/compiled.cc).
+      // corral's own refusals (see exec/spawn.cc and policy/policy_file.cc).
       "corral: policy:",
       "corral: compiled policy:",
       "not found inside the sandbox",
@@ -79,7 +79,7 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
                                               std::string(LevelName(plan.level())) +
                                               "); pass --best-effort to accept partial enforcement");
   }
-  CORRAL_ASSIGN_OR_RETURN(std::string file, WriteCompiledPolicy(policy, options_.policy_dir));
+  CORRAL_ASSIGN_OR_RETURN(std::string file, WritePolicyFile(policy, options_.policy_dir));
   confined.argv = {options_.corral_path, "run", "--policy-file", file, "--"};
   confined.argv.insert(confined.argv.end(), argv.begin(), argv.end());
   confined.denial_signatures = NativeDenialSignatures();

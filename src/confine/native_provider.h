@@ -1,5 +1,5 @@
 // NativeProvider: corral itself is the runner. Confine compiles the policy
-// for this host, writes it with WriteCompiledPolicy, and returns
+// for this host, writes it with WritePolicyFile, and returns
 //
 //   [<corral>, "run", "--policy-file", <file>, "--", argv...]
 //
@@ -22,7 +22,7 @@ namespace corral {
 
 struct NativeOptions {
   std::string corral_path;  // absolute path of the corral binary that will run the command
-  std::string policy_dir;   // where compiled policies go; empty: WriteCompiledPolicy's default
+  std::string policy_dir;   // where compiled policies go; empty: WritePolicyFile's default
   const HostSupport* host = nullptr;  // what this host enforces; nullptr: ProbeHost()
 };
 

@@ -12,7 +12,7 @@
 #include <iterator>
 
 #include "testing/provider_test_support.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral {
 namespace {
@@ -33,7 +33,7 @@ HostSupport NoLandlockHost() {
   return host;
 }
 
-// A policy for `workspace` as this user, so LoadCompiledPolicy accepts it.
+// A policy for `workspace` as this user, so LoadPolicyFile accepts it.
 Result<Policy> OwnPolicy(const std::string& workspace, bool best_effort = false) {
   HostContext host = testing::FixedHost(workspace);
   host.uid = ::getuid();
@@ -80,8 +80,8 @@ TEST(NativeProvider, PolicyFileRoundTripsThroughLoadCompiledPolicy) {
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::string text = ReadAll(confined->argv[3]);
-  EXPECT_EQ(text, SerializeCompiledPolicy(*policy));
-  Result<Policy> loaded = LoadCompiledPolicy(text);
+  EXPECT_EQ(text, SerializePolicyFile(*policy));
+  Result<Policy> loaded = LoadPolicyFile(text);
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
   EXPECT_EQ(loaded->fingerprint(), policy->fingerprint());
   EXPECT_EQ(loaded->CanonicalJson(), policy->CanonicalJson());
@@ -94,9 +94,9 @@ TEST(NativeProvider, PolicyFileKeepsAWorkspaceNameThatIsNotUtf8) {
   std::string workspace = tree.Dir(std::string("ws\x9b"));
   Result<Policy> policy = OwnPolicy(workspace);
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy);
+  std::string text = SerializePolicyFile(*policy);
   EXPECT_FALSE(nlohmann::json::parse(text).is_discarded());
-  Result<Policy> loaded = LoadCompiledPolicy(text);
+  Result<Policy> loaded = LoadPolicyFile(text);
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
   ASSERT_TRUE(loaded->workspace().has_value());
   EXPECT_EQ(loaded->workspace()->path, workspace);
@@ -114,7 +114,7 @@ TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::filesystem::rename(workspace, tree.Join("ws-old"));
   tree.Dir("ws");
-  Result<Policy> loaded = LoadCompiledPolicy(ReadAll(confined->argv[3]));
+  Result<Policy> loaded = LoadPolicyFile(ReadAll(confined->argv[3]));
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().kind(), ErrorKind::kPolicy);
 }
@@ -125,17 +125,17 @@ TEST(NativeProvider, AnEditedPolicyFileNeverRunsUnconfined) {
   TestTree tree;
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  nlohmann::json edited = nlohmann::json::parse(SerializeCompiledPolicy(*policy));
+  nlohmann::json edited = nlohmann::json::parse(SerializePolicyFile(*policy));
   edited["spec"]["mode"] = "danger-full-access";
   edited["spec"]["acknowledge_danger"] = true;
-  Result<Policy> danger = LoadCompiledPolicy(edited.dump());
+  Result<Policy> danger = LoadPolicyFile(edited.dump());
   ASSERT_FALSE(danger.ok());
   EXPECT_NE(danger.error().message().find("danger-full-access"), std::string::npos) << danger.error().ToString();
 
-  nlohmann::json mistyped = nlohmann::json::parse(SerializeCompiledPolicy(*policy));
+  nlohmann::json mistyped = nlohmann::json::parse(SerializePolicyFile(*policy));
   mistyped["fingerprint"] = 42;
   mistyped["pins"] = "all";
-  EXPECT_FALSE(LoadCompiledPolicy(mistyped.dump()).ok());
+  EXPECT_FALSE(LoadPolicyFile(mistyped.dump()).ok());
 }
 
 TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {
@@ -177,7 +177,7 @@ TEST(NativeProvider, NeedsAnAbsoluteCorralPath) {
   }
 }
 
-// The texts below are what `corral run` prints (exec/spawn.cc, compiled.cc).
+// The texts below are what `corral run` prints (exec/spawn.cc, policy_file.cc).
 std::optional<std::string> AnyRule(int code, const std::string& stderr_text) {
   for (const RunnerFailureRule& rule : NativeRunnerFailureRules()) {
     if (auto matched = rule.Matches(code, stderr_text)) return matched;

@@ -2,7 +2,7 @@
 
 #include "base/mutant.h"
 #include "gate/escalation.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 #include "policy/access.h"
 #include "policy/mode.h"
 #include "policy/path.h"
@@ -113,9 +113,9 @@ void RecordAcknowledged(const ResolvedRequest& resolved, const Policy& policy, c
 
 }  // namespace
 
-Result<CompiledPolicy> CompiledPolicy::Load(const std::string& text) {
-  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadCompiledPolicy(text));
-  return CompiledPolicy(std::move(policy));
+Result<PolicyFile> PolicyFile::Load(const std::string& text) {
+  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadPolicyFile(text));
+  return PolicyFile(std::move(policy));
 }
 
 const AuditTrail& AdmittedRun::trail() const {
@@ -126,7 +126,7 @@ const AuditTrail& AdmittedRun::trail() const {
 Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   AuditTrail discard = AuditTrail::Discard();
   const AuditTrail& trail = request.trail != nullptr ? *request.trail : discard;
-  if (const CompiledPolicy* compiled = std::get_if<CompiledPolicy>(&request.policy)) {
+  if (const PolicyFile* compiled = std::get_if<PolicyFile>(&request.policy)) {
     if (Status reach = CheckTrailOutOfReach(compiled->policy(), trail); !reach.ok()) return reach.error();
     return AdmittedRun(compiled->policy(), std::move(request.argv), request.trail);
   }

@@ -25,7 +25,7 @@
 //      `grant` (issued or refused)           -> kDenied "grant_refused"
 //   7. an unconfined (danger-full-access) run records `acknowledged`: who
 //      chose it and through which layer (and the session's source)
-// A CompiledPolicy (`corral run --policy-file`) passed steps 1, 2 and 4 when
+// A PolicyFile (`corral run --policy-file`) passed steps 1, 2 and 4 when
 // `corral wrap` wrote it (so it has no Gated dimension and no escalation);
 // only step 5 applies, and it is not asked about again.
 //
@@ -62,19 +62,19 @@
 
 namespace corral::gate {
 
-// A policy `corral wrap` compiled to a file, loaded back to run: it passed
-// the gate when it was written. It is made only from a compiled policy's
+// A policy file `corral wrap` wrote, loaded back to run: it passed
+// the gate when it was written. It is made only from a policy file's
 // text, through the same checks `corral run --policy-file` applies
-// (LoadCompiledPolicy, policy/compiled.h: no danger-full-access, every pinned
+// (LoadPolicyFile, policy/policy_file.h: no danger-full-access, every pinned
 // path still the one it names), so a library caller cannot pass an arbitrary
 // Policy around the gate as "already admitted".
-class CompiledPolicy {
+class PolicyFile {
  public:
-  static Result<CompiledPolicy> Load(const std::string& text);
+  static Result<PolicyFile> Load(const std::string& text);
   const Policy& policy() const { return policy_; }
 
  private:
-  explicit CompiledPolicy(Policy policy) : policy_(std::move(policy)) {}
+  explicit PolicyFile(Policy policy) : policy_(std::move(policy)) {}
   Policy policy_;
 };
 
@@ -86,7 +86,7 @@ enum class Destination {
 
 struct AdmitRequest {
   std::vector<std::string> argv;
-  std::variant<ResolvedRequest, CompiledPolicy> policy;
+  std::variant<ResolvedRequest, PolicyFile> policy;
   HostContext host;  // what a resolved request's Policy is built for
   // An escalation for this one call: the target mode's name, and why.
   std::optional<std::string> sandbox_permissions;

@@ -12,7 +12,7 @@
 
 #include "testing/test_scratch_dir.h"
 #include "gate/tty_approver.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral::gate {
 namespace {
@@ -318,7 +318,7 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::string fingerprint = policy->fingerprint();
-  Result<CompiledPolicy> compiled = CompiledPolicy::Load(SerializeCompiledPolicy(*policy));
+  Result<PolicyFile> compiled = PolicyFile::Load(SerializePolicyFile(*policy));
   ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
   FakeApprover approver;
   AdmitRequest request;
@@ -340,19 +340,19 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   EXPECT_EQ(Refusal(Admit(std::move(request), approver)).code(), "audit_file_refused");
 }
 
-// Only a compiled policy's text makes a CompiledPolicy, through the loader's
+// Only a policy file's text makes a PolicyFile, through the loader's
 // checks: an edited file that asks for danger-full-access is no way around
 // the gate for a library caller either.
 TEST_F(AdmitTest, ACompiledPolicyIsOnlyWhatThePolicyFileLoaderAccepts) {
-  static_assert(!std::is_constructible_v<CompiledPolicy, Policy>);
+  static_assert(!std::is_constructible_v<PolicyFile, Policy>);
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy);
+  std::string text = SerializePolicyFile(*policy);
   std::string::size_type mode = text.find("workspace-write");
   ASSERT_NE(mode, std::string::npos) << text;
   text.replace(mode, std::string("workspace-write").size(), "danger-full-access");
-  EXPECT_FALSE(CompiledPolicy::Load(text).ok());
-  EXPECT_FALSE(CompiledPolicy::Load("{").ok());
+  EXPECT_FALSE(PolicyFile::Load(text).ok());
+  EXPECT_FALSE(PolicyFile::Load("{").ok());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,11 +22,11 @@ Error Refused(const std::string& why) {
   return Error(ErrorKind::kPolicy, "compiled policy: " + why + "; the command was not run");
 }
 
-Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text);
+Result<Policy> LoadPolicyFileUnchecked(const std::string& text);
 
 }  // namespace
 
-std::string SerializeCompiledPolicy(const Policy& policy) {
+std::string SerializePolicyFile(const Policy& policy) {
   nlohmann::json out;
   out["format"] = kFormat;
   out["fingerprint"] = policy.fingerprint();
@@ -44,9 +44,9 @@ std::string SerializeCompiledPolicy(const Policy& policy) {
   return EncodeBytes(out).dump(2) + "\n";
 }
 
-Result<Policy> LoadCompiledPolicy(const std::string& text) {
+Result<Policy> LoadPolicyFile(const std::string& text) {
   try {
-    return LoadCompiledPolicyUnchecked(text);
+    return LoadPolicyFileUnchecked(text);
   } catch (const nlohmann::json::exception&) {
     return Refused("malformed: a field has the wrong type");
   }
@@ -54,7 +54,7 @@ Result<Policy> LoadCompiledPolicy(const std::string& text) {
 
 namespace {
 
-Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text) {
+Result<Policy> LoadPolicyFileUnchecked(const std::string& text) {
   nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) return Refused("not valid JSON");
   nlohmann::json in = DecodeBytes(parsed);
@@ -120,7 +120,7 @@ Result<void> PrivateDirectory(const std::string& dir) {
 
 }  // namespace
 
-Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string& dir) {
+Result<std::string> WritePolicyFile(const Policy& policy, const std::string& dir) {
   std::string target = dir;
   if (target.empty()) {
     const char* runtime = ::getenv("XDG_RUNTIME_DIR");
@@ -138,7 +138,7 @@ Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string&
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + tmp, "open", errno);
-  std::string text = SerializeCompiledPolicy(policy);
+  std::string text = SerializePolicyFile(policy);
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
       ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());

@@ -1,10 +1,10 @@
-// The compiled form of a Policy: what a harness hands to `corral run
+// A policy file: a Policy written out as JSON, what a harness hands to `corral run
 // --policy-file FILE -- CMD` (the native provider's runner) so that corral
 // enforces exactly the policy that was confined, not one re-derived later.
 //
 // It records the PolicySpec, the host context the policy was built against
 // (working directory, home, uid, gid) and the (device, inode) pin of every
-// grant. LoadCompiledPolicy rebuilds the Policy from the spec and refuses it
+// grant. LoadPolicyFile rebuilds the Policy from the spec and refuses it
 // when the caller's uid/gid differ, when any grant's identity changed, or when
 // the fingerprint no longer matches: a swapped path is refused, never
 // silently followed.
@@ -18,13 +18,13 @@
 namespace corral {
 
 // JSON text, stable for equal policies.
-std::string SerializeCompiledPolicy(const Policy& policy);
+std::string SerializePolicyFile(const Policy& policy);
 
-Result<Policy> LoadCompiledPolicy(const std::string& text);
+Result<Policy> LoadPolicyFile(const std::string& text);
 
 // Writes the compiled policy to `dir`/<fingerprint>.json (0600, dir 0700) and
 // returns the path. `dir` defaults to $XDG_RUNTIME_DIR/corral/policies, or
 // /tmp/corral-<uid>/policies.
-Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::string& dir = {});
+Result<std::string> WritePolicyFile(const Policy& policy, const std::string& dir = {});
 
 }  // namespace corral
