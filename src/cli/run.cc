@@ -22,7 +22,7 @@
 #include "gate/admit.h"
 #include "gate/escalation.h"
 #include "gate/tty_approver.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral::cli {
 namespace {
@@ -113,8 +113,8 @@ int Refuse(const AuditTrail& trail, const Error& error) {
   return ExitCodeFor(error.kind());
 }
 
-Result<gate::CompiledPolicy> LoadPolicyFile(const std::string& file, const std::vector<std::string>& argv,
-                                            const HostContext& here) {
+Result<gate::PolicyFile> ReadPolicyFile(const std::string& file, const std::vector<std::string>& argv,
+                                        const HostContext& here) {
   // The file is the policy: refuse one another user could have written.
   std::string dir = file.find('/') == std::string::npos ? "." : file.substr(0, file.rfind('/'));
   for (const std::string& path : {file, dir.empty() ? std::string("/") : dir}) {
@@ -128,7 +128,7 @@ Result<gate::CompiledPolicy> LoadPolicyFile(const std::string& file, const std::
   std::ifstream in(file);
   if (!in) return Error(ErrorKind::kUsage, "--policy-file " + file + ": cannot read it");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return gate::CompiledPolicy::Load(text, argv, here);
+  return gate::PolicyFile::Load(text, argv, here);
 }
 
 }  // namespace
@@ -182,7 +182,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     if (flags.Any() || sandbox_permissions || justification) {
       return Refuse(trail, Error(ErrorKind::kUsage, "--policy-file cannot be combined with policy flags"));
     }
-    Result<gate::CompiledPolicy> compiled = LoadPolicyFile(*policy_file, request.argv, request.host);
+    Result<gate::PolicyFile> compiled = ReadPolicyFile(*policy_file, request.argv, request.host);
     if (!compiled.ok()) return Refuse(trail, compiled.error());
     request.policy = std::move(compiled).value();
   } else {

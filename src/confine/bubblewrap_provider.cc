@@ -146,7 +146,7 @@ Result<ConfinedArgv> BubblewrapProvider::Confine(const std::vector<std::string>&
   if (options_.bwrap_path.empty()) return Error(ErrorKind::kUsage, "the bubblewrap backend needs a bwrap path");
   ConfinedArgv confined;
   confined.backend = std::string(name());
-  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+  confined.coverage = ConfinedArgv::Coverage::kPartial;
   confined.gaps = BubblewrapGaps(policy);
   confined.required = RequiredGuarantees(policy);
   confined.provided = BubblewrapGuarantees(policy);

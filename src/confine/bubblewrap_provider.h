@@ -23,7 +23,7 @@
 //
 // The environment is scrubbed at wrap time (ScrubEnvironment over the given
 // environment) and passed as --setenv after --clearenv, so the values travel
-// in the argv. Enforcement is always kPartial: `gaps` names what bwrap
+// in the argv. Coverage is always kPartial: `gaps` names what bwrap
 // cannot give that the native backend gives, and `provided` lacks the exec
 // boundary, the syscall filter and the resource limits every policy
 // requires. So Confine refuses a policy that requires enforcement

@@ -147,7 +147,7 @@ TEST(BubblewrapProvider, IsPartialAndNamesWhatBwrapCannotGive) {
   Result<Policy> policy = BuildBestEffortTestPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   ConfinedArgv confined = MustConfine(*policy);
-  EXPECT_EQ(confined.enforcement, ConfinedArgv::Enforcement::kPartial);
+  EXPECT_EQ(confined.coverage, ConfinedArgv::Coverage::kPartial);
   EXPECT_EQ(confined.backend, "bubblewrap");
   std::string all;
   for (const std::string& gap : confined.gaps) all += gap + "\n";

@@ -129,7 +129,7 @@ TEST(Detector, BwrapFallbackWrapsOnlyABestEffortPolicy) {
   ASSERT_TRUE(best_effort.ok()) << best_effort.error().ToString();
   Result<ConfinedArgv> partial = found->provider->Confine({"true"}, *best_effort);
   ASSERT_TRUE(partial.ok()) << partial.error().ToString();
-  EXPECT_EQ(partial->enforcement, ConfinedArgv::Enforcement::kPartial);
+  EXPECT_EQ(partial->coverage, ConfinedArgv::Coverage::kPartial);
   EXPECT_FALSE(partial->gaps.empty());
 
   // The refusal says why bwrap was chosen; other errors are left alone.

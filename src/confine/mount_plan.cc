@@ -71,26 +71,25 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   auto add = [&plan](MountOp op) { plan.ops.push_back(op); };
   // A bind whose grant gives no exec is a noexec mount: a second layer under
   // Landlock's rule, which a private tmpfs above it could widen.
-  auto bind = [&](const PinnedPath& path, bool read_only, uint64_t landlock) {
+  auto bind = [&](const PinnedPath& path, MountFlag write, uint64_t landlock) {
     const PathGrant* grant = policy.GrantFor(path.path);
     MountOp op;
     op.kind = MountKind::kBind;
-    op.dir = path.is_dir();
-    op.read_only = read_only;
-    op.noexec = grant == nullptr || !Has(grant->access, Access::kExec);
-    op.pinned = true;
+    op.flags = write | MountFlag::kPinned;
+    if (path.is_dir()) op.flags |= MountFlag::kDir;
+    if (grant == nullptr || !Has(grant->access, Access::kExec)) op.flags |= MountFlag::kNoexec;
     op.pin = path.id;
     op.landlock = landlock;
     op.source = op.target = plan.Intern(path.path);
     add(op);
   };
-  auto tmpfs = [&](const char* target, const char* options, uint64_t landlock, bool seal) {
+  auto tmpfs = [&](const char* target, const char* options, uint64_t landlock, MountFlag seal) {
     MountOp op;
     op.kind = MountKind::kTmpfs;
     op.target = target;
     op.options = options;
     op.landlock = landlock;
-    op.seal = seal;
+    op.flags |= seal;
     add(op);
   };
   auto symlink = [&](std::string target, std::string text) {
@@ -102,7 +101,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   };
 
   for (const PathGrant& grant : policy.grants()) {
-    bind(grant.path, !Has(grant.access, Access::kWrite), LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
+    MountFlag write = Has(grant.access, Access::kWrite) ? MountFlag::kNone : MountFlag::kReadOnly;
+    bind(grant.path, write, LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
   }
   // The mount_view mutant (base/mutant.h): each grant's parent directory is in the view too.
   for (const PathGrant& grant : policy.grants()) {
@@ -110,43 +110,43 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     std::string parent = grant.path.path.substr(0, grant.path.path.rfind('/'));
     struct stat st;
     if (parent.empty() || ::stat(parent.c_str(), &st) != 0) continue;
-    bind(PinnedPath{parent, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory}, true, 0);
+    bind(PinnedPath{parent, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory}, MountFlag::kReadOnly, 0);
   }
   for (const SystemSymlink& link : policy.symlinks()) symlink(link.path, link.target);
   for (const MaskedPath& mask : policy.masks()) {
     MountOp op;
     op.kind = MountKind::kMask;
-    op.dir = mask.is_dir;
-    op.pinned = mask.pinned;
+    op.flags = mask.is_dir ? MountFlag::kDir : MountFlag::kNone;
+    if (mask.pinned) op.flags |= MountFlag::kPinned;
     op.pin = mask.id;
     op.target = plan.Intern(mask.path);
     add(op);
   }
   for (const PinnedPath& anchor : policy.protected_paths().anchors) {
-    if (!MutantActive(Mutant::kProtectedAnchors)) bind(anchor, false, 0);
+    if (!MutantActive(Mutant::kProtectedAnchors)) bind(anchor, MountFlag::kNone, 0);
   }
   for (const ProtectedPath& entry : policy.protected_paths().paths) {
     if (entry.state != ProtectedPath::State::kDirectory && entry.state != ProtectedPath::State::kFile) continue;
     if (MutantActive(Mutant::kProtectedBinds)) continue;
     FileType type = entry.state == ProtectedPath::State::kDirectory ? FileType::kDirectory : FileType::kRegular;
-    bind(PinnedPath{entry.path, entry.id, type}, true, 0);
+    bind(PinnedPath{entry.path, entry.id, type}, MountFlag::kReadOnly, 0);
   }
 
   // A minimal /dev: its tmpfs is sealed read-only once the nodes are in place.
-  tmpfs("/dev", "mode=0755", rights.fs & (kFsReadFile | kFsReadDir | kFsWriteFile | kFsIoctlDev | kFsTruncate), true);
+  tmpfs("/dev", "mode=0755", rights.fs & (kFsReadFile | kFsReadDir | kFsWriteFile | kFsIoctlDev | kFsTruncate),
+        MountFlag::kSeal);
   for (const char* device : kDevices) {
     MountOp op;
     op.kind = MountKind::kBind;
-    op.dir = false;
-    op.devices = true;
+    op.flags = MountFlag::kDevices;
     // Read-only binds: reading and writing a device node do not need a
     // writable mount, but chmod and chown of the host's node would (for a
     // root caller, the node is root's).
-    op.read_only = !MutantActive(Mutant::kDeviceBinds);
+    if (!MutantActive(Mutant::kDeviceBinds)) op.flags |= MountFlag::kReadOnly;
     // Under the /dev rule already; the rule of its own matters only without
     // a mount view (best effort), where it is the host's node.
     op.landlock = rights.fs & (kFsReadFile | kFsWriteFile | kFsIoctlDev);
-    op.optional = std::string_view(device) == "/dev/tty";
+    if (std::string_view(device) == "/dev/tty") op.flags |= MountFlag::kOptional;
     op.source = op.target = device;
     add(op);
   }
@@ -162,7 +162,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   symlink("/dev/stderr", "/proc/self/fd/2");
   // /tmp, $HOME and /dev/shm hold host memory: each is capped (policy/tmpfs_size.h).
   tmpfs("/dev/shm", plan.Intern(ShmTmpfsOptions(policy.tmpfs_size(), "1777")),
-        LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), false);
+        LandlockFsAccess(rights, Access::kRead | Access::kWrite, true), MountFlag::kNone);
 
   MountOp proc;
   proc.kind = MountKind::kProc;
@@ -175,7 +175,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     for (const char* path : kProcReadOnly) {
       MountOp op;
       op.kind = MountKind::kReadOnly;
-      op.optional = true;
+      op.flags |= MountFlag::kOptional;
       op.target = path;
       add(op);
     }
@@ -184,19 +184,19 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   if (!CoveredByGrant(policy, "/tmp") && MutantActive(Mutant::kPrivateTmp)) {
     MountOp op;
     op.kind = MountKind::kBind;
-    op.dir = true;
+    op.flags = MountFlag::kDir;
     op.source = op.target = "/tmp";
     op.landlock = PrivateTreeRights(policy, rights, "/tmp");
     add(op);
   } else if (!CoveredByGrant(policy, "/tmp")) {
     tmpfs("/tmp", plan.Intern(TmpfsOptions(policy.tmpfs_size(), "1777")), PrivateTreeRights(policy, rights, "/tmp"),
-          false);
+          MountFlag::kNone);
   }
   const std::string& home = policy.home();
   if (home != "/" && !CoveredByGrant(policy, home) && !IsWithin(home, "/dev") &&
       !IsWithin(home, "/proc")) {
     tmpfs(plan.Intern(home), plan.Intern(TmpfsOptions(policy.tmpfs_size(), "0700")),
-          PrivateTreeRights(policy, rights, home), false);
+          PrivateTreeRights(policy, rights, home), MountFlag::kNone);
   }
 
   // A path both protected and hidden is hidden: the mask replaces the bind
@@ -211,7 +211,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   // holds protected files), and it is hidden anyway.
   std::vector<std::string_view> hidden_dirs;
   for (const MountOp& op : plan.ops) {
-    if (op.kind != MountKind::kMask || !op.dir || MutantActive(Mutant::kHiddenDirsEmpty)) continue;
+    if (op.kind != MountKind::kMask || !op.Has(MountFlag::kDir) || MutantActive(Mutant::kHiddenDirsEmpty)) continue;
     hidden_dirs.push_back(op.target);
   }
   std::erase_if(plan.ops, [&](const MountOp& op) {
@@ -223,10 +223,11 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   // over a grant it replaced there is nothing of the user's below, only the
   // empty mount point the child creates.
   for (MountOp& mask : plan.ops) {
-    if (mask.kind != MountKind::kMask || !mask.pinned) continue;
-    mask.pinned = std::any_of(plan.ops.begin(), plan.ops.end(), [&](const MountOp& op) {
+    if (mask.kind != MountKind::kMask || !mask.Has(MountFlag::kPinned)) continue;
+    bool below_a_bind = std::any_of(plan.ops.begin(), plan.ops.end(), [&](const MountOp& op) {
       return op.kind == MountKind::kBind && op.target != std::string_view(mask.target) && IsWithin(mask.target, op.target);
     });
+    if (!below_a_bind) mask.flags &= ~MountFlag::kPinned;
   }
   std::stable_sort(plan.ops.begin(), plan.ops.end(),
                    [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
@@ -234,7 +235,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     CORRAL_INVARIANT(op.target != nullptr && op.target[0] == '/' && std::string_view(op.target) != "/",
                      "every mount target is an absolute path below the new root");
     // (Device nodes excepted: writing to one does not write the mount.)
-    CORRAL_INVARIANT(op.kind != MountKind::kBind || !op.read_only || op.devices || (op.landlock & kFsWriteFile) == 0,
+    CORRAL_INVARIANT(op.kind != MountKind::kBind || !op.Has(MountFlag::kReadOnly) || op.Has(MountFlag::kDevices) ||
+                         (op.landlock & kFsWriteFile) == 0,
                      "a read-only bind never carries Landlock write rights");
   }
   plan.root_landlock = rights.fs & kFsReadDir;

@@ -2,7 +2,7 @@
 
 #include "confine/plan.h"
 #include "base/exit_codes.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral {
 
@@ -13,7 +13,7 @@ std::vector<std::string> NativeDenialSignatures() {
       "Permission denied",
       "Read-only file system",
       "Operation not permitted",
-      // corral's own refusals (see exec/spawn.cc and policy/compiled.cc).
+      // corral's own refusals (see exec/spawn.cc and policy/policy_file.cc).
       "corral: policy:",
       "corral: compiled policy:",
       "not found inside the sandbox",
@@ -67,9 +67,9 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
   confined.required = plan.required();
   confined.provided = plan.provided();
   if (plan.level() == Level::kFull) {
-    confined.enforcement = ConfinedArgv::Enforcement::kFull;
+    confined.coverage = ConfinedArgv::Coverage::kFull;
   } else if (policy.enforcement() == Enforcement::kBestEffort) {
-    confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+    confined.coverage = ConfinedArgv::Coverage::kPartial;
     confined.gaps = plan.dropped();
     for (const std::string& missing : plan.required().Missing(plan.provided()).Names()) {
       confined.gaps.push_back("guarantee not provided: " + missing);
@@ -79,7 +79,7 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
                                               std::string(LevelName(plan.level())) +
                                               "); pass --best-effort to accept partial enforcement");
   }
-  CORRAL_ASSIGN_OR_RETURN(std::string file, WriteCompiledPolicy(policy, argv, options_.policy_dir));
+  CORRAL_ASSIGN_OR_RETURN(std::string file, WritePolicyFile(policy, argv, options_.policy_dir));
   confined.argv = {options_.corral_path, "run", "--policy-file", file, "--"};
   confined.argv.insert(confined.argv.end(), argv.begin(), argv.end());
   confined.denial_signatures = NativeDenialSignatures();

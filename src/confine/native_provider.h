@@ -1,5 +1,5 @@
 // NativeProvider: corral itself is the runner. Confine compiles the policy
-// for this host, writes it with WriteCompiledPolicy, and returns
+// for this host, writes it with WritePolicyFile, and returns
 //
 //   [<corral>, "run", "--policy-file", <file>, "--", argv...]
 //
@@ -7,7 +7,7 @@
 // grant's (device, inode) changed since Confine (exit 77, nothing runs), so
 // the argv enforces exactly the policy that was confined.
 //
-// Enforcement is full when Compile(policy, host) reaches Level::kFull. A
+// Coverage is full when Compile(policy, host) reaches Level::kFull. A
 // host that cannot give every guarantee is refused (Compile's error), unless
 // the policy is best-effort: then the argv is partial and `gaps` lists the
 // mechanisms the plan dropped.
@@ -22,7 +22,7 @@ namespace corral {
 
 struct NativeOptions {
   std::string corral_path;  // absolute path of the corral binary that will run the command
-  std::string policy_dir;   // where compiled policies go; empty: WriteCompiledPolicy's default
+  std::string policy_dir;   // where compiled policies go; empty: WritePolicyFile's default
   const HostSupport* host = nullptr;  // what this host enforces; nullptr: ProbeHost()
 };
 

@@ -12,7 +12,7 @@
 #include <iterator>
 
 #include "testing/provider_test_support.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral {
 namespace {
@@ -33,7 +33,7 @@ HostSupport NoLandlockHost() {
   return host;
 }
 
-// A policy for `workspace` as this user, so LoadCompiledPolicy accepts it.
+// A policy for `workspace` as this user, so LoadPolicyFile accepts it.
 Result<Policy> OwnPolicy(const std::string& workspace, bool best_effort = false) {
   HostContext host = testing::FixedHost(workspace);
   host.uid = ::getuid();
@@ -65,7 +65,7 @@ TEST(NativeProvider, ArgvRunsCorralOnTheCompiledPolicyFile) {
                                ArgvDigest({"make", "-j", "test"}).substr(0, 16) + ".json"));
   EXPECT_EQ(argv[4], "--");
   EXPECT_EQ(std::vector<std::string>(argv.begin() + 5, argv.end()), (std::vector<std::string>{"make", "-j", "test"}));
-  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kFull);
+  EXPECT_EQ(confined->coverage, ConfinedArgv::Coverage::kFull);
   EXPECT_TRUE(confined->gaps.empty());
   EXPECT_EQ(confined->backend, "native");
   EXPECT_EQ(confined->denial_signatures, NativeDenialSignatures());
@@ -81,8 +81,8 @@ TEST(NativeProvider, PolicyFileRoundTripsThroughLoadCompiledPolicy) {
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::string text = ReadAll(confined->argv[3]);
-  EXPECT_EQ(text, SerializeCompiledPolicy(*policy, {"true"}));
-  Result<Policy> loaded = LoadCompiledPolicy(text, {"true"}, policy->host());
+  EXPECT_EQ(text, SerializePolicyFile(*policy, {"true"}));
+  Result<Policy> loaded = LoadPolicyFile(text, {"true"}, policy->host());
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
   EXPECT_EQ(loaded->fingerprint(), policy->fingerprint());
   EXPECT_EQ(loaded->CanonicalJson(), policy->CanonicalJson());
@@ -95,9 +95,9 @@ TEST(NativeProvider, PolicyFileKeepsAWorkspaceNameThatIsNotUtf8) {
   std::string workspace = tree.Dir(std::string("ws\x9b"));
   Result<Policy> policy = OwnPolicy(workspace);
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy, {"true"});
+  std::string text = SerializePolicyFile(*policy, {"true"});
   EXPECT_FALSE(nlohmann::json::parse(text).is_discarded());
-  Result<Policy> loaded = LoadCompiledPolicy(text, {"true"}, policy->host());
+  Result<Policy> loaded = LoadPolicyFile(text, {"true"}, policy->host());
   ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
   ASSERT_TRUE(loaded->workspace().has_value());
   EXPECT_EQ(loaded->workspace()->path, workspace);
@@ -115,7 +115,7 @@ TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::filesystem::rename(workspace, tree.Join("ws-old"));
   tree.Dir("ws");
-  Result<Policy> loaded = LoadCompiledPolicy(ReadAll(confined->argv[3]), {"true"}, policy->host());
+  Result<Policy> loaded = LoadPolicyFile(ReadAll(confined->argv[3]), {"true"}, policy->host());
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().kind(), ErrorKind::kPolicy);
 }
@@ -126,17 +126,17 @@ TEST(NativeProvider, AnEditedPolicyFileNeverRunsUnconfined) {
   TestTree tree;
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  nlohmann::json edited = nlohmann::json::parse(SerializeCompiledPolicy(*policy, {"true"}));
+  nlohmann::json edited = nlohmann::json::parse(SerializePolicyFile(*policy, {"true"}));
   edited["spec"]["mode"] = "danger-full-access";
   edited["spec"]["acknowledge_danger"] = true;
-  Result<Policy> danger = LoadCompiledPolicy(edited.dump(), {"true"}, policy->host());
+  Result<Policy> danger = LoadPolicyFile(edited.dump(), {"true"}, policy->host());
   ASSERT_FALSE(danger.ok());
   EXPECT_NE(danger.error().message().find("danger-full-access"), std::string::npos) << danger.error().ToString();
 
-  nlohmann::json mistyped = nlohmann::json::parse(SerializeCompiledPolicy(*policy, {"true"}));
+  nlohmann::json mistyped = nlohmann::json::parse(SerializePolicyFile(*policy, {"true"}));
   mistyped["fingerprint"] = 42;
   mistyped["pins"] = "all";
-  EXPECT_FALSE(LoadCompiledPolicy(mistyped.dump(), {"true"}, policy->host()).ok());
+  EXPECT_FALSE(LoadPolicyFile(mistyped.dump(), {"true"}, policy->host()).ok());
 }
 
 TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {
@@ -160,7 +160,7 @@ TEST(NativeProvider, BestEffortIsPartialAndNamesTheDroppedMechanisms) {
   NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
-  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kPartial);
+  EXPECT_EQ(confined->coverage, ConfinedArgv::Coverage::kPartial);
   ASSERT_FALSE(confined->gaps.empty());
   EXPECT_EQ(confined->gaps[0].rfind("landlock:", 0), 0u) << confined->gaps[0];
 }
@@ -178,7 +178,7 @@ TEST(NativeProvider, NeedsAnAbsoluteCorralPath) {
   }
 }
 
-// The texts below are what `corral run` prints (exec/spawn.cc, compiled.cc).
+// The texts below are what `corral run` prints (exec/spawn.cc, policy_file.cc).
 std::optional<std::string> AnyRule(int code, const std::string& stderr_text) {
   for (const RunnerFailureRule& rule : NativeRunnerFailureRules()) {
     if (auto matched = rule.Matches(code, stderr_text)) return matched;
@@ -215,11 +215,11 @@ TEST(NativeProvider, APolicyFileServesOnlyItsCommandAndItsHome) {
   TestTree tree;
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy, {"make", "test"});
-  ASSERT_TRUE(LoadCompiledPolicy(text, {"make", "test"}, policy->host()).ok());
+  std::string text = SerializePolicyFile(*policy, {"make", "test"});
+  ASSERT_TRUE(LoadPolicyFile(text, {"make", "test"}, policy->host()).ok());
   for (const std::vector<std::string>& other : std::vector<std::vector<std::string>>{
            {"make", "test", "x"}, {"make", "tes"}, {"maketest"}, {"sh", "-c", "make test"}, {}}) {
-    Result<Policy> loaded = LoadCompiledPolicy(text, other, policy->host());
+    Result<Policy> loaded = LoadPolicyFile(text, other, policy->host());
     ASSERT_FALSE(loaded.ok());
     EXPECT_NE(loaded.error().message().find("another command"), std::string::npos) << loaded.error().ToString();
   }
@@ -227,18 +227,18 @@ TEST(NativeProvider, APolicyFileServesOnlyItsCommandAndItsHome) {
 
   HostContext elsewhere = policy->host();
   elsewhere.home = tree.Dir("other-home");
-  Result<Policy> moved = LoadCompiledPolicy(text, {"make", "test"}, elsewhere);
+  Result<Policy> moved = LoadPolicyFile(text, {"make", "test"}, elsewhere);
   ASSERT_FALSE(moved.ok());
   EXPECT_NE(moved.error().message().find("home"), std::string::npos) << moved.error().ToString();
   nlohmann::json edited = nlohmann::json::parse(text);
   edited["host"]["home"] = tree.Dir("fake-home");
-  EXPECT_FALSE(LoadCompiledPolicy(edited.dump(), {"make", "test"}, policy->host()).ok());
+  EXPECT_FALSE(LoadPolicyFile(edited.dump(), {"make", "test"}, policy->host()).ok());
   edited = nlohmann::json::parse(text);
   edited["host"].erase("passwd_home");
-  EXPECT_FALSE(LoadCompiledPolicy(edited.dump(), {"make", "test"}, policy->host()).ok());
+  EXPECT_FALSE(LoadPolicyFile(edited.dump(), {"make", "test"}, policy->host()).ok());
   edited = nlohmann::json::parse(text);
   edited.erase("command_sha256");
-  EXPECT_FALSE(LoadCompiledPolicy(edited.dump(), {"make", "test"}, policy->host()).ok());
+  EXPECT_FALSE(LoadPolicyFile(edited.dump(), {"make", "test"}, policy->host()).ok());
 }
 
 }  // namespace

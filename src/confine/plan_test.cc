@@ -190,7 +190,7 @@ TEST_F(PlanTest, MountPlanHoldsGrantsMasksAndTheFreshTrees) {
   ASSERT_NE(op("/dev"), nullptr);
   EXPECT_EQ(op("/dev")->kind, MountKind::kTmpfs);
   ASSERT_NE(op("/dev/null"), nullptr);
-  EXPECT_TRUE(op("/dev/null")->devices);
+  EXPECT_TRUE(op("/dev/null")->Has(MountFlag::kDevices));
   ASSERT_NE(op("/tmp"), nullptr);
   EXPECT_EQ(op("/tmp")->kind, MountKind::kTmpfs);
   ASSERT_NE(op(home_), nullptr);
@@ -210,8 +210,8 @@ TEST_F(PlanTest, MountPlanHoldsGrantsMasksAndTheFreshTrees) {
     const MountOp* bind = op(grant.path);
     ASSERT_NE(bind, nullptr) << grant.path;
     EXPECT_EQ(bind->kind, MountKind::kBind) << grant.path;
-    EXPECT_EQ(bind->read_only, grant.read_only) << grant.path;
-    EXPECT_TRUE(bind->pinned) << grant.path;
+    EXPECT_EQ(bind->Has(MountFlag::kReadOnly), grant.read_only) << grant.path;
+    EXPECT_TRUE(bind->Has(MountFlag::kPinned)) << grant.path;
     EXPECT_NE(bind->landlock, 0u) << grant.path;
   }
   for (const MaskedPath& mask : policy_->masks()) {
@@ -239,11 +239,11 @@ TEST_F(PlanTest, GrantsWithoutExecAreNoexecAndTheirPrivateTreeLosesExec) {
   std::map<std::string, const MountOp*> by_target;
   for (const MountOp& op : plan->mounts().ops) by_target.emplace(op.target, &op);
   ASSERT_TRUE(by_target.count(data) && by_target.count(tools) && by_target.count(home_) && by_target.count("/tmp"));
-  EXPECT_TRUE(by_target[data]->noexec);
-  EXPECT_FALSE(by_target[tools]->noexec);
-  EXPECT_FALSE(by_target[workspace_]->noexec);
-  EXPECT_FALSE(by_target["/usr"]->noexec);
-  EXPECT_TRUE(by_target["/etc"]->noexec);
+  EXPECT_TRUE(by_target[data]->Has(MountFlag::kNoexec));
+  EXPECT_FALSE(by_target[tools]->Has(MountFlag::kNoexec));
+  EXPECT_FALSE(by_target[workspace_]->Has(MountFlag::kNoexec));
+  EXPECT_FALSE(by_target["/usr"]->Has(MountFlag::kNoexec));
+  EXPECT_TRUE(by_target["/etc"]->Has(MountFlag::kNoexec));
   EXPECT_EQ(by_target[home_]->landlock & kabi::kFsExecute, 0u) << "the home above a read grant";
   EXPECT_NE(by_target[home_]->landlock & kabi::kFsWriteFile, 0u);
   // (The test tree may itself lie under /tmp, with the read grant.)
@@ -262,9 +262,9 @@ TEST_F(PlanTest, MountPlanBindsProtectedPathsReadOnly) {
     if (workspace_ + "/.git" == op.target) dotgit = &op;
   }
   ASSERT_NE(hooks, nullptr);
-  EXPECT_TRUE(hooks->read_only);
+  EXPECT_TRUE(hooks->Has(MountFlag::kReadOnly));
   ASSERT_NE(dotgit, nullptr) << ".git is an anchor, bound over itself";
-  EXPECT_FALSE(dotgit->read_only);
+  EXPECT_FALSE(dotgit->Has(MountFlag::kReadOnly));
 }
 
 // A forbid_read mask carries the (dev, inode) the walk saw, so the child
@@ -287,11 +287,11 @@ TEST_F(PlanTest, MountPlanPinsMasksAndMountsNothingInsideAHiddenDirectory) {
   ASSERT_EQ(::lstat((workspace_ + "/.env").c_str(), &st), 0);
   ASSERT_NE(env, nullptr);
   EXPECT_EQ(env->kind, MountKind::kMask);
-  EXPECT_TRUE(env->pinned);
+  EXPECT_TRUE(env->Has(MountFlag::kPinned));
   EXPECT_EQ(env->pin, (FileIdentity{st.st_dev, st.st_ino}));
   ASSERT_NE(dotgit, nullptr);
   EXPECT_EQ(dotgit->kind, MountKind::kMask);
-  EXPECT_TRUE(dotgit->dir);
+  EXPECT_TRUE(dotgit->Has(MountFlag::kDir));
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 
 namespace corral {
 
-std::string_view EnforcementName(ConfinedArgv::Enforcement enforcement) {
-  return enforcement == ConfinedArgv::Enforcement::kFull ? "full" : "partial";
+std::string_view CoverageName(ConfinedArgv::Coverage coverage) {
+  return coverage == ConfinedArgv::Coverage::kFull ? "full" : "partial";
 }
 
 nlohmann::json ConfinedArgvToJson(const ConfinedArgv& confined) {
@@ -18,7 +18,7 @@ nlohmann::json ConfinedArgvToJson(const ConfinedArgv& confined) {
                      {"informationalLines", rule.informational_lines}});
   }
   return {{"argv", confined.argv},
-          {"enforcement", EnforcementName(confined.enforcement)},
+          {"enforcement", CoverageName(confined.coverage)},
           {"denialSignatures", confined.denial_signatures},
           {"runnerFailureRules", std::move(rules)},
           {"gaps", confined.gaps},

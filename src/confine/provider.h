@@ -33,15 +33,16 @@
 namespace corral {
 
 struct ConfinedArgv {
-  // How completely the backend covers the policy. (Not to be confused with
-  // the policy's own Enforcement, required or best-effort.)
-  enum class Enforcement {
+  // How much of the policy the backend covers. (The policy's own
+  // Enforcement, required or best-effort, says whether partial coverage is
+  // acceptable.) The JSON names it "enforcement".
+  enum class Coverage {
     kFull,     // every boundary the policy promises is enforced
     kPartial,  // a subset: `gaps` names what is missing
   };
 
   std::vector<std::string> argv;  // runner + profile + "--" + the original argv
-  Enforcement enforcement = Enforcement::kPartial;
+  Coverage coverage = Coverage::kPartial;
   std::vector<std::string> denial_signatures;  // stderr substrings meaning "the sandbox said no"
   std::vector<RunnerFailureRule> runner_failure_rules;
   std::vector<std::string> gaps;  // what partial enforcement lacks; empty when full
@@ -50,7 +51,7 @@ struct ConfinedArgv {
   Guarantees provided;            // what this argv enforces of them and beyond
 };
 
-std::string_view EnforcementName(ConfinedArgv::Enforcement enforcement);
+std::string_view CoverageName(ConfinedArgv::Coverage coverage);  // "full" or "partial"
 
 // {"argv", "enforcement": "full"|"partial", "denialSignatures",
 //  "runnerFailureRules": [{"allowedExitCodes", "fatalSignatures",

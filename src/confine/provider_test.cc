@@ -78,7 +78,7 @@ TEST(RunnerFailureRule, SignaturesAreTriedInOrder) {
 TEST(ConfinedArgvJson, HasTheSeedShape) {
   ConfinedArgv confined;
   confined.argv = {"bwrap", "--", "true"};
-  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+  confined.coverage = ConfinedArgv::Coverage::kPartial;
   confined.denial_signatures = {"Permission denied"};
   confined.runner_failure_rules = {RunnerFailureRule{{1}, {"bwrap: "}, {"note"}}};
   confined.gaps = {"seccomp: no syscall filter"};
@@ -99,7 +99,7 @@ TEST(ConfinedArgvJson, HasTheSeedShape) {
   EXPECT_EQ(ConfinedArgvToJson(confined), expected);
 
   ConfinedArgv full;
-  full.enforcement = ConfinedArgv::Enforcement::kFull;
+  full.coverage = ConfinedArgv::Coverage::kFull;
   nlohmann::json empty = ConfinedArgvToJson(full);
   EXPECT_EQ(empty["enforcement"], "full");
   EXPECT_TRUE(empty["gaps"].is_array());  // empty lists stay lists

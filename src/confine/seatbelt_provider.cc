@@ -185,7 +185,7 @@ Result<ConfinedArgv> SeatbeltProvider::Confine(const std::vector<std::string>& a
   std::string private_tmp = options_.private_tmp.empty() ? DefaultPrivateTmp(policy) : options_.private_tmp;
   ConfinedArgv confined;
   confined.backend = std::string(name());
-  confined.enforcement = ConfinedArgv::Enforcement::kPartial;
+  confined.coverage = ConfinedArgv::Coverage::kPartial;
   confined.gaps = SeatbeltGaps(policy, private_tmp);
   confined.required = RequiredGuarantees(policy);
   confined.provided = SeatbeltGuarantees(policy);

@@ -17,7 +17,7 @@
 // The policy's own system trees and symlinks describe the host that built it
 // (Linux), so they are replaced by the macOS list; every other grant is
 // emitted as is. The environment is scrubbed at wrap time and applied with
-// `env -i`, with TMPDIR pointing at the private tmp. Enforcement is always
+// `env -i`, with TMPDIR pointing at the private tmp. Coverage is always
 // kPartial (no process boundary, syscall filter, privilege drop or resource
 // limits), so Confine refuses a policy that requires enforcement
 // (CheckEnforceable): only a best-effort policy is wrapped. On Linux this is

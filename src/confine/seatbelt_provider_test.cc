@@ -79,7 +79,7 @@ TEST(SeatbeltProvider, ArgvRunsSandboxExecWithTheProfileAndAScrubbedEnvironment)
                                        "/usr/bin/env", "-i", "HOME=/home/agent", "LANG=C.UTF-8",
                                        "PATH=/usr/bin:/bin", std::string("TMPDIR=") + kPrivateTmp, "make", "test"};
   EXPECT_EQ(confined->argv, expected);
-  EXPECT_EQ(confined->enforcement, ConfinedArgv::Enforcement::kPartial);
+  EXPECT_EQ(confined->coverage, ConfinedArgv::Coverage::kPartial);
   EXPECT_EQ(confined->backend, "seatbelt");
   std::string gaps;
   for (const std::string& gap : confined->gaps) gaps += gap + "\n";

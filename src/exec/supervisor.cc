@@ -20,18 +20,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Outcome ReadOutcome(const SandboxProcess& process) {
-  Outcome outcome;
+SupervisedExit ReadExit(const SandboxProcess& process) {
+  SupervisedExit outcome;
   std::optional<int> status = process.CommandStatus();
   if (!status) return outcome;  // kLost
   if (WIFEXITED(*status)) {
-    outcome.kind = Outcome::Kind::kExited;
+    outcome.kind = SupervisedExit::Kind::kExited;
     outcome.code = WEXITSTATUS(*status);
   } else if (WIFSIGNALED(*status) && MutantActive(Mutant::kExitSignal)) {
-    outcome.kind = Outcome::Kind::kExited;
+    outcome.kind = SupervisedExit::Kind::kExited;
     outcome.code = WTERMSIG(*status);
   } else if (WIFSIGNALED(*status)) {
-    outcome.kind = Outcome::Kind::kSignaled;
+    outcome.kind = SupervisedExit::Kind::kSignaled;
     outcome.signal = WTERMSIG(*status);
   }
   return outcome;
@@ -97,7 +97,7 @@ class Relay {
 
 }  // namespace
 
-Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& options) {
+Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions& options) {
   UniqueFd signals;
   if (options.forward_signals) {
     sigset_t set = ForwardedSignals();
@@ -134,7 +134,7 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
       if (process.TakeStatus() && process.emptied()) {
         if (options.terminal != nullptr) options.terminal->Restore();
         if (relay) relay->Finish();
-        return ReadOutcome(process);
+        return ReadExit(process);
       }
       continue;  // without a PID namespace of its own, or init died: wait for init
     }
@@ -142,7 +142,7 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
       process.Reap();
       if (options.terminal != nullptr) options.terminal->Restore();
       if (relay) relay->Finish();
-      return ReadOutcome(process);
+      return ReadExit(process);
     }
     if (signals && (fds[1].revents & POLLIN) != 0) {
       struct signalfd_siginfo info;
@@ -154,8 +154,8 @@ Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& optio
     if (deadline && Clock::now() >= *deadline) {
       CORRAL_TRY(process.Kill());
       process.Reap();
-      Outcome outcome;
-      outcome.kind = Outcome::Kind::kTimedOut;
+      SupervisedExit outcome;
+      outcome.kind = SupervisedExit::Kind::kTimedOut;
       return outcome;
     }
   }

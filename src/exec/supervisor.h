@@ -39,7 +39,8 @@ struct SuperviseOptions {
   const TerminalState* terminal = nullptr;
 };
 
-struct Outcome {
+// How the supervised command ended.
+struct SupervisedExit {
   enum class Kind {
     kExited,    // the command exited with `code`
     kSignaled,  // the command was killed by `signal`
@@ -53,6 +54,6 @@ struct Outcome {
   int ExitStatus() const { return kind == Kind::kSignaled ? 128 + signal : code; }
 };
 
-Result<Outcome> Supervise(SandboxProcess& process, const SuperviseOptions& options);
+Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions& options);
 
 }  // namespace corral

@@ -2,7 +2,7 @@
 
 #include "base/mutant.h"
 #include "gate/escalation.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 #include "policy/access.h"
 #include "policy/mode.h"
 #include "policy/path.h"
@@ -113,10 +113,10 @@ void RecordAcknowledged(const ResolvedRequest& resolved, const Policy& policy, c
 
 }  // namespace
 
-Result<CompiledPolicy> CompiledPolicy::Load(const std::string& text, const std::vector<std::string>& argv,
-                                            const HostContext& here) {
-  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadCompiledPolicy(text, argv, here));
-  return CompiledPolicy(std::move(policy), argv);
+Result<PolicyFile> PolicyFile::Load(const std::string& text, const std::vector<std::string>& argv,
+                                    const HostContext& here) {
+  CORRAL_ASSIGN_OR_RETURN(Policy policy, LoadPolicyFile(text, argv, here));
+  return PolicyFile(std::move(policy), argv);
 }
 
 const AuditTrail& AdmittedRun::trail() const {
@@ -127,7 +127,7 @@ const AuditTrail& AdmittedRun::trail() const {
 Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   AuditTrail discard = AuditTrail::Discard();
   const AuditTrail& trail = request.trail != nullptr ? *request.trail : discard;
-  if (const CompiledPolicy* compiled = std::get_if<CompiledPolicy>(&request.policy)) {
+  if (const PolicyFile* compiled = std::get_if<PolicyFile>(&request.policy)) {
     if (request.argv != compiled->argv()) {
       Error other = Error(ErrorKind::kPolicy, "compiled policy: it was compiled for another command; nothing was run")
                         .WithCode("policy_file_other_command");

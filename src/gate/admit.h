@@ -25,7 +25,7 @@
 //      `grant` (issued or refused)           -> kDenied "grant_refused"
 //   7. an unconfined (danger-full-access) run records `acknowledged`: who
 //      chose it and through which layer (and the session's source)
-// A CompiledPolicy (`corral run --policy-file`) passed steps 1, 2 and 4 when
+// A PolicyFile (`corral run --policy-file`) passed steps 1, 2 and 4 when
 // `corral wrap` wrote it for its one command (so it has no Gated dimension
 // and no escalation); only step 5 applies, and it is not asked about again.
 // Any other argv is refused (kPolicy "policy_file_other_command").
@@ -63,23 +63,23 @@
 
 namespace corral::gate {
 
-// A policy `corral wrap` compiled to a file, loaded back to run: it passed
+// A policy file `corral wrap` wrote, loaded back to run: it passed
 // the gate when it was written, for one command. It is made only from a
 // compiled policy's text, through the same checks `corral run --policy-file`
-// applies (LoadCompiledPolicy, policy/compiled.h: compiled for exactly this
+// applies (LoadPolicyFile, policy/policy_file.h: compiled for exactly this
 // argv, this user and this home, no danger-full-access, every pinned path
 // still the one it names), so a library caller cannot pass an arbitrary
 // Policy around the gate as "already admitted", and a file admits only the
 // command it was compiled for.
-class CompiledPolicy {
+class PolicyFile {
  public:
-  static Result<CompiledPolicy> Load(const std::string& text, const std::vector<std::string>& argv,
-                                     const HostContext& here);
+  static Result<PolicyFile> Load(const std::string& text, const std::vector<std::string>& argv,
+                                 const HostContext& here);
   const Policy& policy() const { return policy_; }
   const std::vector<std::string>& argv() const { return argv_; }
 
  private:
-  CompiledPolicy(Policy policy, std::vector<std::string> argv) : policy_(std::move(policy)), argv_(std::move(argv)) {}
+  PolicyFile(Policy policy, std::vector<std::string> argv) : policy_(std::move(policy)), argv_(std::move(argv)) {}
   Policy policy_;
   std::vector<std::string> argv_;
 };
@@ -92,7 +92,7 @@ enum class Destination {
 
 struct AdmitRequest {
   std::vector<std::string> argv;
-  std::variant<ResolvedRequest, CompiledPolicy> policy;
+  std::variant<ResolvedRequest, PolicyFile> policy;
   HostContext host;  // what a resolved request's Policy is built for
   // An escalation for this one call: the target mode's name, and why.
   std::optional<std::string> sandbox_permissions;

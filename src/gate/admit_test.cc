@@ -13,7 +13,7 @@
 #include "testing/test_scratch_dir.h"
 #include "testing/scripted_approver.h"
 #include "gate/tty_approver.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 namespace corral::gate {
 namespace {
@@ -305,8 +305,8 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::string fingerprint = policy->fingerprint();
-  Result<CompiledPolicy> compiled =
-      CompiledPolicy::Load(SerializeCompiledPolicy(*policy, kDangerous), kDangerous, policy->host());
+  Result<PolicyFile> compiled =
+      PolicyFile::Load(SerializePolicyFile(*policy, kDangerous), kDangerous, policy->host());
   ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
   ScriptedApprover approver;
   AdmitRequest request;
@@ -336,19 +336,19 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   EXPECT_TRUE(approver.asked.empty());
 }
 
-// Only a compiled policy's text makes a CompiledPolicy, through the loader's
+// Only a compiled policy's text makes a PolicyFile, through the loader's
 // checks: an edited file that asks for danger-full-access is no way around
 // the gate for a library caller either.
 TEST_F(AdmitTest, ACompiledPolicyIsOnlyWhatThePolicyFileLoaderAccepts) {
-  static_assert(!std::is_constructible_v<CompiledPolicy, Policy>);
+  static_assert(!std::is_constructible_v<PolicyFile, Policy>);
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
-  std::string text = SerializeCompiledPolicy(*policy, kSafe);
+  std::string text = SerializePolicyFile(*policy, kSafe);
   std::string::size_type mode = text.find("workspace-write");
   ASSERT_NE(mode, std::string::npos) << text;
   text.replace(mode, std::string("workspace-write").size(), "danger-full-access");
-  EXPECT_FALSE(CompiledPolicy::Load(text, kSafe, policy->host()).ok());
-  EXPECT_FALSE(CompiledPolicy::Load("{", kSafe, policy->host()).ok());
+  EXPECT_FALSE(PolicyFile::Load(text, kSafe, policy->host()).ok());
+  EXPECT_FALSE(PolicyFile::Load("{", kSafe, policy->host()).ok());
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ int OpenPinnedMaskTarget(const MountOp& op) {
     ::close(fd);
     return -err;
   }
-  if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.dir) {
+  if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.Has(MountFlag::kDir)) {
     ::close(fd);
     return -ESTALE;
   }
@@ -145,10 +145,10 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
     if (op.kind != MountKind::kBind) continue;
     op.fd = OpenNoFollow(op.source);
     if (op.fd < 0) {
-      if (op.optional && errno == ENOENT) continue;
+      if (op.Has(MountFlag::kOptional) && errno == ENOENT) continue;
       return Fail(report, ChildStage::kOpenSource, errno, static_cast<long>(i));
     }
-    if (op.pinned) {
+    if (op.Has(MountFlag::kPinned)) {
       struct stat st;
       if (::fstat(op.fd, &st) != 0) return Fail(report, ChildStage::kOpenSource, errno, static_cast<long>(i));
       if ((st.st_dev != op.pin.dev || st.st_ino != op.pin.ino) && !MutantActive(Mutant::kPinCheck)) {
@@ -216,14 +216,15 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     }
     if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
     // A pinned mask is mounted on the file the walk saw, never on one it makes.
-    if (op.kind != MountKind::kReadOnly && !(op.kind == MountKind::kMask && op.pinned)) {
-      if (int err = MakeTarget(rel, op.dir); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
+    if (op.kind != MountKind::kReadOnly && !(op.kind == MountKind::kMask && op.Has(MountFlag::kPinned))) {
+      int err = MakeTarget(rel, op.Has(MountFlag::kDir));
+      if (err != 0) return Fail(report, ChildStage::kMkdir, err, index);
     }
-    uint64_t attrs = kabi::kMountAttrNosuid | (op.devices ? 0 : kabi::kMountAttrNodev);
+    uint64_t attrs = kabi::kMountAttrNosuid | (op.Has(MountFlag::kDevices) ? 0 : kabi::kMountAttrNodev);
     switch (op.kind) {
       case MountKind::kBind: {
-        if (op.read_only && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
-        if (op.noexec && !MutantActive(Mutant::kNoexecBinds)) attrs |= kabi::kMountAttrNoexec;
+        if (op.Has(MountFlag::kReadOnly) && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
+        if (op.Has(MountFlag::kNoexec) && !MutantActive(Mutant::kNoexecBinds)) attrs |= kabi::kMountAttrNoexec;
         if (int err = AttachTree(op.fd, rel, attrs); err != 0) {
           return Fail(report, ChildStage::kBind, err, index);
         }
@@ -246,11 +247,11 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
         if (MaskMutated(op.target)) break;
         attrs |= kabi::kMountAttrRdonly | kabi::kMountAttrNoexec | kabi::kMountAttrNodev;
         int target = -1;
-        if (op.pinned) {
+        if (op.Has(MountFlag::kPinned)) {
           target = OpenPinnedMaskTarget(op);
           if (target < 0) return Fail(report, ChildStage::kMaskMoved, -target, index);
         }
-        int err = BindMask(op.dir ? kMaskDir : kMaskFile, target, rel, attrs);
+        int err = BindMask(op.Has(MountFlag::kDir) ? kMaskDir : kMaskFile, target, rel, attrs);
         if (target >= 0) ::close(target);
         if (err != 0) return Fail(report, ChildStage::kMask, err, index);
         break;
@@ -276,7 +277,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       case MountKind::kReadOnly: {
         struct stat st;
         if (::lstat(rel, &st) != 0) {
-          if (op.optional) break;
+          if (op.Has(MountFlag::kOptional)) break;
           return Fail(report, ChildStage::kSeal, errno, index);
         }
         if (int err = BindClone(-1, rel, rel, true, attrs | kabi::kMountAttrRdonly); err != 0) {
@@ -295,7 +296,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
 
   if (::unlink(kMaskFile) != 0 || ::rmdir(kMaskDir) != 0) return Fail(report, ChildStage::kMask, errno, -1);
   for (size_t i = 0; i < count; ++i) {
-    if (!ops[i].seal) continue;
+    if (!ops[i].Has(MountFlag::kSeal)) continue;
     if (SetAttr(AT_FDCWD, ops[i].target + 1, 0, kabi::kMountAttrRdonly) != 0) {
       return Fail(report, ChildStage::kSeal, errno, static_cast<long>(i));
     }

@@ -34,15 +34,32 @@ enum class MountKind : uint8_t {
   kReadOnly,    // re-bind `target` (inside the view) over itself, read-only
 };
 
+// What a MountOp does beyond its kind, as a set of bits (combine with |).
+enum class MountFlag : uint8_t {
+  kNone = 0,
+  kDir = 1 << 0,       // the target is a directory, else a file
+  kReadOnly = 1 << 1,  // bind read-only (recursively)
+  kNoexec = 1 << 2,    // bind without exec (recursively): no execve, no PROT_EXEC mapping
+  kDevices = 1 << 3,   // keep device nodes usable (no MS_NODEV)
+  kOptional = 1 << 4,  // skip silently when the source does not exist
+  kSeal = 1 << 5,      // tmpfs: made read-only once everything under it is mounted
+  kPinned = 1 << 6,    // the source's (dev, inode) must equal `pin` when the child opens it
+};
+
+constexpr MountFlag operator|(MountFlag a, MountFlag b) {
+  return static_cast<MountFlag>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
+}
+constexpr MountFlag operator&(MountFlag a, MountFlag b) {
+  return static_cast<MountFlag>(static_cast<uint8_t>(a) & static_cast<uint8_t>(b));
+}
+constexpr MountFlag operator~(MountFlag a) { return static_cast<MountFlag>(~static_cast<uint8_t>(a)); }
+constexpr MountFlag& operator|=(MountFlag& a, MountFlag b) { return a = a | b; }
+constexpr MountFlag& operator&=(MountFlag& a, MountFlag b) { return a = a & b; }
+
 struct MountOp {
   MountKind kind = MountKind::kBind;
-  bool dir = true;         // the target is a directory, else a file
-  bool read_only = false;  // bind read-only (recursively)
-  bool noexec = false;     // bind without exec (recursively): no execve, no PROT_EXEC mapping
-  bool devices = false;    // keep device nodes usable (no MS_NODEV)
-  bool optional = false;   // skip silently when the source does not exist
-  bool seal = false;       // tmpfs: made read-only once everything under it is mounted
-  bool pinned = false;
+  MountFlag flags = MountFlag::kDir;
+  constexpr bool Has(MountFlag flag) const { return (flags & flag) == flag; }
   FileIdentity pin;
   uint64_t landlock = 0;   // rights for this mount's root; 0 adds no rule
   const char* source = nullptr;

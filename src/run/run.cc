@@ -174,7 +174,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   }
 
   relay_write.Reset();  // the sandbox holds the only write end now
-  Result<Outcome> outcome = Error(ErrorKind::kInternal, "not supervised");
+  Result<SupervisedExit> outcome = Error(ErrorKind::kInternal, "not supervised");
   if (process.ok()) {
     SuperviseOptions supervise;
     supervise.forward_signals = options.forward_signals;
@@ -195,7 +195,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     result = Failed(audit, policy, std::move(process).error());
   } else if (!outcome.ok()) {
     result = Failed(audit, policy, std::move(outcome).error());
-  } else if (outcome->kind == Outcome::Kind::kTimedOut) {
+  } else if (outcome->kind == SupervisedExit::Kind::kTimedOut) {
     bool whole_tree = plan && plan->ok() && (*plan)->mechanisms().namespaces;
     result = Failed(audit, policy,
                     Error(ErrorKind::kTimeout, "timeout: the command ran past --timeout " +
@@ -203,7 +203,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                                    (whole_tree ? "the whole process tree was killed"
                                                                : "it was killed (without a PID namespace, processes "
                                                                  "it started may survive)")));
-  } else if (outcome->kind == Outcome::Kind::kLost) {
+  } else if (outcome->kind == SupervisedExit::Kind::kLost) {
     result = Failed(audit, policy, Error(ErrorKind::kInternal, "the sandbox ended without a status"));
   } else {
     result.source = RunResult::Source::kCommand;
@@ -211,7 +211,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     result.exit_status = outcome->ExitStatus();
     AuditEvent exited("exited");
     exited.Set("source", "command").Set("code", result.exit_status);
-    if (outcome->kind == Outcome::Kind::kSignaled) exited.Set("signal", outcome->signal);
+    if (outcome->kind == SupervisedExit::Kind::kSignaled) exited.Set("signal", outcome->signal);
     if (result.exit_status != 0 && scanner.matched()) {
       result.denial = *scanner.matched();
       exited.Set("denied", ModeName(policy.mode()));

@@ -48,7 +48,7 @@ struct RunResult {
   Source source = Source::kCorral;
   int exit_status = 0;                 // what the CLI exits with
   std::optional<Error> error;          // set when corral ended the run
-  Outcome outcome;                     // valid when the command ran
+  SupervisedExit outcome;              // valid when the command ran
   std::vector<SweepFinding> quarantined;
   // Under read-only mode, the kernel denial text the command's stderr showed
   // when it failed: the run should carry the model-facing denial marker.

@@ -20,7 +20,7 @@
 #include "exec/spawn.h"
 #include "gate/admit.h"
 #include "harness.h"
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
 
@@ -47,8 +47,8 @@ class PinnedGrant : public ::testing::Test {
     corral::Result<corral::Policy> policy = builder.Build();
     ASSERT_TRUE(policy.ok()) << policy.error().ToString();
     policy_.emplace(std::move(policy).value());
-    corral::Result<corral::gate::CompiledPolicy> compiled =
-        corral::gate::CompiledPolicy::Load(corral::SerializeCompiledPolicy(*policy_, command_), command_,
+    corral::Result<corral::gate::PolicyFile> compiled =
+        corral::gate::PolicyFile::Load(corral::SerializePolicyFile(*policy_, command_), command_,
                                            policy_->host());
     ASSERT_TRUE(compiled.ok()) << compiled.error().ToString();
     compiled_.emplace(std::move(compiled).value());
@@ -109,7 +109,7 @@ class PinnedGrant : public ::testing::Test {
   std::optional<corral::Policy> policy_;
   // policy_ as `corral wrap` writes it and `run --policy-file` loads it,
   // loaded before anything is swapped.
-  std::optional<corral::gate::CompiledPolicy> compiled_;
+  std::optional<corral::gate::PolicyFile> compiled_;
   const std::vector<std::string> command_ = {"/usr/bin/touch", workspace_ / "ran", outside_ / "data/canary"};
 };
 

@@ -1,4 +1,4 @@
-// The policy layer (issue 3) end to end through the `corral` binary: modes,
+// The policy layer end to end through the `corral` binary: modes,
 // forbid_read, config files, danger-full-access, sessions, presets, the
 // approval and escalation gates on a terminal, profiles with a Gated
 // dimension, and `corral explain`. Every denial is judged from outside: a

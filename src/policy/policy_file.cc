@@ -1,4 +1,4 @@
-#include "policy/compiled.h"
+#include "policy/policy_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -24,8 +24,8 @@ Error Refused(const std::string& why) {
   return Error(ErrorKind::kPolicy, "compiled policy: " + why + "; the command was not run");
 }
 
-Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text, const std::vector<std::string>& argv,
-                                           const HostContext& here);
+Result<Policy> LoadPolicyFileUnchecked(const std::string& text, const std::vector<std::string>& argv,
+                                       const HostContext& here);
 
 }  // namespace
 
@@ -39,7 +39,7 @@ std::string ArgvDigest(const std::vector<std::string>& argv) {
   return Sha256Hex(framed);
 }
 
-std::string SerializeCompiledPolicy(const Policy& policy, const std::vector<std::string>& argv) {
+std::string SerializePolicyFile(const Policy& policy, const std::vector<std::string>& argv) {
   nlohmann::json out;
   out["format"] = kFormat;
   out["fingerprint"] = policy.fingerprint();
@@ -59,10 +59,9 @@ std::string SerializeCompiledPolicy(const Policy& policy, const std::vector<std:
   return EncodeBytes(out).dump(2) + "\n";
 }
 
-Result<Policy> LoadCompiledPolicy(const std::string& text, const std::vector<std::string>& argv,
-                                  const HostContext& here) {
+Result<Policy> LoadPolicyFile(const std::string& text, const std::vector<std::string>& argv, const HostContext& here) {
   try {
-    return LoadCompiledPolicyUnchecked(text, argv, here);
+    return LoadPolicyFileUnchecked(text, argv, here);
   } catch (const nlohmann::json::exception&) {
     return Refused("malformed: a field has the wrong type");
   }
@@ -70,8 +69,8 @@ Result<Policy> LoadCompiledPolicy(const std::string& text, const std::vector<std
 
 namespace {
 
-Result<Policy> LoadCompiledPolicyUnchecked(const std::string& text, const std::vector<std::string>& argv,
-                                           const HostContext& here) {
+Result<Policy> LoadPolicyFileUnchecked(const std::string& text, const std::vector<std::string>& argv,
+                                       const HostContext& here) {
   nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) return Refused("not valid JSON");
   nlohmann::json in = DecodeBytes(parsed);
@@ -150,8 +149,8 @@ Result<void> PrivateDirectory(const std::string& dir) {
 
 }  // namespace
 
-Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::vector<std::string>& argv,
-                                        const std::string& dir) {
+Result<std::string> WritePolicyFile(const Policy& policy, const std::vector<std::string>& argv,
+                                    const std::string& dir) {
   std::string target = dir;
   if (target.empty()) {
     const char* runtime = ::getenv("XDG_RUNTIME_DIR");
@@ -171,7 +170,7 @@ Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::vector<
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + tmp, "open", errno);
-  std::string text = SerializeCompiledPolicy(policy, argv);
+  std::string text = SerializePolicyFile(policy, argv);
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
       ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());

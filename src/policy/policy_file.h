@@ -1,11 +1,11 @@
-// The compiled form of a Policy: what a harness hands to `corral run
+// A policy file: a Policy written out as JSON, what a harness hands to `corral run
 // --policy-file FILE -- CMD` (the native provider's runner) so that corral
 // enforces exactly the policy that was confined, not one re-derived later.
 //
 // It records the PolicySpec, the host context the policy was built against
 // (working directory, home, passwd home, uid, gid), the (device, inode) pin of
 // every grant, and the SHA-256 of the one command it was compiled for.
-// LoadCompiledPolicy rebuilds the Policy from the spec and refuses it when it
+// LoadPolicyFile rebuilds the Policy from the spec and refuses it when it
 // was compiled for another command (the approval gate judged that argv, and
 // a file is no licence for any other), for another user or another home (the
 // credential-store masks and corral's own state are worked out from the home,
@@ -23,12 +23,11 @@
 namespace corral {
 
 // JSON text for `policy` admitted for `argv`, stable for equal inputs.
-std::string SerializeCompiledPolicy(const Policy& policy, const std::vector<std::string>& argv);
+std::string SerializePolicyFile(const Policy& policy, const std::vector<std::string>& argv);
 
 // The Policy `text` describes, when it was compiled for exactly `argv`, for
 // the user and the home (and passwd home) of `here`, and every pin holds.
-Result<Policy> LoadCompiledPolicy(const std::string& text, const std::vector<std::string>& argv,
-                                  const HostContext& here);
+Result<Policy> LoadPolicyFile(const std::string& text, const std::vector<std::string>& argv, const HostContext& here);
 
 // The digest a compiled policy binds its command by: SHA-256 over each
 // argument's length and bytes, so no two argvs share one.
@@ -37,7 +36,7 @@ std::string ArgvDigest(const std::vector<std::string>& argv);
 // Writes the compiled policy to `dir`/<fingerprint>-<command digest>.json
 // (0600, dir 0700) and returns the path. `dir` defaults to
 // $XDG_RUNTIME_DIR/corral/policies, or /tmp/corral-<uid>/policies.
-Result<std::string> WriteCompiledPolicy(const Policy& policy, const std::vector<std::string>& argv,
-                                        const std::string& dir = {});
+Result<std::string> WritePolicyFile(const Policy& policy, const std::vector<std::string>& argv,
+                                    const std::string& dir = {});
 
 }  // namespace corral
