@@ -22,45 +22,75 @@
 namespace corral {
 namespace {
 
-// The directory that stops `path` from resolving, when a symlink on the way
-// leads into one the caller may not search: followed component by component
-// (at most 40 links), the last directory reached before a lookup failed with
-// EACCES. nullopt when no link was followed, when the path resolves, or when
-// something on the way is missing.
-std::optional<std::string> UnsearchableOnTheWay(const std::string& path) {
+// What a credential store that stat could not reach (EACCES) needs hidden.
+// The path is followed component by component (at most 40 links) from `/`.
+// A directory the walk may not search blocks it; when it is not the
+// caller's, the command (running as the caller, with no capability) cannot
+// open it either, and it needs nothing. When it is the caller's, the command
+// may chmod it open, so it is hidden whole, and the walk goes on past it
+// only where no lookup inside it is needed: a ".." straight after it (the
+// directory is real, so its parent is lexical). A name to look up inside it
+// could be a link to anywhere: `unknowable` names the directory, and the
+// caller refuses the policy. A store whose walk followed no link is already
+// masked at its own path, and needs nothing here.
+struct BlockedStore {
+  std::vector<std::string> hide;  // the blocked directories, then where the store ends
+  std::optional<std::string> unknowable;
+};
+
+BlockedStore WalkBlockedStore(const std::string& path) {
+  BlockedStore out;
   std::vector<std::string> rest = PathSegments(path);
   std::reverse(rest.begin(), rest.end());  // the next component last
   std::string at = "/";  // resolved so far: no symlink in it, so ".." is lexical
+  std::optional<std::string> blocked;  // a caller's directory the walk is inside, unsearched
   bool followed = false;
   for (int links = 0; !rest.empty();) {
     std::string name = std::move(rest.back());
     rest.pop_back();
     if (name == "." || name.empty()) continue;
     if (name == "..") {
+      // The kernel needs search permission on `at` to take ".." there.
+      if (!blocked && at != "/" && ::access(at.c_str(), X_OK) != 0 && errno == EACCES) {
+        struct stat dir;
+        if (::stat(at.c_str(), &dir) != 0 || dir.st_uid != ::getuid()) return BlockedStore{};
+        out.hide.push_back(at);
+      }
       if (at != "/") at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
+      if (blocked && !IsWithin(at, *blocked)) blocked.reset();
       continue;
+    }
+    if (blocked) {
+      out.unknowable = *blocked;
+      return out;
     }
     std::string next = at == "/" ? "/" + name : at + "/" + name;
     struct stat st;
     if (::lstat(next.c_str(), &st) != 0) {
-      if (errno == EACCES && followed) return at;
-      return std::nullopt;
+      struct stat dir;
+      if (errno != EACCES || ::stat(at.c_str(), &dir) != 0 || dir.st_uid != ::getuid()) return BlockedStore{};
+      out.hide.push_back(at);
+      blocked = at;
+      rest.push_back(std::move(name));
+      continue;
     }
     if (!S_ISLNK(st.st_mode)) {
       at = std::move(next);
       continue;
     }
-    if (++links > 40) return std::nullopt;
+    if (++links > 40) return BlockedStore{};
     char target[PATH_MAX];
     ssize_t length = ::readlink(next.c_str(), target, sizeof target - 1);
-    if (length <= 0) return std::nullopt;
+    if (length <= 0) return BlockedStore{};
     std::string link(target, static_cast<size_t>(length));
     followed = true;
     if (link.starts_with("/")) at = "/";
     std::vector<std::string> parts = PathSegments(link.starts_with("/") ? link : "/" + link);
     for (auto part = parts.rbegin(); part != parts.rend(); ++part) rest.push_back(*part);
   }
-  return std::nullopt;
+  if (!followed || out.hide.empty()) return BlockedStore{};
+  out.hide.push_back(at);  // where the store ends, once the command opens the way
+  return out;
 }
 
 bool IsValidEnvName(std::string_view name) {
@@ -290,8 +320,16 @@ Result<Policy> PolicyBuilder::Build() const {
       // (~/.ssh -> proj/locked/ssh, locked 000): the command, running as the
       // caller, may chmod its way in, so that directory is a store, whole.
       if (errno == EACCES && !MutantActive(Mutant::kUnsearchableStores)) {
-        if (std::optional<std::string> locked = UnsearchableOnTheWay(credentials[i])) {
-          if (link_of.try_emplace(*locked, credentials[i]).second) credentials.push_back(*locked);
+        BlockedStore blocked = WalkBlockedStore(credentials[i]);
+        if (blocked.unknowable) {
+          return Error(ErrorKind::kPolicy, "the credential store " + credentials[i] + " leads into " +
+                                               *blocked.unknowable +
+                                               ", which you may not search, so corral cannot tell where it ends; "
+                                               "give yourself search permission there (chmod u+x " +
+                                               *blocked.unknowable + ") or remove the link");
+        }
+        for (const std::string& hide : blocked.hide) {
+          if (link_of.try_emplace(hide, credentials[i]).second) credentials.push_back(hide);
         }
       }
       continue;

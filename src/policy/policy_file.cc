@@ -100,7 +100,10 @@ Result<Policy> LoadPolicyFileUnchecked(const std::string& text, const std::vecto
   // own state is: a file compiled for another home (or edited to name one)
   // would leave this home's unmasked.
   if ((host.home != here.home || host.passwd_home != here.passwd_home) && !MutantActive(Mutant::kPolicyFileHome)) {
-    return Refused("it was compiled for the home " + host.home + ", not for this one (" + here.home + ")");
+    return host.home != here.home
+               ? Refused("it was compiled for the home " + host.home + ", not for this one (" + here.home + ")")
+               : Refused("it was compiled for the passwd home " + host.passwd_home + ", not for this one (" +
+                         here.passwd_home + ")");
   }
   CORRAL_ASSIGN_OR_RETURN(PolicySpec spec, SpecFromJson(in["spec"]));
   // corral wrap never compiles danger-full-access: a file that asks for it

@@ -112,10 +112,11 @@ TEST_F(HomeView, ASymlinkedStoreProtectsItsTarget) {
 
 // A store linked into a directory the caller cannot search (~/.ssh ->
 // proj/locked/ssh, locked 000, in the workspace): the command runs as the
-// caller, owns `locked` and could chmod it open, so that directory is hidden
-// whole. As root (who searches every directory) the link resolves and its
+// caller, owns `locked` and could chmod it open, and `ssh` in it might be a
+// link to anywhere, so corral cannot tell where the store ends and runs
+// nothing. As root (who searches every directory) the link resolves and its
 // target is hidden as any linked store's is.
-TEST_F(HomeView, AStoreLinkedIntoADirectoryTheCallerCannotSearchIsHidden) {
+TEST_F(HomeView, AStoreLinkedIntoADirectoryTheCallerCannotSearchRunsNothing) {
   outside_.Write("home/proj/locked/ssh/id_rsa", token_ + "\n");
   outside_.Write("home/proj/readme", "README\n");
   ::unlink((home_ + "/.ssh/id_ed25519").c_str());
@@ -125,10 +126,71 @@ TEST_F(HomeView, AStoreLinkedIntoADirectoryTheCallerCannotSearchIsHidden) {
   SpawnOptions options = Home();
   options.cwd = home_ + "/proj";
   Outcome outcome = RunIn({"--workspace", home_ + "/proj"},
-                          {"sh", "-c", "cat readme; chmod 700 locked; cat locked/ssh/id_rsa; true"}, options);
+                          {"sh", "-c", "cat readme; chmod 700 locked; cat locked/ssh/id_rsa; touch ran; true"}, options);
   ::chmod((home_ + "/proj/locked").c_str(), 0700);
+  ExpectTokenAbsent(outcome);
+  if (::geteuid() == 0) {
+    EXPECT_NE(outcome.out.find("README"), std::string::npos) << "control: the workspace is shown " << outcome.Describe();
+  } else {
+    EXPECT_EQ(outcome.exit_code, 77) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("cannot tell where it ends"), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(Exists(home_ + "/proj/ran"));
+  }
+}
+
+// The same, where the link climbs out of the locked directory again
+// (`locked/../real/aws`, absolute and relative): the locked directory is
+// hidden, and so is where the store ends, since the command can chmod the
+// way open. As root the links resolve and the targets are hidden as usual.
+TEST_F(HomeView, AStoreLinkedOutThroughADirectoryTheCallerCannotSearchIsHiddenAtBothEnds) {
+  const std::string proj = home_ + "/proj";
+  outside_.Write("home/proj/real/aws/credentials", token_ + "\n");
+  outside_.Write("home/proj/real/netrc", token_ + "\n");
+  outside_.Write("home/proj/locked/keep", "KEEP\n");
+  outside_.Write("home/proj/readme", "README\n");
+  ASSERT_EQ(::symlink((proj + "/locked/../real/aws").c_str(), (home_ + "/.aws").c_str()), 0);
+  ASSERT_EQ(::symlink("proj/locked/../real/netrc", (home_ + "/.netrc").c_str()), 0);
+  ASSERT_EQ(::chmod((proj + "/locked").c_str(), 0), 0);
+  SpawnOptions options = Home();
+  options.cwd = proj;
+  Outcome outcome = RunIn({"--workspace", proj},
+                          {"sh", "-c", "cat readme real/aws/credentials real/netrc; chmod 700 locked; true"}, options);
+  struct stat st;
+  ASSERT_EQ(::stat((proj + "/locked").c_str(), &st), 0);
+  ::chmod((proj + "/locked").c_str(), 0700);
   EXPECT_NE(outcome.out.find("README"), std::string::npos) << "control: the workspace is shown " << outcome.Describe();
   ExpectTokenAbsent(outcome);
+  if (::geteuid() != 0) {
+    EXPECT_EQ(st.st_mode & 07777, 0u) << "the command opened the locked directory on the host " << outcome.Describe();
+  }
+}
+
+// A link that needs a lookup inside a directory the caller cannot search
+// (`locked/inner`, itself a link out) cannot be followed: corral cannot
+// tell where the store ends, so it runs nothing rather than guess. Root,
+// who searches every directory, follows it and hides the target.
+TEST_F(HomeView, AStoreThatCannotBeFollowedPastALockedDirectoryRunsNothing) {
+  const std::string proj = home_ + "/proj";
+  outside_.Write("home/proj/real/gnupg/key", token_ + "\n");
+  outside_.Write("home/proj/readme", "README\n");
+  outside_.Mkdir("home/proj/locked");
+  ASSERT_EQ(::symlink("../real/gnupg", (proj + "/locked/inner").c_str()), 0);
+  ASSERT_EQ(::symlink((proj + "/locked/inner").c_str(), (home_ + "/.gnupg").c_str()), 0);
+  ASSERT_EQ(::chmod((proj + "/locked").c_str(), 0), 0);
+  SpawnOptions options = Home();
+  options.cwd = proj;
+  Outcome outcome = RunIn({"--workspace", proj},
+                          {"sh", "-c", "cat readme real/gnupg/key; touch ran; true"}, options);
+  ::chmod((proj + "/locked").c_str(), 0700);
+  ExpectTokenAbsent(outcome);
+  if (::geteuid() == 0) {
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_NE(outcome.out.find("README"), std::string::npos) << outcome.Describe();
+  } else {
+    EXPECT_EQ(outcome.exit_code, 77) << outcome.Describe();  // kExitPolicy
+    EXPECT_NE(outcome.err.find("cannot tell where it ends"), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(Exists(proj + "/ran"));
+  }
 }
 
 TEST_F(HomeView, RealHomeShowsTheAllowlistOnlyAndItsToolchainsRun) {
