@@ -119,29 +119,33 @@ Result<PolicyFile> PolicyFile::Load(const std::string& text, const std::vector<s
   return PolicyFile(std::move(policy), argv);
 }
 
-const AuditTrail& AdmittedRun::trail() const {
+namespace {
+
+// The trail of a request or a run that named none: it records nowhere.
+const AuditTrail& TrailOrDiscard(const AuditTrail* trail) {
   static const AuditTrail discard = AuditTrail::Discard();
-  return trail_ != nullptr ? *trail_ : discard;
+  return trail != nullptr ? *trail : discard;
 }
 
+}  // namespace
+
+const AuditTrail& AdmittedRun::trail() const { return TrailOrDiscard(trail_); }
+
 Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
-  AuditTrail discard = AuditTrail::Discard();
-  const AuditTrail& trail = request.trail != nullptr ? *request.trail : discard;
-  if (const PolicyFile* compiled = std::get_if<PolicyFile>(&request.policy)) {
-    if (request.argv != compiled->argv()) {
-      Error other = Error(ErrorKind::kPolicy, "compiled policy: it was compiled for another command; nothing was run")
-                        .WithCode("policy_file_other_command");
-      trail.Record(FailedEvent(other));
-      return other;
-    }
-    if (Status reach = CheckTrailOutOfReach(compiled->policy(), trail); !reach.ok()) return reach.error();
-    return AdmittedRun(compiled->policy(), std::move(request.argv), request.trail);
-  }
+  const AuditTrail& trail = TrailOrDiscard(request.trail);
   // Every refusal but a refused trail (which is not written to) is recorded.
   auto refused = [&trail](Error error) {
     trail.Record(FailedEvent(error));
     return error;
   };
+  if (const PolicyFile* compiled = std::get_if<PolicyFile>(&request.policy)) {
+    if (request.argv != compiled->argv()) {
+      return refused(Error(ErrorKind::kPolicy, "compiled policy: it was compiled for another command; nothing was run")
+                         .WithCode("policy_file_other_command"));
+    }
+    if (Status reach = CheckTrailOutOfReach(compiled->policy(), trail); !reach.ok()) return reach.error();
+    return AdmittedRun(compiled->policy(), std::move(request.argv), request.trail);
+  }
   ResolvedRequest resolved = std::move(std::get<ResolvedRequest>(request.policy));
   if (request.destination == Destination::kWrapped && !resolved.gated.empty()) {
     return refused(Error(ErrorKind::kDenied, "the profile gates " + std::string(DimensionName(resolved.gated.front())) +
