@@ -78,16 +78,6 @@ std::optional<ParsedToken> ParseToken(std::string_view token) {
 
 }  // namespace
 
-std::string CanonicalCommand(std::span<const std::string> argv) {
-  std::string text;
-  for (const std::string& arg : argv) {
-    text += std::to_string(arg.size());
-    text += ':';
-    text += arg;
-  }
-  return text;
-}
-
 GrantAuthority::GrantAuthority(Clock clock) : clock_(std::move(clock)) {
   Result<std::string> key = RandomBytes(kKeyBytes);
   if (key.ok()) {

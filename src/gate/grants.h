@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "policy/policy_file.h"  // CanonicalCommand
 
 namespace corral {
 
@@ -54,9 +55,6 @@ struct GrantScope {
   std::string dimension;  // the Gated dimension's name, e.g. "command"
 };
 
-// An unambiguous encoding of argv: each argument as <length>:<bytes>, so
-// {"a b"} and {"a", "b"} differ.
-std::string CanonicalCommand(std::span<const std::string> argv);
 
 class GrantAuthority {
  public:

@@ -29,15 +29,17 @@ Result<Policy> LoadPolicyFileUnchecked(const std::string& text, const std::vecto
 
 }  // namespace
 
-std::string ArgvDigest(const std::vector<std::string>& argv) {
-  std::string framed;
+std::string CanonicalCommand(std::span<const std::string> argv) {
+  std::string text;
   for (const std::string& arg : argv) {
-    framed += std::to_string(arg.size());
-    framed += ':';
-    framed += arg;
+    text += std::to_string(arg.size());
+    text += ':';
+    text += arg;
   }
-  return Sha256Hex(framed);
+  return text;
 }
+
+std::string ArgvDigest(const std::vector<std::string>& argv) { return Sha256Hex(CanonicalCommand(argv)); }
 
 std::string SerializePolicyFile(const Policy& policy, const std::vector<std::string>& argv) {
   nlohmann::json out;

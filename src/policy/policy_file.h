@@ -14,6 +14,7 @@
 // silently followed.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,12 @@ std::string SerializePolicyFile(const Policy& policy, const std::vector<std::str
 // the user and the home (and passwd home) of `here`, and every pin holds.
 Result<Policy> LoadPolicyFile(const std::string& text, const std::vector<std::string>& argv, const HostContext& here);
 
-// The digest a compiled policy binds its command by: SHA-256 over each
-// argument's length and bytes, so no two argvs share one.
+// An unambiguous encoding of argv: each argument as <length>:<bytes>, so
+// {"a b"} and {"a", "b"} differ.
+std::string CanonicalCommand(std::span<const std::string> argv);
+
+// The digest a policy file binds its command by: the SHA-256 of its
+// CanonicalCommand, so no two argvs share one.
 std::string ArgvDigest(const std::vector<std::string>& argv);
 
 // Writes the compiled policy to `dir`/<fingerprint>-<command digest>.json
