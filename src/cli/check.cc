@@ -32,19 +32,23 @@ int CheckCommand::Execute() const {
   Result<Plan> plan = Compile(*policy, host);
   std::string probe = "not attempted";
   bool probe_ok = false;
+  // The sysctls can allow user namespaces where creating one is refused
+  // anyway (a seccomp filter, an LSM, a nested sandbox): then the probe says so.
+  bool userns_refused = false;
   if (plan.ok()) {
     Command command;
     command.argv = {"true"};
     Result<SandboxProcess> process = Spawn(*plan, command, SpawnMode::kProbeOnly);
     probe_ok = process.ok();
     probe = probe_ok ? "a sandbox with the default policy was set up and torn down" : process.error().ToString();
+    userns_refused = !probe_ok && process.error().kind() == ErrorKind::kNamespace;
   } else {
     probe = plan.error().ToString();
   }
   bool full = plan.ok() && probe_ok && plan->level() == Level::kFull;
   if (json) {
     nlohmann::json out = {{"host", DescribeHost(host)},
-                          {"probe", {{"ok", probe_ok}, {"detail", probe}}},
+                          {"probe", {{"ok", probe_ok}, {"detail", probe}, {"user_namespaces_refused", userns_refused}}},
                           {"plan", plan.ok() ? DescribePlan(*plan) : nlohmann::json(nullptr)},
                           {"full", full}};
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
@@ -54,7 +58,11 @@ int CheckCommand::Execute() const {
   std::printf("kernel           %s\n", host.kernel_release.c_str());
   std::printf("landlock         %s\n",
               host.landlock_abi > 0 ? ("ABI " + std::to_string(host.landlock_abi)).c_str() : "unavailable");
-  std::printf("user namespaces  %s\n", host.user_namespaces_detail.c_str());
+  std::printf("user namespaces  %s\n",
+              userns_refused ? ("refused: the kernel settings allow them (" + host.user_namespaces_detail +
+                                "), but creating one failed; see the probe")
+                                   .c_str()
+                             : host.user_namespaces_detail.c_str());
   std::printf("seccomp          %s\n", host.seccomp ? "available" : "unavailable");
   std::printf("cgroups          %s\n", host.cgroup_detail.c_str());
   std::printf("probe            %s: %s\n", probe_ok ? "ok" : "FAILED", EscapeControls(probe).c_str());

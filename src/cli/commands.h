@@ -25,8 +25,8 @@ struct RunCommand {
   int Execute(std::vector<std::string> command) const;
   // A run refused before its flags could be parsed (`args`: the words
   // before `--`) still leaves its failed record: on stderr, and in the
-  // --audit file when `args` names one. Prints `message`; returns the exit code.
-  static int RefuseUsage(const std::vector<std::string>& args, const std::string& message);
+  // --audit file when `args` names one. Prints the usage error; returns the exit code.
+  static int RefuseUsage(const std::vector<std::string>& args, const Error& error);
 
  private:
   Result<Policy> LoadPolicy() const;

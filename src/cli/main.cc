@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "cli/commands.h"
+#include "cli/refusal.h"
 #include "base/exit_codes.h"
 
 namespace {
@@ -71,15 +72,21 @@ int Main(int argc, char** argv) {
   bool wants_help = std::any_of(before.begin(), before.end(),
                                 [](const std::string& a) { return a == "-h" || a == "--help" || a == "--version"; });
   const bool is_run = known != subcommands.end() && std::string_view(known->name) == "run";
+  // `explain --json` and `wrap --json` answer a bad command line on stdout
+  // too, as they answer every other refusal.
+  const bool answers_json = known != subcommands.end() &&
+                            (std::string_view(known->name) == "explain" || std::string_view(known->name) == "wrap") &&
+                            std::find(before.begin(), before.end(), "--json") != before.end();
   // A refused `run` leaves a failed record even when its flags are bad.
-  auto usage_error = [&](const std::string& message) {
-    if (is_run) return RunCommand::RefuseUsage(before, message);
-    PrintError(message);
-    return corral::kExitUsage;
+  auto usage_error = [&](const std::string& message, std::string_view code) {
+    corral::Error error = corral::Error(corral::ErrorKind::kUsage, message).WithCode(std::string(code));
+    if (is_run) return RunCommand::RefuseUsage(before, error);
+    return ReportRefusal(error, answers_json ? RefusalFormat::kJson : RefusalFormat::kText);
   };
   if (known != subcommands.end() && known->takes_command && !separated && !wants_help) {
     return usage_error(std::string("corral ") + known->name + ": missing `--` before the command; usage: corral " +
-                       known->name + " [policy flags] -- CMD [ARGS...]");
+                           known->name + " [policy flags] -- CMD [ARGS...]",
+                       "usage_missing_separator");
   }
   // Registering flags is most of corral's own start-up work: register only
   // the subcommand asked for (all of them when none is, for --help).
@@ -101,8 +108,10 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    return usage_error(e.what() + std::string(" (see corral --help)"), "usage_unknown_flag");
   } catch (const CLI::ParseError& e) {
-    return usage_error(e.what() + std::string(" (see corral --help)"));
+    return usage_error(e.what() + std::string(" (see corral --help)"), "usage_bad_flag");
   }
 
   for (const auto& [sub, sub_app] : registered) {
@@ -110,7 +119,8 @@ int Main(int argc, char** argv) {
     std::string name = sub->name;
     if (sub->takes_command && (command.empty() || command[0].empty())) {
       return usage_error("corral " + name + ": empty command after `--`; usage: corral " + name +
-                         " [policy flags] -- CMD [ARGS...]");
+                             " [policy flags] -- CMD [ARGS...]",
+                         "usage_empty_command");
     }
     if (!sub->takes_command && separated) {
       PrintError("corral " + name + " takes no `--` command");

@@ -44,10 +44,10 @@ Status FromFlag(const Setting<E>& setting, const std::optional<std::string>& giv
 Status FromFlag(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting,
                 const std::optional<long long>& given, std::optional<std::chrono::seconds>& out) {
   if (!given) return Ok();
-  if (*given < setting.minimum.count() || *given > setting.flag_maximum.count()) {
+  if (*given < setting.minimum.count() || *given > setting.maximum.count()) {
     return Error(ErrorKind::kUsage, std::string(setting.flag) + ": must be between " +
                                         std::to_string(setting.minimum.count()) + " and " +
-                                        std::to_string(setting.flag_maximum.count()) + " seconds (" +
+                                        std::to_string(setting.maximum.count()) + " seconds (" +
                                         std::string(setting.maximum_text) + ")");
   }
   out = std::chrono::seconds(*given);

@@ -4,7 +4,8 @@
 //
 //   {"error": {"kind": "unsupported", "code": "partial_enforcement", "message": "..."}}
 //
-// so a harness learns why from stdout alone. Returns corral's exit code for
+// so a harness learns why from stdout alone. "code" is never empty: an error
+// without a specific code carries its kind's name there ("usage", "policy"). Returns corral's exit code for
 // the error (base/exit_codes.h).
 #pragma once
 

@@ -146,7 +146,7 @@ void RunCommand::Register(CLI::App& app) {
   app.add_option("--justification", justification, "why the escalation is needed")->type_name("TEXT");
 }
 
-int RunCommand::RefuseUsage(const std::vector<std::string>& args, const std::string& message) {
+int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& error) {
   std::optional<std::string> file;
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--audit" && i + 1 < args.size()) file = args[i + 1];
@@ -157,7 +157,7 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const std::str
     Result<AuditTrail> to_file = AuditTrail::ToFile(*file);
     if (to_file.ok()) trail = std::move(to_file).value();
   }
-  return Refuse(trail, Error(ErrorKind::kUsage, message));
+  return Refuse(trail, error);
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
@@ -222,7 +222,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
       PrintError(error.ToString());
     }
   }
-  if (result.denial && !policy_file) {
+  if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());
   }
   ReportProtected(policy, result);

@@ -16,8 +16,12 @@ namespace {
 Result<std::optional<ConfigLayer>> LoadLayer(const std::optional<std::string>& path, ConfigScope scope,
                                              const LoadOptions& options) {
   if (!path) return std::optional<ConfigLayer>();
-  OwnerRule owner = scope == ConfigScope::kUser ? OwnerRule::kCallerOrRoot : OwnerRule::kAnyOwner;
+  WriterRule owner = scope == ConfigScope::kUser ? WriterRule::kCallerOrRoot : WriterRule::kAnyone;
   CORRAL_ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigFile(*path, owner, options.uid));
+  if (!text && scope == ConfigScope::kUser && options.user_file_rule == UserFileRule::kMustExist) {
+    return Error(ErrorKind::kConfig, *path + ": no such config file (named by --config; --no-config reads none)")
+        .WithCode("config_missing");
+  }
   if (!text) return std::optional<ConfigLayer>();
   CORRAL_ASSIGN_OR_RETURN(ConfigLayer layer, ParseConfigText(*text, ParseContext{*path, scope, options.home}));
   return std::optional<ConfigLayer>(std::move(layer));

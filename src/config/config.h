@@ -93,8 +93,15 @@ struct Config {
   bool operator==(const Config&) const = default;
 };
 
+// Whether the user file must exist.
+enum class UserFileRule {
+  kMayBeMissing,  // the default path: no file means defaults
+  kMustExist,     // a file the user named (--config): a missing one is an error
+};
+
 struct LoadOptions {
   std::optional<std::string> user_path;     // unset: no user file
+  UserFileRule user_file_rule = UserFileRule::kMayBeMissing;
   std::optional<std::string> project_path;  // unset: no project file
   std::string home;                         // for "~" expansion
   std::string workspace_root;               // absolute; the project file's grants must lie inside it
@@ -113,7 +120,8 @@ std::string ProjectConfigPath(std::string_view workspace_root);
 // Both default paths (reading $XDG_CONFIG_HOME) and the caller's uid.
 LoadOptions DefaultLoadOptions(const std::string& home, const std::string& workspace_root);
 
-// Reads, validates and merges both files. Missing files are fine (defaults);
+// Reads, validates and merges both files. Missing files are fine (defaults),
+// except a user file under UserFileRule::kMustExist (code "config_missing");
 // an existing file that cannot be read, or is writable by others, is an error.
 Result<Config> LoadConfig(const LoadOptions& options);
 

@@ -23,7 +23,7 @@ Error Insecure(const std::string& path, const std::string& what) {
 
 }  // namespace
 
-Result<std::optional<std::string>> ReadConfigFile(const std::string& path, OwnerRule owner_rule, uid_t caller) {
+Result<std::optional<std::string>> ReadConfigFile(const std::string& path, WriterRule writer_rule, uid_t caller) {
   // O_NONBLOCK: a FIFO planted at the path must not hang the open.
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd) {
@@ -41,14 +41,14 @@ Result<std::optional<std::string>> ReadConfigFile(const std::string& path, Owner
   if (!S_ISREG(st.st_mode)) {
     return Error(ErrorKind::kConfig, path + ": not a regular file").WithCode("config_unreadable");
   }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  if (writer_rule == WriterRule::kCallerOrRoot && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
     return Insecure(path, std::string("writable by ") + ((st.st_mode & S_IWOTH) != 0 ? "other users" : "its group") +
                               " (mode " + mode + "), so anyone who can write it could open the sandbox; run `chmod go-w " +
                               path + "`");
   }
-  if (owner_rule == OwnerRule::kCallerOrRoot && st.st_uid != caller && st.st_uid != 0) {
+  if (writer_rule == WriterRule::kCallerOrRoot && st.st_uid != caller && st.st_uid != 0) {
     return Insecure(path, "owned by uid " + std::to_string(st.st_uid) + ", not by you (uid " +
                               std::to_string(caller) + ") or root; only your own file may configure your sandbox");
   }

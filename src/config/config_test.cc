@@ -144,14 +144,29 @@ TEST(ConfigLoad, AFileWritableByOthersIsRefusedWithTheFix) {
                                  ": writable by its group (mode 0620), so anyone who can write it could open the "
                                  "sandbox; run `chmod go-w " +
                                  files.user_path + "`");
-  files.User("[sandbox]\n", 0600);
-  files.Project("[sandbox]\n", 0646);
+  files.User("[sandbox]\n", 0602);
   Error other = LoadError(files.Options());
   EXPECT_EQ(other.code(), "config_insecure");
-  EXPECT_NE(other.message().find("writable by other users (mode 0646)"), std::string::npos) << other.message();
-  EXPECT_NE(other.message().find("chmod go-w " + files.project_path), std::string::npos);
-  files.Project("[sandbox]\n", 0644);
+  EXPECT_NE(other.message().find("writable by other users (mode 0602)"), std::string::npos) << other.message();
+  EXPECT_NE(other.message().find("chmod go-w " + files.user_path), std::string::npos);
+  files.User("[sandbox]\n", 0600);
   EXPECT_TRUE(LoadConfig(files.Options()).ok());
+}
+
+// The project file can only narrow, and whoever can write the workspace can
+// replace it whatever its mode: a group-writable one (umask 002) is read, and
+// still cannot widen.
+TEST(ConfigLoad, AGroupWritableProjectFileIsReadAndStillOnlyNarrows) {
+  Files files;
+  files.User("[sandbox]\n", 0600);
+  for (mode_t mode : {0664, 0666}) {
+    files.Project("[sandbox]\nmode = \"read-only\"\n", mode);
+    Result<Config> config = LoadConfig(files.Options());
+    ASSERT_TRUE(config.ok()) << config.error().message();
+    EXPECT_EQ(config->mode, Mode::kReadOnly);
+    files.Project("[sandbox]\nnetwork = true\n", mode);
+    EXPECT_EQ(LoadError(files.Options()).code(), "config_project_widens");
+  }
 }
 
 TEST(ConfigLoad, AUserFileOwnedBySomeoneElseIsRefused) {

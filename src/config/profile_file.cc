@@ -92,7 +92,7 @@ Result<Profile> ParseProfileText(std::string_view text, const std::string& file,
 }
 
 Result<Profile> LoadProfileFile(const std::string& path, const std::string& home, uid_t caller) {
-  CORRAL_ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigFile(path, OwnerRule::kCallerOrRoot, caller));
+  CORRAL_ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigFile(path, WriterRule::kCallerOrRoot, caller));
   if (!text) return Error(ErrorKind::kConfig, path + ": no such profile file").WithCode("config_unreadable");
   return ParseProfileText(*text, path, home);
 }

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "confine/bubblewrap_provider.h"
@@ -189,6 +191,39 @@ TEST(UnavailableProvider, AlwaysFailsWithSandboxUnavailable) {
     EXPECT_EQ(confined.error().message().rfind("no usable sandbox backend", 0), 0u) << confined.error().message();
   }
   EXPECT_EQ(UnavailableProvider().name(), "unavailable");
+}
+
+}  // namespace
+}  // namespace corral
+
+namespace corral {
+namespace {
+
+// README.md's "What `wrap --json` prints" names every key a ConfinedArgv and
+// a runner failure rule carry, and the native backend's exit codes.
+TEST(ConfinedArgvDocs, TheReadmeExplainsEveryKey) {
+  std::ifstream in(std::string(CORRAL_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(in.good()) << "README.md not found under " << CORRAL_SOURCE_DIR;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string readme = text.str();
+  size_t section = readme.find("### What `wrap --json` prints");
+  ASSERT_NE(section, std::string::npos);
+  readme = readme.substr(section, readme.find("\n## ", section) - section);
+  ConfinedArgv confined;
+  confined.runner_failure_rules = NativeRunnerFailureRules();
+  nlohmann::json json = ConfinedArgvToJson(confined);
+  for (const auto& [key, value] : json.items()) {
+    EXPECT_NE(readme.find("`" + key + "`"), std::string::npos) << key;
+  }
+  for (const auto& [key, value] : json["runnerFailureRules"][0].items()) {
+    EXPECT_NE(readme.find("`" + key + "`"), std::string::npos) << key;
+  }
+  for (const RunnerFailureRule& rule : NativeRunnerFailureRules()) {
+    for (int code : rule.allowed_exit_codes) {
+      EXPECT_NE(readme.find(std::to_string(code)), std::string::npos) << code;
+    }
+  }
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ Result<EscalationGrant> ApproveEscalation(const EscalationRequest& request, Esca
                                    std::string(ModeName(request.current))
                              : "\"" + Printable(*request.sandbox_permissions) +
                                    "\" is not an escalation target (workspace-write or danger-full-access)";
-    return Refusal("escalation_not_wider", DenialMarker(request.current) + " escalation refused: " + why);
+    // A malformed request, not a denied file access: no denial marker.
+    return Refusal("escalation_not_wider", "escalation refused: " + why);
   }
 
   std::string target_name(ModeName(*target));

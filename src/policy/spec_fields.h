@@ -34,8 +34,7 @@
 //   enum      a choice among `choices`; the enum's values are the names'
 //             indexes, and the last name is the widest.
 //   seconds   a positive number of seconds, at most `maximum` in a file and
-//             `flag_maximum` on the command line; unset in the spec means
-//             no limit.
+//             on the command line; unset in the spec means no limit.
 //   uint64_t  a byte size, written as "512m" or a number of bytes, between
 //             `minimum` and `maximum`.
 //
@@ -113,8 +112,7 @@ struct Setting {
   std::span<const std::string_view> choices{};  // an enum's names, narrowest first
   TomlSpelling spelling = TomlSpelling::kNames;
   T minimum{};       // seconds and sizes: the smallest value a file or flag may give
-  T maximum{};       // the largest value a file may give (JSON: a size's largest)
-  T flag_maximum{};  // seconds: the largest value the flag takes
+  T maximum{};       // the largest value a file or flag may give (JSON: a size's largest)
   std::string_view maximum_text{};  // seconds: the maximum in words ("one year")
   // docs/config.md: the row's type and default columns (derived for all
   // but a size, so they cannot drift from `choices` or the limits), and its
@@ -182,7 +180,6 @@ inline constexpr Setting<std::chrono::seconds, std::optional<std::chrono::second
     .refusal = "timeout",
     .minimum = std::chrono::seconds(1),
     .maximum = std::chrono::seconds(365LL * 24 * 3600),
-    .flag_maximum = std::chrono::seconds(366LL * 24 * 3600),
     .maximum_text = "one year",
     .doc_default = "no limit",
     .doc = "Kills the whole process tree when it expires.",

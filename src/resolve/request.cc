@@ -21,7 +21,10 @@ void Append(std::vector<T>& to, const std::vector<T>& from) {
 Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, const std::string& workspace) {
   if (request.no_config) return Config{};
   LoadOptions options = DefaultLoadOptions(host.home, workspace.empty() ? host.cwd : workspace);
-  if (request.user_config) options.user_path = *request.user_config;
+  if (request.user_config) {
+    options.user_path = *request.user_config;
+    options.user_file_rule = UserFileRule::kMustExist;
+  }
   if (request.preset) {
     CORRAL_ASSIGN_OR_RETURN(Preset preset, ResolvePreset(*request.preset));
     options.preset = preset;

@@ -27,8 +27,9 @@ class RequestTest : public ::testing::Test {
     host_.home = tree_.Dir("home");
     host_.uid = ::geteuid();
     host_.gid = ::getegid();
-    request_.user_config = tree_.Join("user.toml");  // missing until a test writes it
+    request_.user_config = tree_.Join("user.toml");  // empty until a test writes it
     request_.session_dir = tree_.Join("sessions");
+    User("");  // --config names a file that must exist
   }
 
   // Writes `relative` with mode 0600 (a config file others can write is refused).

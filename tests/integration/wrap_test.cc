@@ -171,6 +171,11 @@ TEST_P(WrapTest, ReadOnlyDenialIsRecognisedByItsSignature) {
   EXPECT_FALSE(Exists(workspace_ / "denied.txt"));
   EXPECT_FALSE(wrapped["denied"].empty()) << last_;
   EXPECT_TRUE(wrapped["runner_failure"].is_null()) << last_;
+  // `corral run --policy-file` prints the model-facing marker, as `corral run` does.
+  if (GetParam() == "native") {
+    EXPECT_NE(Field(wrapped, "stderr").find("[sandbox: file access denied under read-only mode]"), std::string::npos)
+        << last_;
+  }
 }
 
 TEST_P(WrapTest, ForbidReadHidesAFileInsideTheWorkspace) {
