@@ -8,13 +8,14 @@
 namespace corral::cli {
 namespace {
 
-void Repeatable(CLI::Option* option, const char* type) {
+void Repeatable(CLI::Option* option, const std::string& type) {
   option->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 // One scalar setting's flag (policy/spec_fields.h): a switch is a flag, a
 // choice an option checked against its names, seconds a number, a size text.
-void AddSettingFlag(CLI::App& app, const Setting<bool>& setting, bool& to) {
+template <typename E>
+void AddSettingFlag(CLI::App& app, const Switch<E>& setting, bool& to) {
   app.add_flag(std::string(setting.flag), to, std::string(setting.flag_help));
 }
 template <typename E>
@@ -24,14 +25,15 @@ void AddSettingFlag(CLI::App& app, const Setting<E>& setting, std::optional<std:
       ->type_name(std::string(setting.flag_value))
       ->check(CLI::IsMember(std::vector<std::string>(setting.choices.begin(), setting.choices.end())));
 }
-template <typename T, typename SpecType, typename Text>
-void AddSettingFlag(CLI::App& app, const Setting<T, SpecType>& setting, std::optional<Text>& to) {
+template <typename T, typename SpecType, typename Arg, typename Text>
+void AddSettingFlag(CLI::App& app, const Setting<T, SpecType, Arg>& setting, std::optional<Text>& to) {
   app.add_option(std::string(setting.flag), to, std::string(setting.flag_help))
       ->type_name(std::string(setting.flag_value));
 }
 
 // The typed text into the override, or a usage error naming the flag.
-Status FromFlag(const Setting<bool>&, bool given, bool& out) {
+template <typename E>
+Status FromFlag(const Switch<E>&, bool given, bool& out) {
   out = given;
   return Ok();
 }
@@ -68,16 +70,11 @@ bool IsGiven(const auto& given) { return given.has_value(); }
 }  // namespace
 
 void PolicyFlags::Register(CLI::App& app) {
-  Repeatable(app.add_option("--allow-read", allow_read, "grant read on PATH (repeatable)"), "PATH");
-  Repeatable(app.add_option("--allow-write", allow_write, "grant read and write on PATH (repeatable)"), "PATH");
-  Repeatable(app.add_option("--allow-exec", allow_exec, "grant read and exec on PATH (repeatable)"), "PATH");
-  Repeatable(app.add_option("--allow-credential", allow_credential,
-                            "DANGEROUS: let the command read the credential store PATH (~/.ssh, ~/.aws, ...) "
-                            "that every grant hides; audited and said on stderr (repeatable)"),
-             "PATH");
-  Repeatable(app.add_option("--allow-env", allow_env, "pass environment variable NAME through (repeatable)"), "NAME");
-  Repeatable(app.add_option("--forbid-read", forbid_read, "hide PATTERN even inside granted trees (repeatable; globs, ~/)"),
-             "PATTERN");
+#define CORRAL_ADD_LIST_FLAG(member, Adder, setting)                                                            \
+  Repeatable(app.add_option(std::string(setting.flag), member, std::string(setting.flag_help)), \
+             std::string(ListFlagValue(setting)));
+  CORRAL_SANDBOX_LISTS(CORRAL_ADD_LIST_FLAG)
+#undef CORRAL_ADD_LIST_FLAG
 #define CORRAL_ADD_SETTING_FLAG(member, Setter, setting) AddSettingFlag(app, setting, member);
   CORRAL_SANDBOX_SETTINGS(CORRAL_ADD_SETTING_FLAG)
 #undef CORRAL_ADD_SETTING_FLAG
@@ -112,20 +109,19 @@ bool PolicyFlags::Any() const {
 #define CORRAL_SETTING_GIVEN(member, Setter, s) setting = setting || IsGiven(member);
   CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_GIVEN)
 #undef CORRAL_SETTING_GIVEN
-  return !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() || !allow_credential.empty() || !allow_env.empty() ||
-         !forbid_read.empty() || setting || workspace || no_workspace || pin_sha256 || mode || acknowledge_danger ||
-         config || no_config || preset || approval || session || profile || profile_ceiling;
+#define CORRAL_LIST_GIVEN(member, Adder, s) setting = setting || !member.empty();
+  CORRAL_SANDBOX_LISTS(CORRAL_LIST_GIVEN)
+#undef CORRAL_LIST_GIVEN
+  return setting || workspace || no_workspace || pin_sha256 || mode || acknowledge_danger || config || no_config ||
+         preset || approval || session || profile || profile_ceiling;
 }
 
 Result<RunRequest> PolicyFlags::ToRequest() const {
   RunRequest request;
   SpecOverrides& o = request.overrides;
-  o.allow_read = allow_read;
-  o.allow_write = allow_write;
-  o.allow_exec = allow_exec;
-  o.allow_credential = allow_credential;
-  o.allow_env = allow_env;
-  o.forbid_read = forbid_read;
+#define CORRAL_LIST_FROM_FLAG(member, Adder, setting) o.member = member;
+  CORRAL_SANDBOX_LISTS(CORRAL_LIST_FROM_FLAG)
+#undef CORRAL_LIST_FROM_FLAG
   // The settings first: a bad --timeout or --tmpfs-size is the error reported.
 #define CORRAL_SETTING_FROM_FLAG(member, Setter, setting) CORRAL_TRY(FromFlag(setting, member, o.member));
   CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_FROM_FLAG)

@@ -26,13 +26,11 @@ using FlagText = std::conditional_t<std::is_same_v<T, bool>, bool,
                                                        std::optional<long long>, std::optional<std::string>>>;
 
 struct PolicyFlags {
-  // Grants and the spec's fields.
-  std::vector<std::string> allow_read;
-  std::vector<std::string> allow_write;
-  std::vector<std::string> allow_exec;
-  std::vector<std::string> allow_credential;
-  std::vector<std::string> allow_env;
-  std::vector<std::string> forbid_read;
+  // The list settings (policy/spec_fields.h): each flag repeatable.
+#define CORRAL_FLAG_LIST(member, Adder, setting) std::vector<std::string> member;
+  CORRAL_SANDBOX_LISTS(CORRAL_FLAG_LIST)
+#undef CORRAL_FLAG_LIST
+  // The spec's other fields.
   std::optional<std::string> workspace;
   bool no_workspace = false;
   std::optional<std::string> pin_sha256;

@@ -62,11 +62,9 @@ void Config::ApplyTo(PolicySpec& spec) const {
     spec.workspace = *workspace_root;
     spec.no_workspace = false;
   }
-  spec.allow_read.insert(spec.allow_read.end(), allow_read.begin(), allow_read.end());
-  spec.allow_write.insert(spec.allow_write.end(), allow_write.begin(), allow_write.end());
-  spec.allow_exec.insert(spec.allow_exec.end(), allow_exec.begin(), allow_exec.end());
-  spec.allow_env.insert(spec.allow_env.end(), allow_env.begin(), allow_env.end());
-  spec.forbid_read.insert(spec.forbid_read.end(), forbid_read.begin(), forbid_read.end());
+#define CORRAL_APPLY_LIST(member, Adder, setting) spec.member.insert(spec.member.end(), member.begin(), member.end());
+  CORRAL_CONFIG_LISTS(CORRAL_APPLY_LIST)
+#undef CORRAL_APPLY_LIST
 #define CORRAL_APPLY_SETTING(member, Setter, setting) \
   if (member) spec.member = *member;
   CORRAL_SANDBOX_SETTINGS(CORRAL_APPLY_SETTING)
@@ -95,12 +93,17 @@ Status Config::CheckPaths() const {
     CORRAL_TRY(check(*workspace_root,
                      (origin == origins.end() ? std::string("config") : origin->second) + ": sandbox.workspace_root"));
   }
-  for (const std::vector<std::string>* list : {&allow_read, &allow_write, &allow_exec}) {
-    for (const std::string& path : *list) {
+  auto check_list = [&](const ListSetting& setting, const std::vector<std::string>& list) -> Status {
+    if (setting.element != ListElement::kPath) return Ok();
+    for (const std::string& path : list) {
       auto origin = path_origins.find(path);
       CORRAL_TRY(check(path, origin == path_origins.end() ? std::string("config") : origin->second));
     }
-  }
+    return Ok();
+  };
+#define CORRAL_CHECK_LIST_PATHS(member, Adder, setting) CORRAL_TRY(check_list(setting, member));
+  CORRAL_CONFIG_LISTS(CORRAL_CHECK_LIST_PATHS)
+#undef CORRAL_CHECK_LIST_PATHS
   return Ok();
 }
 

@@ -63,11 +63,12 @@ struct Config {
   std::optional<Mode> mode;  // sandbox.mode, or danger-full-access for bash = "off"
   std::optional<bool> acknowledge_danger;
   std::optional<std::string> workspace_root;  // absolute, canonical text
-  std::vector<std::string> allow_read;        // absolute, canonical text
-  std::vector<std::string> allow_write;
-  std::vector<std::string> allow_exec;
-  std::vector<std::string> allow_env;
-  std::vector<std::string> forbid_read;  // "~/" expanded; relative patterns kept
+  // The lists that are config keys (policy/spec_fields.h): paths absolute,
+  // canonical text; patterns with "~/" expanded, relative ones kept; each
+  // element once, the user's first.
+#define CORRAL_CONFIG_LIST(member, Adder, setting) std::vector<std::string> member;
+  CORRAL_CONFIG_LISTS(CORRAL_CONFIG_LIST)
+#undef CORRAL_CONFIG_LIST
   // The scalar sandbox settings (policy/spec_fields.h): network, timeout,
   // tmpfs_size (bytes), best_effort, home.
 #define CORRAL_CONFIG_MEMBER(member, Setter, setting) std::optional<SettingValue<setting>> member;

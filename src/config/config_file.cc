@@ -72,7 +72,7 @@ bool IsEnvName(std::string_view name) {
   });
 }
 
-Status ReadEnvList(const TomlField& field, ConfigLayer& layer) {
+Status ReadEnvList(const TomlField& field, std::vector<Sourced<std::string>>& out) {
   CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
   for (size_t i = 0; i < items.size(); ++i) {
     if (!IsEnvName(items[i].value)) {
@@ -81,12 +81,12 @@ Status ReadEnvList(const TomlField& field, ConfigLayer& layer) {
                                    " is not an environment variable name (letters, digits and _, not starting "
                                    "with a digit)");
     }
-    layer.allow_env.push_back(items[i]);
+    out.push_back(items[i]);
   }
   return Ok();
 }
 
-Status ReadForbidList(const TomlField& field, const ParseContext& context, ConfigLayer& layer) {
+Status ReadForbidList(const TomlField& field, const ParseContext& context, std::vector<Sourced<std::string>>& out) {
   CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
   for (size_t i = 0; i < items.size(); ++i) {
     TomlField element{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
@@ -100,13 +100,26 @@ Status ReadForbidList(const TomlField& field, const ParseContext& context, Confi
     if (!pattern.ok() || pattern->empty()) {
       return BadValue(element, QuoteForMessage(given) + ": an empty pattern or one with '..' segments");
     }
-    layer.forbid_read.push_back(Sourced<std::string>{std::move(pattern).value(), items[i].where});
+    out.push_back(Sourced<std::string>{std::move(pattern).value(), items[i].where});
   }
   return Ok();
 }
 
+// One list setting (policy/spec_fields.h) from its TOML array, each element
+// read as its kind says.
+Status ReadList(const ListSetting& setting, const TomlField& field, const ParseContext& context,
+                std::vector<Sourced<std::string>>& out) {
+  switch (setting.element) {
+    case ListElement::kPath: return ReadPathList(field, context, out);
+    case ListElement::kEnvName: return ReadEnvList(field, out);
+    case ListElement::kPattern: return ReadForbidList(field, context, out);
+  }
+  return WrongType(field, "a list");
+}
+
 // One scalar setting (policy/spec_fields.h) from its TOML value.
-Status ReadSetting(const Setting<bool>&, const TomlField& field, std::optional<Sourced<bool>>& out) {
+template <typename E>
+Status ReadSetting(const Switch<E>&, const TomlField& field, std::optional<Sourced<bool>>& out) {
   CORRAL_ASSIGN_OR_RETURN(bool value, ReadBool(field));
   out = At(field, value);
   return Ok();
@@ -187,15 +200,12 @@ const std::map<std::string, Handler, std::less<>>& SandboxHandlers() {
          l.workspace_root = At(f, std::move(path));
          return Ok();
        }},
-      {"allow_read", [](const TomlField& f, const ParseContext& c,
-                        ConfigLayer& l) { return ReadPathList(f, c, l.allow_read); }},
-      {"allow_write", [](const TomlField& f, const ParseContext& c,
-                         ConfigLayer& l) { return ReadPathList(f, c, l.allow_write); }},
-      {"allow_exec", [](const TomlField& f, const ParseContext& c,
-                        ConfigLayer& l) { return ReadPathList(f, c, l.allow_exec); }},
-      {"allow_env", [](const TomlField& f, const ParseContext&, ConfigLayer& l) { return ReadEnvList(f, l); }},
-      {"forbid_read",
-       [](const TomlField& f, const ParseContext& c, ConfigLayer& l) { return ReadForbidList(f, c, l); }},
+#define CORRAL_LIST_HANDLER(member, Adder, setting)                                                      \
+  {std::string(setting.key), [](const TomlField& f, const ParseContext& c, ConfigLayer& l) -> Status { \
+     return ReadList(setting, f, c, l.member);                                                         \
+   }},
+      CORRAL_CONFIG_LISTS(CORRAL_LIST_HANDLER)
+#undef CORRAL_LIST_HANDLER
 #define CORRAL_SETTING_HANDLER(member, Setter, setting)                                                  \
   {std::string(setting.key), [](const TomlField& f, const ParseContext&, ConfigLayer& l) -> Status { \
      return ReadSetting(setting, f, l.member);                                                       \

@@ -46,11 +46,11 @@ struct ConfigLayer {
   std::optional<Sourced<Mode>> mode;
   std::optional<Sourced<BashSetting>> bash;
   std::optional<Sourced<std::string>> workspace_root;
-  std::vector<Sourced<std::string>> allow_read;
-  std::vector<Sourced<std::string>> allow_write;
-  std::vector<Sourced<std::string>> allow_exec;
-  std::vector<Sourced<std::string>> allow_env;
-  std::vector<Sourced<std::string>> forbid_read;
+  // The lists that are config keys (policy/spec_fields.h), each element
+  // normalised as its ListElement says.
+#define CORRAL_LAYER_LIST(member, Adder, setting) std::vector<Sourced<std::string>> member;
+  CORRAL_CONFIG_LISTS(CORRAL_LAYER_LIST)
+#undef CORRAL_LAYER_LIST
   // The scalar sandbox settings (policy/spec_fields.h).
 #define CORRAL_LAYER_MEMBER(member, Setter, setting) std::optional<Sourced<SettingValue<setting>>> member;
   CORRAL_SANDBOX_SETTINGS(CORRAL_LAYER_MEMBER)

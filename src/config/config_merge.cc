@@ -37,6 +37,17 @@ void AppendPaths(std::vector<std::string>& to, const std::vector<Sourced<std::st
   }
 }
 
+// One list's elements into the Config: a path grant with where it was
+// written.
+void AppendList(const ListSetting& setting, std::vector<std::string>& to,
+                const std::vector<Sourced<std::string>>& items, Config& config) {
+  if (setting.element == ListElement::kPath) {
+    AppendPaths(to, items, SandboxKey(setting), config);
+  } else {
+    Append(to, items);
+  }
+}
+
 void ApplyUser(const ConfigLayer& user, Config& config) {
   std::optional<Sourced<Mode>> mode = user.EffectiveMode();
   if (mode) {
@@ -57,11 +68,9 @@ void ApplyUser(const ConfigLayer& user, Config& config) {
     config.backend = user.backend->value;
     config.origins["sandbox.backend"] = user.backend->where.ToString();
   }
-  AppendPaths(config.allow_read, user.allow_read, "sandbox.allow_read", config);
-  AppendPaths(config.allow_write, user.allow_write, "sandbox.allow_write", config);
-  AppendPaths(config.allow_exec, user.allow_exec, "sandbox.allow_exec", config);
-  Append(config.allow_env, user.allow_env);
-  Append(config.forbid_read, user.forbid_read);
+#define CORRAL_APPEND_USER_LIST(member, Adder, setting) AppendList(setting, config.member, user.member, config);
+  CORRAL_CONFIG_LISTS(CORRAL_APPEND_USER_LIST)
+#undef CORRAL_APPEND_USER_LIST
   config.files_read.push_back(user.file);
 }
 
@@ -95,17 +104,15 @@ class ProjectMerge {
 #define CORRAL_NARROW_SETTING(member, Setter, setting) CORRAL_TRY(Narrow(setting, project_.member, config_.member));
     CORRAL_SANDBOX_SETTINGS(CORRAL_NARROW_SETTING)
 #undef CORRAL_NARROW_SETTING
-    CORRAL_TRY(CheckPaths(project_.allow_read, "sandbox.allow_read"));
-    CORRAL_TRY(CheckPaths(project_.allow_write, "sandbox.allow_write"));
-    CORRAL_TRY(CheckPaths(project_.allow_exec, "sandbox.allow_exec"));
-    CORRAL_TRY(CheckEnv());
+#define CORRAL_CHECK_LIST(member, Adder, setting) CORRAL_TRY(CheckList(setting, project_.member, config_.member));
+    CORRAL_CONFIG_LISTS(CORRAL_CHECK_LIST)
+#undef CORRAL_CHECK_LIST
     CORRAL_TRY(CheckApproval(approval_ceiling));
     CORRAL_TRY(CheckPreset(mode_ceiling, approval_ceiling));
-    AppendPaths(config_.allow_read, project_.allow_read, "sandbox.allow_read", config_);
-    AppendPaths(config_.allow_write, project_.allow_write, "sandbox.allow_write", config_);
-    AppendPaths(config_.allow_exec, project_.allow_exec, "sandbox.allow_exec", config_);
-    Append(config_.allow_env, project_.allow_env);
-    Append(config_.forbid_read, project_.forbid_read);
+#define CORRAL_APPEND_PROJECT_LIST(member, Adder, setting) \
+  AppendList(setting, config_.member, project_.member, config_);
+    CORRAL_CONFIG_LISTS(CORRAL_APPEND_PROJECT_LIST)
+#undef CORRAL_APPEND_PROJECT_LIST
     config_.files_read.push_back(project_.file);
     return Ok();
   }
@@ -162,8 +169,8 @@ class ProjectMerge {
 
   // One scalar setting (policy/spec_fields.h) as its ProjectRule allows. A
   // switch's wide value is true, a choice's its last name.
-  template <typename T, typename SpecType>
-  Status Narrow(const Setting<T, SpecType>& setting, const std::optional<Sourced<T>>& asked,
+  template <typename T, typename SpecType, typename Arg>
+  Status Narrow(const Setting<T, SpecType, Arg>& setting, const std::optional<Sourced<T>>& asked,
                 std::optional<T>& field) {
     if (!asked) return Ok();
     if constexpr (std::is_same_v<T, NetworkMode>) {
@@ -208,10 +215,24 @@ class ProjectMerge {
     return Ok();
   }
 
-  Status CheckPaths(const std::vector<Sourced<std::string>>& paths, std::string_view key) const {
+  // One list as its ProjectListRule allows; `user` is what the user file
+  // gave.
+  Status CheckList(const ListSetting& setting, const std::vector<Sourced<std::string>>& asked,
+                   const std::vector<std::string>& user) const {
+    switch (setting.project) {
+      case ProjectListRule::kInsideWorkspace: return CheckPaths(asked, SandboxKey(setting));
+      case ProjectListRule::kUserAllows: return CheckNames(setting, asked, user);
+      case ProjectListRule::kAdds: return Ok();
+      case ProjectListRule::kNotAConfigKey: break;
+    }
+    // A flag-only list has no key to read, so a project file cannot reach here.
+    return Error(ErrorKind::kInternal, "sandbox." + std::string(setting.key) + " is not a config key");
+  }
+
+  Status CheckPaths(const std::vector<Sourced<std::string>>& paths, const std::string& key) const {
     for (size_t i = 0; i < paths.size(); ++i) {
       const std::string& path = paths[i].value;
-      std::string element = std::string(key) + "[" + std::to_string(i) + "]";
+      std::string element = key + "[" + std::to_string(i) + "]";
       bool inside = !context_.workspace_root.empty() && IsWithin(path, context_.workspace_root);
       if (inside && config_.workspace_root) inside = IsWithin(path, *config_.workspace_root);
       if (!inside) {
@@ -227,16 +248,19 @@ class ProjectMerge {
     return Ok();
   }
 
-  Status CheckEnv() const {
-    const std::vector<std::string>& builtin = DefaultEnvAllowlist();
-    for (size_t i = 0; i < project_.allow_env.size(); ++i) {
-      const std::string& name = project_.allow_env[i].value;
-      bool allowed = std::find(config_.allow_env.begin(), config_.allow_env.end(), name) != config_.allow_env.end() ||
+  // A name the user file gave, or (allow_env) one of the built-in allowlist.
+  Status CheckNames(const ListSetting& setting, const std::vector<Sourced<std::string>>& names,
+                    const std::vector<std::string>& user) const {
+    static const std::vector<std::string> kNone;
+    const std::vector<std::string>& builtin = setting.element == ListElement::kEnvName ? DefaultEnvAllowlist() : kNone;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string& name = names[i].value;
+      bool allowed = std::find(user.begin(), user.end(), name) != user.end() ||
                      std::find(builtin.begin(), builtin.end(), name) != builtin.end();
       if (!allowed) {
-        return Widens(project_.allow_env[i].where, "sandbox.allow_env[" + std::to_string(i) + "]",
-                      "the project config cannot pass " + name +
-                          " through: the user config does not allow it, and " + OnlyUserCan("add names to allow_env"));
+        return Widens(names[i].where, SandboxKey(setting) + "[" + std::to_string(i) + "]",
+                      "the project config cannot pass " + name + " through: the user config does not allow it, and " +
+                          OnlyUserCan("add names to " + std::string(setting.key)));
       }
     }
     return Ok();

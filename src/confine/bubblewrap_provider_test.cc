@@ -78,7 +78,7 @@ TEST(BubblewrapProvider, ParentsAreMountedBeforeChildren) {
   HostContext host = testing::FixedHost(workspace);
   host.home = tree.path();  // the grant below lies inside the (isolated) home
   PolicyBuilder builder(host);
-  builder.WithoutSystemRoots().BestEffort(true);
+  builder.WithoutSystemRoots().SetEnforcement(Enforcement::kBestEffort);
   Result<Policy> policy = builder.Build();
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::vector<std::string> argv = MustConfine(*policy).argv;
@@ -95,7 +95,7 @@ TEST(BubblewrapProvider, ParentsAreMountedBeforeChildren) {
 TEST(BubblewrapProvider, RecreatesTheSystemSymlinks) {
   TestTree tree;
   PolicyBuilder builder(testing::FixedHost(tree.Dir("ws")));  // with this host's system trees
-  builder.BestEffort(true);
+  builder.SetEnforcement(Enforcement::kBestEffort);
   Result<Policy> policy = builder.Build();
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   std::vector<std::string> argv = MustConfine(*policy).argv;

@@ -34,12 +34,12 @@ HostSupport NoLandlockHost() {
 }
 
 // A policy for `workspace` as this user, so LoadPolicyFile accepts it.
-Result<Policy> OwnPolicy(const std::string& workspace, bool best_effort = false) {
+Result<Policy> OwnPolicy(const std::string& workspace, Enforcement enforcement = Enforcement::kRequired) {
   HostContext host = testing::FixedHost(workspace);
   host.uid = ::getuid();
   host.gid = ::getgid();
   PolicyBuilder builder(host);
-  builder.WithoutSystemRoots().BestEffort(best_effort);
+  builder.WithoutSystemRoots().SetEnforcement(enforcement);
   return builder.Build();
 }
 
@@ -48,7 +48,7 @@ std::string ReadAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-TEST(NativeProvider, ArgvRunsCorralOnTheCompiledPolicyFile) {
+TEST(NativeProvider, ArgvRunsCorralOnThePolicyFile) {
   TestTree tree;
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
@@ -72,7 +72,7 @@ TEST(NativeProvider, ArgvRunsCorralOnTheCompiledPolicyFile) {
   EXPECT_EQ(confined->runner_failure_rules, NativeRunnerFailureRules());
 }
 
-TEST(NativeProvider, PolicyFileRoundTripsThroughLoadCompiledPolicy) {
+TEST(NativeProvider, PolicyFileRoundTripsThroughLoadPolicyFile) {
   TestTree tree;
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
@@ -154,7 +154,7 @@ TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {
 
 TEST(NativeProvider, BestEffortIsPartialAndNamesTheDroppedMechanisms) {
   TestTree tree;
-  Result<Policy> policy = OwnPolicy(tree.Dir("ws"), /*best_effort=*/true);
+  Result<Policy> policy = OwnPolicy(tree.Dir("ws"), Enforcement::kBestEffort);
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = NoLandlockHost();
   NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});

@@ -69,7 +69,7 @@ TEST_F(PlanTest, NoLandlockFailsClosedNamingTheWayOut) {
 }
 
 TEST_F(PlanTest, NoLandlockUnderBestEffortIsDegradedAndSaysSo) {
-  Result<Plan> plan = CompileWith(Builder().BestEffort(true), FullHost(0));
+  Result<Plan> plan = CompileWith(Builder().SetEnforcement(Enforcement::kBestEffort), FullHost(0));
   ASSERT_TRUE(plan.ok()) << plan.error().ToString();
   EXPECT_EQ(plan->level(), Level::kDegraded);
   ASSERT_FALSE(plan->dropped().empty());
@@ -93,7 +93,7 @@ TEST_F(PlanTest, NoUserNamespacesFailsClosed) {
 TEST_F(PlanTest, NoUserNamespacesUnderBestEffortIsDegraded) {
   HostSupport host = FullHost();
   host.user_namespaces = false;
-  Result<Plan> plan = CompileWith(Builder().BestEffort(true), host);
+  Result<Plan> plan = CompileWith(Builder().SetEnforcement(Enforcement::kBestEffort), host);
   ASSERT_TRUE(plan.ok()) << plan.error().ToString();
   EXPECT_EQ(plan->level(), Level::kDegraded);
   EXPECT_FALSE(plan->mechanisms().namespaces);
@@ -110,7 +110,7 @@ TEST_F(PlanTest, NoSeccompFailsClosedOrIsDropped) {
   Result<Plan> refused = CompileWith(Builder(), host);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("seccomp"), std::string::npos);
-  Result<Plan> plan = CompileWith(Builder().BestEffort(true), host);
+  Result<Plan> plan = CompileWith(Builder().SetEnforcement(Enforcement::kBestEffort), host);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->level(), Level::kDegraded);
   EXPECT_FALSE(plan->provided().Has(Guarantee::kSyscallFilter));

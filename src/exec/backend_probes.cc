@@ -21,7 +21,7 @@ using namespace std::chrono_literals;
 Result<Policy> DefaultProbePolicy(Enforcement enforcement) {
   CORRAL_ASSIGN_OR_RETURN(HostContext host, CaptureHostContext());
   PolicyBuilder builder(host);
-  builder.NoWorkspace().BestEffort(enforcement == Enforcement::kBestEffort);
+  builder.NoWorkspace().SetEnforcement(enforcement);
   return builder.Build();
 }
 

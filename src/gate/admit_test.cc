@@ -298,9 +298,9 @@ TEST_F(AdmitTest, ATrailInsideAWritableGrantIsRefusedAndNotWrittenTo) {
   EXPECT_EQ(corral::testing::TestTree::Read(inside), "");
 }
 
-// A compiled policy passed the gate when `corral wrap` wrote it: nobody is
+// A policy file passed the gate when `corral wrap` wrote it: nobody is
 // asked again, and only the trail is judged.
-TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
+TEST_F(AdmitTest, APolicyFileIsAdmittedAsItIsWithoutAQuestion) {
   ASSERT_TRUE(trail_.ok());
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
@@ -336,10 +336,10 @@ TEST_F(AdmitTest, ACompiledPolicyIsAdmittedAsItIsWithoutAQuestion) {
   EXPECT_TRUE(approver.asked.empty());
 }
 
-// Only a compiled policy's text makes a PolicyFile, through the loader's
+// Only a policy file's text makes a PolicyFile, through the loader's
 // checks: an edited file that asks for danger-full-access is no way around
 // the gate for a library caller either.
-TEST_F(AdmitTest, ACompiledPolicyIsOnlyWhatThePolicyFileLoaderAccepts) {
+TEST_F(AdmitTest, APolicyFileIsOnlyWhatItsLoaderAccepts) {
   static_assert(!std::is_constructible_v<PolicyFile, Policy>);
   Result<Policy> policy = BuildPolicy(host_, PolicySpec{});
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();

@@ -164,33 +164,20 @@ const PathGrant* Policy::GrantFor(std::string_view path) const {
 
 PolicyBuilder::PolicyBuilder(HostContext host, PolicySpec spec) : host_(std::move(host)), spec_(std::move(spec)) {}
 
-#define CORRAL_DEFINE_SETTER(member, Setter, setting)                          \
-  PolicyBuilder& PolicyBuilder::Setter(SettingValue<setting> value) { \
-    spec_.member = value;                                             \
-    return *this;                                                     \
+#define CORRAL_DEFINE_SETTER(member, Setter, setting)              \
+  PolicyBuilder& PolicyBuilder::Setter(SettingArg<setting> value) { \
+    spec_.member = SettingFromArg(setting, value);                  \
+    return *this;                                                   \
   }
 CORRAL_SANDBOX_SETTINGS(CORRAL_DEFINE_SETTER)
 #undef CORRAL_DEFINE_SETTER
-PolicyBuilder& PolicyBuilder::AllowRead(std::string path) {
-  spec_.allow_read.push_back(std::move(path));
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::AllowWrite(std::string path) {
-  spec_.allow_write.push_back(std::move(path));
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::AllowExec(std::string path) {
-  spec_.allow_exec.push_back(std::move(path));
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::AllowCredential(std::string path) {
-  spec_.allow_credential.push_back(std::move(path));
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::AllowEnv(std::string name) {
-  spec_.allow_env.push_back(std::move(name));
-  return *this;
-}
+#define CORRAL_DEFINE_ADDER(member, Adder, setting)          \
+  PolicyBuilder& PolicyBuilder::Adder(std::string value) { \
+    spec_.member.push_back(std::move(value));              \
+    return *this;                                          \
+  }
+CORRAL_SANDBOX_LISTS(CORRAL_DEFINE_ADDER)
+#undef CORRAL_DEFINE_ADDER
 PolicyBuilder& PolicyBuilder::Workspace(std::string dir) {
   spec_.workspace = std::move(dir);
   spec_.no_workspace = false;
@@ -215,10 +202,6 @@ PolicyBuilder& PolicyBuilder::SetMode(Mode mode) {
 }
 PolicyBuilder& PolicyBuilder::AcknowledgeDangerFullAccess() {
   spec_.acknowledge_danger = true;
-  return *this;
-}
-PolicyBuilder& PolicyBuilder::ForbidRead(std::string pattern) {
-  spec_.forbid_read.push_back(std::move(pattern));
   return *this;
 }
 
@@ -287,10 +270,10 @@ Result<Policy> PolicyBuilder::Build() const {
     GrantOrigin origin;
   };
   const Requested requested[] = {
-      {spec_.allow_read, Access::kRead, "--allow-read", GrantOrigin::kFlag},
-      {spec_.allow_write, Access::kRead | Access::kWrite, "--allow-write", GrantOrigin::kFlag},
-      {spec_.allow_exec, Access::kRead | Access::kExec, "--allow-exec", GrantOrigin::kFlag},
-      {spec_.allow_credential, Access::kRead, "--allow-credential", GrantOrigin::kCredential},
+      {spec_.allow_read, Access::kRead, std::string(kAllowReadList.flag), GrantOrigin::kFlag},
+      {spec_.allow_write, Access::kRead | Access::kWrite, std::string(kAllowWriteList.flag), GrantOrigin::kFlag},
+      {spec_.allow_exec, Access::kRead | Access::kExec, std::string(kAllowExecList.flag), GrantOrigin::kFlag},
+      {spec_.allow_credential, Access::kRead, std::string(kAllowCredentialList.flag), GrantOrigin::kCredential},
   };
   // The stores, as absolute paths, in $HOME and in the passwd entry's home
   // when $HOME names another directory.

@@ -39,12 +39,6 @@ struct PathGrant {
   GrantOrigin origin = GrantOrigin::kFlag;
 };
 
-// Whether a run may go ahead with mechanisms the host cannot provide.
-enum class Enforcement {
-  kRequired,    // fail closed (the default)
-  kBestEffort,  // --best-effort: run with what the host has, and say what was dropped
-};
-
 class Policy {
  public:
   // The spec this policy was built from.
@@ -123,13 +117,15 @@ class PolicyBuilder {
  public:
   explicit PolicyBuilder(HostContext host, PolicySpec spec = {});
 
-  // Path grants. Repeatable; errors surface from Build().
-  PolicyBuilder& AllowRead(std::string path);
-  PolicyBuilder& AllowWrite(std::string path);
-  PolicyBuilder& AllowExec(std::string path);
-  // Dangerous: shows the credential store `path` (home_view.h), read-only.
-  PolicyBuilder& AllowCredential(std::string path);
-  PolicyBuilder& AllowEnv(std::string name);
+  // One method per list setting (spec_fields.h, where each one's meaning
+  // and danger is said), each appending one element; errors surface from
+  // Build(): AllowRead, AllowWrite, AllowExec (paths), AllowEnv (a name),
+  // ForbidRead (a pattern that hides paths even inside granted trees, see
+  // forbid.h) and AllowCredential, which is dangerous: it shows the
+  // credential store `path` (home_view.h), read-only.
+#define CORRAL_DECLARE_ADDER(member, Adder, setting) PolicyBuilder& Adder(std::string value);
+  CORRAL_SANDBOX_LISTS(CORRAL_DECLARE_ADDER)
+#undef CORRAL_DECLARE_ADDER
   // The project tree: read, write and exec. Default: the working directory.
   PolicyBuilder& Workspace(std::string dir);
   // No workspace at all: only the explicit grants and the system trees.
@@ -141,14 +137,12 @@ class PolicyBuilder {
   PolicyBuilder& SetMode(Mode mode);
   // Required for danger-full-access: the command will run unconfined.
   PolicyBuilder& AcknowledgeDangerFullAccess();
-  // Hides paths matching `pattern` even inside granted trees (see forbid.h).
-  PolicyBuilder& ForbidRead(std::string pattern);
   // One setter per scalar sandbox setting (spec_fields.h, where each one's
-  // meaning and danger is said): BestEffort(bool), Home(HomeMode),
+  // meaning and danger is said): SetEnforcement(Enforcement), Home(HomeMode),
   // Network(NetworkMode), Timeout(std::chrono::seconds), TmpfsSize(uint64_t).
-  // BestEffort(true) is dangerous: the run goes ahead on a host that cannot
-  // enforce everything.
-#define CORRAL_DECLARE_SETTER(member, Setter, setting) PolicyBuilder& Setter(SettingValue<setting> value);
+  // SetEnforcement(Enforcement::kBestEffort) is dangerous: the run goes
+  // ahead on a host that cannot enforce everything.
+#define CORRAL_DECLARE_SETTER(member, Setter, setting) PolicyBuilder& Setter(SettingArg<setting> value);
   CORRAL_SANDBOX_SETTINGS(CORRAL_DECLARE_SETTER)
 #undef CORRAL_DECLARE_SETTER
 

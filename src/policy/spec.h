@@ -3,10 +3,11 @@
 // CLI flags, the TOML [sandbox] table, profiles, presets and MCP arguments all
 // produce a PolicySpec; BuildPolicy turns it into the immutable Policy. The
 // scalar sandbox settings (network, timeout, tmpfs_size, best_effort, home)
+// and the lists (the path grants, allow_env, forbid_read, allow_credential)
 // are described once in spec_fields.h and every front end is expanded from
-// there. The fields below document their default, the flag and the config key
-// that set them; a field added here is added to docs/config.md and to every
-// front end by hand.
+// there: a new one is an entry there, not a member here. The other fields
+// below document their default, the flag and the config key that set them,
+// and spec_fields.h says why each is still written by hand.
 #pragma once
 
 #include <chrono>
@@ -30,22 +31,12 @@ struct PolicySpec {
   std::optional<std::string> workspace;
   // --no-workspace. Default false.
   bool no_workspace = false;
-  // --allow-read / --allow-write / --allow-exec, sandbox.allow_read /
-  // allow_write / allow_exec. Default empty.
-  std::vector<std::string> allow_read;
-  std::vector<std::string> allow_write;
-  std::vector<std::string> allow_exec;
-  // --allow-credential. Default empty. Read grants of credential stores
-  // (policy/home_view.h) that every other grant hides; each is audited and
-  // said on stderr. Not a config key: a credential is shown one run at a
-  // time, by the person typing the command.
-  std::vector<std::string> allow_credential;
-  // --forbid-read / sandbox.forbid_read. Default empty. Paths or globs hidden
-  // even inside granted trees (see policy/forbid.h).
-  std::vector<std::string> forbid_read;
-  // --allow-env / sandbox.allow_env. Default empty (the built-in allowlist
-  // still applies).
-  std::vector<std::string> allow_env;
+  // The list settings: allow_read, allow_write, allow_exec, allow_env,
+  // forbid_read (also config keys) and allow_credential (flag only), each
+  // empty by default and described in spec_fields.h.
+#define CORRAL_SPEC_LIST(member, Adder, setting) std::vector<std::string> member;
+  CORRAL_SANDBOX_LISTS(CORRAL_SPEC_LIST)
+#undef CORRAL_SPEC_LIST
   // --pin-sha256. Default: not pinned. (Not a config key: it names one program.)
   std::optional<std::string> pin_sha256;
   // The scalar sandbox settings: network, timeout, tmpfs_size, best_effort,

@@ -1,5 +1,7 @@
 #include "policy/spec_fields.h"
 
+#include <algorithm>
+
 namespace corral {
 namespace {
 
@@ -62,11 +64,11 @@ std::string ChoiceNarrowingRow(const Setting<E>& setting) {
 
 }  // namespace
 
-std::string RenderNarrowingRow(const Setting<bool>& setting) {
-  if (setting.project == ProjectRule::kWideIfUserIsWide) {
-    return NarrowingRow(setting.key, "`false`, or repeat the user's `true`", "`true` when the user's is not");
+std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project) {
+  if (project == ProjectRule::kWideIfUserIsWide) {
+    return NarrowingRow(key, "`false`, or repeat the user's `true`", "`true` when the user's is not");
   }
-  return NarrowingRow(setting.key, "`false`", "`true`");
+  return NarrowingRow(key, "`false`", "`true`");
 }
 std::string RenderNarrowingRow(const Setting<HomeMode>& setting) { return ChoiceNarrowingRow(setting); }
 std::string RenderNarrowingRow(const Setting<NetworkMode>& setting) { return ChoiceNarrowingRow(setting); }
@@ -83,8 +85,8 @@ std::string RenderNarrowingRow(const Setting<uint64_t>& setting) {
 std::string_view NetworkModeName(NetworkMode mode) { return ChoiceName(kNetworkSetting, mode); }
 std::string_view HomeModeName(HomeMode mode) { return ChoiceName(kHomeSetting, mode); }
 
-std::string RenderDocRow(const Setting<bool>& setting) {
-  return Row(setting.key, "boolean", setting.spec_default ? "`true`" : "`false`", setting.flag, setting.doc);
+std::string RenderSwitchDocRow(std::string_view key, bool spec_default, std::string_view flag, std::string_view doc) {
+  return Row(key, "boolean", spec_default ? "`true`" : "`false`", flag, doc);
 }
 std::string RenderDocRow(const Setting<HomeMode>& setting) { return ChoiceRow(setting); }
 std::string RenderDocRow(const Setting<NetworkMode>& setting) { return ChoiceRow(setting); }
@@ -96,6 +98,67 @@ std::string RenderDocRow(const Setting<std::chrono::seconds, std::optional<std::
 }
 std::string RenderDocRow(const Setting<uint64_t>& setting) {
   return Row(setting.key, std::string(setting.doc_type), std::string(setting.doc_default), setting.flag, setting.doc);
+}
+
+std::string_view ListFlagValue(const ListSetting& setting) {
+  switch (setting.element) {
+    case ListElement::kPath: return "PATH";
+    case ListElement::kEnvName: return "NAME";
+    case ListElement::kPattern: return "PATTERN";
+  }
+  return "VALUE";
+}
+
+std::string RenderDocRow(const ListSetting& setting) {
+  if (setting.project == ProjectListRule::kNotAConfigKey) {
+    return "| (no key) | | `[]` | `" + std::string(setting.key) + "` | `" + std::string(setting.flag) + "` | " +
+           std::string(setting.doc) + " |";
+  }
+  std::string type;
+  switch (setting.element) {
+    case ListElement::kPath: type = "array of strings (paths)"; break;
+    case ListElement::kEnvName:
+      type = "array of strings (variable names: letters, digits, `_`, not starting with a digit)";
+      break;
+    case ListElement::kPattern: type = "array of strings (patterns)"; break;
+  }
+  return Row(setting.key, type, "`[]`", setting.flag, setting.doc);
+}
+
+std::vector<std::string> RenderNarrowingRows(std::span<const ListSetting* const> settings) {
+  std::vector<std::string> rows;
+  std::vector<ProjectListRule> done;
+  for (const ListSetting* first : settings) {
+    if (first->project == ProjectListRule::kNotAConfigKey ||
+        std::find(done.begin(), done.end(), first->project) != done.end()) {
+      continue;
+    }
+    done.push_back(first->project);
+    std::string keys;
+    for (const ListSetting* setting : settings) {
+      if (setting->project == first->project) keys += (keys.empty() ? "`" : ", `") + std::string(setting->key) + "`";
+    }
+    std::string may;
+    std::string may_not;
+    switch (first->project) {
+      case ProjectListRule::kInsideWorkspace:
+        may = "add paths **inside the workspace** (and inside the user's `workspace_root` when the user set one); "
+              "they are added to the user's";
+        may_not = "grant anything outside (`/etc`, `~/.bashrc`, `/ws-other` next to `/ws`)";
+        break;
+      case ProjectListRule::kUserAllows:
+        may = "name variables the user config (or the built-in allowlist) already allows";
+        may_not = "add any other name";
+        break;
+      case ProjectListRule::kAdds:
+        may = "add patterns: the result is the **union** of both files";
+        may_not = "remove the user's";
+        break;
+      case ProjectListRule::kNotAConfigKey: break;
+    }
+    rows.push_back("| " + keys + " | " + may + " | " + may_not + " |");
+  }
+  return rows;
 }
 
 }  // namespace corral

@@ -1,36 +1,50 @@
-// The scalar sandbox settings, each described once.
+// The sandbox settings, each described once: the scalars and the lists.
 //
-// A setting is one `Setting<T>` below: its key (the PolicySpec member, the
-// JSON key and the [sandbox] key of a config file), its flag, its default, the
-// doc line of docs/config.md, and how a project file may narrow it. The list
-// CORRAL_SANDBOX_SETTINGS names each one with its PolicySpec member and its
-// PolicyBuilder setter. Everything else is expanded from that list, not
-// written again:
+// A scalar is one `Setting<T>` below, a list one `ListSetting`: its key (the
+// PolicySpec member, the JSON key and the [sandbox] key of a config file), its
+// flag, its default, the doc line of docs/config.md, and how a project file
+// may narrow it. The lists CORRAL_SANDBOX_SETTINGS (scalars) and
+// CORRAL_CONFIG_LISTS / CORRAL_FLAG_ONLY_LISTS (lists; CORRAL_SANDBOX_LISTS is
+// both) name each one with its PolicySpec member and its PolicyBuilder method.
+// Everything else is expanded from them, not written again:
 //
 //   the members of PolicySpec, Config, ConfigLayer, SpecOverrides, PolicyFlags
-//   the PolicyBuilder setters                          (policy/policy.cc)
+//   the PolicyBuilder setters and adders               (policy/policy.cc)
 //   the JSON of a spec                                 (policy/spec_json.cc)
 //   the TOML keys and their parsing                    (config/config_file.cc)
 //   the user file's values and the project's narrowing (config/config_merge.cc)
-//   Config::ApplyTo and the explicit overrides         (config/config.cc, resolve/request.cc)
-//   the CLI flags                                      (cli/policy_flags.cc)
-//   docs/config.md's rows          (rendered by RenderDocRow; spec_fields_test.cc
-//                                   fails when the document says otherwise)
+//   Config::ApplyTo, CheckPaths and the overrides      (config/config.cc, resolve/request.cc)
+//   the CLI flags, and which ones conflict with --profile (cli/policy_flags.cc, resolve/request.cc)
+//   docs/config.md's rows          (rendered by RenderDocRow / RenderNarrowingRow(s);
+//                                   spec_fields_test.cc fails when the document
+//                                   says otherwise)
 //
-// Adding a setting: a Setting<T> here, one line in the list, and its rows in
-// docs/config.md (the test prints them). The handling of each kind exists
-// already for T = bool, a choice enum, std::chrono::seconds or a byte size
-// (uint64_t, read with ParseTmpfsSize); a new enum type also needs its
+// Adding a setting: its description here, one line in its list, and its rows
+// in docs/config.md (the test prints them). For example, a scalar and a list:
+//
+//   inline constexpr Setting<std::chrono::seconds, std::optional<std::chrono::seconds>> kCpuTimeSetting{
+//       .key = "cpu_time", .flag = "--cpu-time", .project = ProjectRule::kLowerOnly, ...};
+//   #define CORRAL_SANDBOX_SETTINGS(X) ... X(cpu_time, CpuTime, kCpuTimeSetting)
+//
+//   inline constexpr ListSetting kAllowHostList{.key = "allow_host", .element = ListElement::kHost,
+//       .flag = "--allow-host", .project = ProjectListRule::kUserAllows, ...};
+//   #define CORRAL_CONFIG_LISTS(X) ... X(allow_host, AllowHost, kAllowHostList)
+//
+// The handling of each scalar kind exists already for a switch (bool, with
+// the enum its setter takes), a choice enum, std::chrono::seconds or a byte
+// size (uint64_t, read with ParseTmpfsSize); a new choice enum also needs its
 // RenderDocRow / RenderNarrowingRow overload (one line each in
-// spec_fields.cc). For example:
+// spec_fields.cc). A list whose elements are of a new kind (a host name, a
+// digest; kHost above) needs its ListElement: how config_file.cc reads one,
+// its flag value and docs type in spec_fields.cc; one with a new project rule needs its
+// ProjectListRule, its check in config_merge.cc and its narrowing row.
 //
-//   inline constexpr Setting<bool> kExampleSetting{.key = "example", .flag = "--example", ...};
-//   #define CORRAL_SANDBOX_SETTINGS(X) ... X(example, Example, kExampleSetting)
+// The scalar kinds:
 //
-// The kinds:
-//
-//   bool      a switch. The flag only turns it on; an explicit override is a
-//             plain bool (false: not given). `true` is the wide value.
+//   switch    bool. The flag only turns it on; an explicit override is a
+//             plain bool (false: not given). `true` is the wide value. The
+//             PolicyBuilder setter takes an enum (Switch<E>): E's first value
+//             is off, its second on.
 //   enum      a choice among `choices`; the enum's values are the names'
 //             indexes, and the last name is the widest.
 //   seconds   a positive number of seconds, at most `maximum` in a file and
@@ -38,15 +52,42 @@
 //   uint64_t  a byte size, written as "512m" or a number of bytes, between
 //             `minimum` and `maximum`.
 //
+// A list is a std::vector<std::string>, empty by default; the flag is
+// repeatable, each file's and flag's elements are added to the layers'
+// (each once in a Config), and the element kind says how a file's entry is
+// read: a path (canonical, checked to exist when the run resolves), an
+// environment variable name, or a forbid_read pattern.
+//
 // Security: `project` says how far the repository's corral.toml may move a
 // setting. A wrong rule lets an untrusted repository widen the sandbox, so a
 // setting that opens or weakens anything must name the rule that keeps the
-// wide value the user's alone.
+// wide value the user's alone (for a list: kInsideWorkspace, kUserAllows or
+// kNotAConfigKey; kAdds only for a list that hides more, never grants).
 //
-// What is NOT here yet and still written out by hand in each place: mode
-// (bash, presets and sessions decide it too), acknowledge_danger (audited by
-// who gave it), workspace / no_workspace, the path and name lists, pin_sha256,
-// the internal system_roots / own_files, and sandbox.backend and [approval].
+// What is NOT here, and why each is still written by hand:
+//   mode                 decided also by bash = "off", presets, sessions,
+//                        --mode and a profile's ceiling (resolve/request.cc,
+//                        config_merge.cc's CheckMode, CheckPreset); its
+//                        narrowing compares against a ceiling from several
+//                        layers, not the user file's value.
+//   acknowledge_danger   its TOML key (i_understand_danger_full_access) is not
+//                        its member name, and ResolveRequest records who gave
+//                        it (flag, config file:line, profile) for the audit
+//                        trail.
+//   workspace / no_workspace  the workspace decides which project file is
+//                        read at all (ResolveRequest reads the config twice),
+//                        the session's cwd beats the config's workspace_root,
+//                        and the flags conflict with each other.
+//   pin_sha256           one optional value given only by --pin-sha256 (no
+//                        key, no project rule): none of the two kinds, and
+//                        the only such field.
+//   sandbox.backend      not a PolicySpec field: a Config choice that `corral
+//                        wrap` and `corral run` read, with its own --backend
+//                        flag on wrap alone.
+//   [approval]           not PolicySpec fields either (the gate reads them);
+//                        their narrowing follows the strictness order and the
+//                        preset's mode, across both tables.
+//   system_roots, own_files  internal: no flag, key or doc row.
 #pragma once
 
 #include <chrono>
@@ -56,6 +97,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "policy/tmpfs_size.h"
 
@@ -92,10 +134,18 @@ enum class TomlSpelling {
   kNamesOrBoolean,  // or a boolean: false is the first name, true the last
 };
 
-template <typename T, typename SpecType_ = T>
+// Whether a run may go ahead with mechanisms the host cannot provide
+// (best_effort, and PolicyBuilder::SetEnforcement).
+enum class Enforcement {
+  kRequired,    // fail closed (the default)
+  kBestEffort,  // --best-effort: run with what the host has, and say what was dropped
+};
+
+template <typename T, typename SpecType_ = T, typename Arg_ = T>
 struct Setting {
   using Value = T;            // what a file or flag sets
   using SpecType = SpecType_;  // the PolicySpec member: T, or std::optional<T> when unset means no limit
+  using Arg = Arg_;            // what the PolicyBuilder setter takes: T, or a switch's enum
 
   std::string_view key{};        // the PolicySpec member, JSON key and [sandbox] key
   SpecType spec_default{};     // the PolicySpec default
@@ -122,10 +172,16 @@ struct Setting {
   std::string_view doc{};
 };
 
+// A switch: a bool in the spec, files and flags, and an enum in the
+// PolicyBuilder setter, whose first value is off and second on (house rule:
+// no bool parameters).
+template <typename E>
+using Switch = Setting<bool, bool, E>;
+
 inline constexpr std::string_view kNetworkNames[] = {"none", "all"};
 inline constexpr std::string_view kHomeNames[] = {"isolated", "real"};
 
-inline constexpr Setting<bool> kBestEffortSetting{
+inline constexpr Switch<Enforcement> kBestEffortSetting{
     .key = "best_effort",
     .spec_default = false,
     .flag = "--best-effort",
@@ -208,18 +264,150 @@ inline constexpr Setting<uint64_t> kTmpfsSizeSetting{
 // X(member, Setter, setting): the PolicySpec member, the PolicyBuilder
 // setter, the description. The order is the order of the project file's
 // checks (the first refusal is the one reported).
-#define CORRAL_SANDBOX_SETTINGS(X)               \
-  X(best_effort, BestEffort, kBestEffortSetting) \
-  X(home, Home, kHomeSetting)                    \
-  X(network, Network, kNetworkSetting)           \
-  X(timeout, Timeout, kTimeoutSetting)           \
+#define CORRAL_SANDBOX_SETTINGS(X)                   \
+  X(best_effort, SetEnforcement, kBestEffortSetting) \
+  X(home, Home, kHomeSetting)                        \
+  X(network, Network, kNetworkSetting)               \
+  X(timeout, Timeout, kTimeoutSetting)               \
   X(tmpfs_size, TmpfsSize, kTmpfsSizeSetting)
+
+// The list settings: grants and names, each given any number of times.
+
+// What a list holds, and so how a config file's entry is read and checked.
+enum class ListElement {
+  kPath,     // a path: "~" expanded, the scope's relative-path rule, canonical text (config_file.h)
+  kEnvName,  // an environment variable name: letters, digits and _, not starting with a digit
+  kPattern,  // a forbid_read pattern (policy/forbid.h)
+};
+
+// How the project file may touch a list. Each refusal is a
+// config_project_widens error at the element (`sandbox.<key>[<i>]`).
+enum class ProjectListRule {
+  kInsideWorkspace,  // add paths inside the workspace (and the user's workspace_root)
+  kUserAllows,       // repeat names the user config or the built-in allowlist already allows
+  kAdds,             // add anything: the list only hides more, so the result is the union
+  kNotAConfigKey,    // no key at all: the flag alone sets it (CORRAL_FLAG_ONLY_LISTS)
+};
+
+struct ListSetting {
+  std::string_view key{};        // the PolicySpec member, JSON key and [sandbox] key
+  ListElement element = ListElement::kPath;
+  std::string_view flag{};       // "--allow-read"; repeatable, its value named by `element`
+  std::string_view flag_help{};
+  ProjectListRule project = ProjectListRule::kInsideWorkspace;
+  ProfileRule profile = ProfileRule::kIsAGrant;
+  std::string_view doc{};        // docs/config.md: the row's notes
+};
+
+inline constexpr ListSetting kAllowReadList{
+    .key = "allow_read",
+    .element = ListElement::kPath,
+    .flag = "--allow-read",
+    .flag_help = "grant read on PATH (repeatable)",
+    .project = ProjectListRule::kInsideWorkspace,
+    .doc = "Read grants.",
+};
+
+inline constexpr ListSetting kAllowWriteList{
+    .key = "allow_write",
+    .element = ListElement::kPath,
+    .flag = "--allow-write",
+    .flag_help = "grant read and write on PATH (repeatable)",
+    .project = ProjectListRule::kInsideWorkspace,
+    .doc = "Read and write grants (read-only under `mode = \"read-only\"`).",
+};
+
+inline constexpr ListSetting kAllowExecList{
+    .key = "allow_exec",
+    .element = ListElement::kPath,
+    .flag = "--allow-exec",
+    .flag_help = "grant read and exec on PATH (repeatable)",
+    .project = ProjectListRule::kInsideWorkspace,
+    .doc = "Read and exec grants. Only these (and the workspace and system trees) run programs: a read or write "
+           "grant is a `noexec` mount, so a shared library in one does not load.",
+};
+
+// Security: the variables reach the command, so a project file may only
+// repeat what the user (or the built-in allowlist) passes already.
+inline constexpr ListSetting kAllowEnvList{
+    .key = "allow_env",
+    .element = ListElement::kEnvName,
+    .flag = "--allow-env",
+    .flag_help = "pass environment variable NAME through (repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .doc = "Variables passed through besides the built-in allowlist (`PATH HOME TERM LANG LC_ALL LC_CTYPE TZ`).",
+};
+
+inline constexpr ListSetting kForbidReadList{
+    .key = "forbid_read",
+    .element = ListElement::kPattern,
+    .flag = "--forbid-read",
+    .flag_help = "hide PATTERN even inside granted trees (repeatable; globs, ~/)",
+    .project = ProjectListRule::kAdds,
+    .doc = "Paths hidden even inside granted trees, e.g. `\"**/.env\"`, `\"~/.ssh\"`. See "
+           "[Patterns](#paths-patterns-and-).",
+};
+
+// Security: dangerous. Read grants of credential stores (policy/home_view.h)
+// that every other grant hides; each is audited and said on stderr. Not a
+// config key: a credential is shown one run at a time, by the person typing
+// the command.
+inline constexpr ListSetting kAllowCredentialList{
+    .key = "allow_credential",
+    .element = ListElement::kPath,
+    .flag = "--allow-credential",
+    .flag_help = "DANGEROUS: let the command read the credential store PATH (~/.ssh, ~/.aws, ...) that every grant "
+                 "hides; audited and said on stderr (repeatable)",
+    .project = ProjectListRule::kNotAConfigKey,
+    .doc = "**Loud, flag only**: read grants of credential stores (`~/.ssh`, `~/.aws`, `~/.config/gh`, ...; "
+           "`HomeCredentialPatterns` in `src/policy/home_view.cc`) that every other grant hides and refuses to "
+           "name. Each is said on stderr and audited (`credential` record). Not a config key: a credential is "
+           "shown one run at a time by the person typing the command.",
+};
+
+// X(member, Adder, setting): the PolicySpec member, the PolicyBuilder method
+// that appends one element, the description. CORRAL_CONFIG_LISTS are keys of
+// [sandbox] too, in the order of the project file's checks;
+// CORRAL_FLAG_ONLY_LISTS are set by their flag alone.
+#define CORRAL_CONFIG_LISTS(X)                 \
+  X(allow_read, AllowRead, kAllowReadList)     \
+  X(allow_write, AllowWrite, kAllowWriteList)  \
+  X(allow_exec, AllowExec, kAllowExecList)     \
+  X(allow_env, AllowEnv, kAllowEnvList)        \
+  X(forbid_read, ForbidRead, kForbidReadList)
+#define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
+#define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)
+
+#define CORRAL_CHECK_CONFIG_LIST(member, Adder, setting) \
+  static_assert(setting.key == #member && setting.project != ProjectListRule::kNotAConfigKey);
+CORRAL_CONFIG_LISTS(CORRAL_CHECK_CONFIG_LIST)
+#undef CORRAL_CHECK_CONFIG_LIST
+#define CORRAL_CHECK_FLAG_ONLY_LIST(member, Adder, setting) \
+  static_assert(setting.key == #member && setting.project == ProjectListRule::kNotAConfigKey);
+CORRAL_FLAG_ONLY_LISTS(CORRAL_CHECK_FLAG_ONLY_LIST)
+#undef CORRAL_CHECK_FLAG_ONLY_LIST
+
+// The flag's value in --help: PATH, NAME or PATTERN.
+std::string_view ListFlagValue(const ListSetting& setting);
 
 // The types each place stores a setting in.
 template <const auto& S>
 using SettingValue = typename std::remove_cvref_t<decltype(S)>::Value;
 template <const auto& S>
 using SettingSpecType = typename std::remove_cvref_t<decltype(S)>::SpecType;
+template <const auto& S>
+using SettingArg = typename std::remove_cvref_t<decltype(S)>::Arg;
+// The spec's value for a setter's argument: a switch is on for its enum's
+// second value.
+template <typename T, typename SpecType, typename Arg>
+T SettingFromArg(const Setting<T, SpecType, Arg>&, Arg value) {
+  if constexpr (std::is_same_v<T, Arg>) {
+    return value;
+  } else {
+    static_assert(std::is_same_v<T, bool> && std::is_enum_v<Arg>, "a switch's setter takes an enum");
+    return value == static_cast<Arg>(1);
+  }
+}
 // An explicit override (SpecOverrides): a switch can only be turned on.
 template <const auto& S>
 using SettingOverride =
@@ -246,17 +434,31 @@ std::string_view HomeModeName(HomeMode mode);        // "isolated", "real"
 // The setting's row of docs/config.md's [sandbox] table (spec_fields_test.cc
 // compares the document with these):
 // | `key` | type | default | `key` | `--flag` | doc |
-std::string RenderDocRow(const Setting<bool>& setting);
+std::string RenderSwitchDocRow(std::string_view key, bool spec_default, std::string_view flag, std::string_view doc);
+template <typename E>
+std::string RenderDocRow(const Switch<E>& setting) {
+  return RenderSwitchDocRow(setting.key, setting.spec_default, setting.flag, setting.doc);
+}
 std::string RenderDocRow(const Setting<HomeMode>& setting);
 std::string RenderDocRow(const Setting<NetworkMode>& setting);
 std::string RenderDocRow(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting);
 std::string RenderDocRow(const Setting<uint64_t>& setting);
 // Its row of docs/config.md's project-narrowing table, from `project`:
 // | `key` | the project config may | it may not |
-std::string RenderNarrowingRow(const Setting<bool>& setting);
+std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project);
+template <typename E>
+std::string RenderNarrowingRow(const Switch<E>& setting) {
+  return RenderSwitchNarrowingRow(setting.key, setting.project);
+}
 std::string RenderNarrowingRow(const Setting<HomeMode>& setting);
 std::string RenderNarrowingRow(const Setting<NetworkMode>& setting);
 std::string RenderNarrowingRow(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting);
 std::string RenderNarrowingRow(const Setting<uint64_t>& setting);
+// A list's row of the [sandbox] table (a flag-only list's key column says
+// "(no key)"), and the narrowing table's rows of `settings`: one per rule,
+// naming every list it governs, in the order first met; flag-only lists have
+// none.
+std::string RenderDocRow(const ListSetting& setting);
+std::vector<std::string> RenderNarrowingRows(std::span<const ListSetting* const> settings);
 
 }  // namespace corral

@@ -60,10 +60,66 @@ TEST(SpecFields, DocsProjectNarrowingRowsAreTheTablesRendering) {
 #undef CORRAL_EXPECT_NARROWING_ROW
 }
 
+// The list settings' rows of the [sandbox] table, one each.
+TEST(SpecFields, DocsConfigTableListRowsAreTheTablesRendering) {
+  const std::vector<std::string> lines = DocLines();
+  ASSERT_FALSE(lines.empty());
+  const std::set<std::string> present(lines.begin(), lines.end());
+#define CORRAL_EXPECT_LIST_ROW(member, Adder, setting)                                                     \
+  {                                                                                                        \
+    EXPECT_TRUE(present.count(RenderDocRow(setting)) == 1)                                                 \
+        << "docs/config.md has no row\n" << RenderDocRow(setting) << "\nfor " #member " (spec_fields.h); " \
+        << "write that line into the [sandbox] table";                                                    \
+    const std::string columns = "| `" #member "` | `" + std::string(setting.flag) + "` |";                 \
+    int rows = 0;                                                                                          \
+    for (const std::string& line : lines) rows += line.find(columns) != std::string::npos;               \
+    EXPECT_EQ(rows, 1) << #member;                                                                         \
+  }
+  CORRAL_SANDBOX_LISTS(CORRAL_EXPECT_LIST_ROW)
+#undef CORRAL_EXPECT_LIST_ROW
+}
+
+// And their rows of the project-narrowing table: one per rule, naming the
+// lists it governs, and no other row for any of those keys.
+TEST(SpecFields, DocsProjectNarrowingListRowsAreTheTablesRendering) {
+  const std::vector<std::string> lines = DocLines();
+  const std::set<std::string> present(lines.begin(), lines.end());
+#define CORRAL_LIST_POINTER(member, Adder, setting) &setting,
+  const ListSetting* const settings[] = {CORRAL_SANDBOX_LISTS(CORRAL_LIST_POINTER)};
+#undef CORRAL_LIST_POINTER
+  const std::vector<std::string> rows = RenderNarrowingRows(settings);
+  EXPECT_EQ(rows.size(), 3u);
+  for (const std::string& row : rows) {
+    EXPECT_TRUE(present.count(row) == 1) << "docs/config.md has no row\n" << row
+                                         << "\n(spec_fields.h); write that line into the Project narrowing table";
+  }
+  // In the narrowing table, each key in exactly one row's first column.
+  std::vector<std::string> first_columns;
+  bool in_table = false;
+  for (const std::string& line : lines) {
+    if (line.starts_with("## ")) in_table = line == "## Project narrowing";
+    if (in_table && line.starts_with("| `")) first_columns.push_back(line.substr(0, line.find(" | ", 2)));
+  }
+  ASSERT_FALSE(first_columns.empty()) << "no Project narrowing table in docs/config.md";
+  for (const ListSetting* setting : settings) {
+    const std::string key = "`" + std::string(setting->key) + "`";
+    int found = 0;
+    for (const std::string& column : first_columns) found += column.find(key) != std::string::npos;
+    EXPECT_EQ(found, setting->project == ProjectListRule::kNotAConfigKey ? 0 : 1) << setting->key;
+  }
+}
+
 TEST(SpecFields, KeysAreTheMemberNames) {
 #define CORRAL_EXPECT_KEY(member, Setter, setting) EXPECT_EQ(setting.key, #member);
   CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_KEY)
+  CORRAL_SANDBOX_LISTS(CORRAL_EXPECT_KEY)
 #undef CORRAL_EXPECT_KEY
+}
+
+// A switch's setter takes its enum: the second value turns it on.
+TEST(SpecFields, SwitchSetterTakesItsEnum) {
+  EXPECT_TRUE(SettingFromArg(kBestEffortSetting, Enforcement::kBestEffort));
+  EXPECT_FALSE(SettingFromArg(kBestEffortSetting, Enforcement::kRequired));
 }
 
 TEST(SpecFields, ChoiceNamesAndDefaults) {
@@ -89,9 +145,13 @@ TEST(SpecFields, JsonRoundTripsEverySetting) {
   spec.network = NetworkMode::kAll;
   spec.timeout = std::chrono::seconds(42);
   spec.tmpfs_size = 512 * kMiB;
+#define CORRAL_FILL_LIST(member, Adder, setting) spec.member = {"/" #member, "/" #member "/2"};
+  CORRAL_SANDBOX_LISTS(CORRAL_FILL_LIST)
+#undef CORRAL_FILL_LIST
   const nlohmann::json json = SpecToJson(spec);
 #define CORRAL_EXPECT_JSON_KEY(member, Setter, setting) EXPECT_TRUE(json.contains(std::string(setting.key))) << #member;
   CORRAL_SANDBOX_SETTINGS(CORRAL_EXPECT_JSON_KEY)
+  CORRAL_SANDBOX_LISTS(CORRAL_EXPECT_JSON_KEY)
 #undef CORRAL_EXPECT_JSON_KEY
   Result<PolicySpec> back = SpecFromJson(json);
   ASSERT_TRUE(back.ok()) << back.error().message();

@@ -33,7 +33,10 @@ Result<std::optional<std::string>> OptionalString(const nlohmann::json& value, c
 // One scalar setting (spec_fields.h) to and from JSON: a switch is a
 // boolean, a choice its name, seconds a positive integer or null, a size a
 // number of bytes.
-nlohmann::json SettingToJson(const Setting<bool>&, bool value) { return value; }
+template <typename E>
+nlohmann::json SettingToJson(const Switch<E>&, bool value) {
+  return value;
+}
 template <typename E>
   requires std::is_enum_v<E>
 nlohmann::json SettingToJson(const Setting<E>& setting, E value) {
@@ -45,7 +48,8 @@ nlohmann::json SettingToJson(const Setting<std::chrono::seconds, std::optional<s
 }
 nlohmann::json SettingToJson(const Setting<uint64_t>&, uint64_t value) { return value; }
 
-Status SettingFromJson(const Setting<bool>& setting, const nlohmann::json& value, bool& out) {
+template <typename E>
+Status SettingFromJson(const Switch<E>& setting, const nlohmann::json& value, bool& out) {
   CORRAL_ASSIGN_OR_RETURN(out, Bool(value, std::string(setting.key)));
   return Ok();
 }
@@ -92,12 +96,9 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
   out["acknowledge_danger"] = spec.acknowledge_danger;
   out["workspace"] = spec.workspace ? nlohmann::json(*spec.workspace) : nlohmann::json(nullptr);
   out["no_workspace"] = spec.no_workspace;
-  out["allow_read"] = spec.allow_read;
-  out["allow_write"] = spec.allow_write;
-  out["allow_exec"] = spec.allow_exec;
-  out["allow_credential"] = spec.allow_credential;
-  out["forbid_read"] = spec.forbid_read;
-  out["allow_env"] = spec.allow_env;
+#define CORRAL_LIST_TO_JSON(member, Adder, setting) out[std::string(setting.key)] = spec.member;
+  CORRAL_SANDBOX_LISTS(CORRAL_LIST_TO_JSON)
+#undef CORRAL_LIST_TO_JSON
   out["pin_sha256"] = spec.pin_sha256 ? nlohmann::json(*spec.pin_sha256) : nlohmann::json(nullptr);
 #define CORRAL_SETTING_TO_JSON(member, Setter, setting) out[std::string(setting.key)] = SettingToJson(setting, spec.member);
   CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_TO_JSON)
@@ -118,6 +119,13 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
   }
     CORRAL_SANDBOX_SETTINGS(CORRAL_SETTING_FROM_JSON)
 #undef CORRAL_SETTING_FROM_JSON
+#define CORRAL_LIST_FROM_JSON(member, Adder, setting)                  \
+  if (key == setting.key) {                                            \
+    CORRAL_ASSIGN_OR_RETURN(spec.member, Strings(value, key));         \
+    continue;                                                          \
+  }
+    CORRAL_SANDBOX_LISTS(CORRAL_LIST_FROM_JSON)
+#undef CORRAL_LIST_FROM_JSON
     if (key == "mode") {
       std::optional<Mode> mode = value.is_string() ? ParseMode(value.get<std::string>()) : std::nullopt;
       if (!mode) return Bad(key, "expected read-only, workspace-write or danger-full-access");
@@ -128,18 +136,6 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       CORRAL_ASSIGN_OR_RETURN(spec.workspace, OptionalString(value, key));
     } else if (key == "no_workspace") {
       CORRAL_ASSIGN_OR_RETURN(spec.no_workspace, Bool(value, key));
-    } else if (key == "allow_read") {
-      CORRAL_ASSIGN_OR_RETURN(spec.allow_read, Strings(value, key));
-    } else if (key == "allow_write") {
-      CORRAL_ASSIGN_OR_RETURN(spec.allow_write, Strings(value, key));
-    } else if (key == "allow_exec") {
-      CORRAL_ASSIGN_OR_RETURN(spec.allow_exec, Strings(value, key));
-    } else if (key == "allow_credential") {
-      CORRAL_ASSIGN_OR_RETURN(spec.allow_credential, Strings(value, key));
-    } else if (key == "forbid_read") {
-      CORRAL_ASSIGN_OR_RETURN(spec.forbid_read, Strings(value, key));
-    } else if (key == "allow_env") {
-      CORRAL_ASSIGN_OR_RETURN(spec.allow_env, Strings(value, key));
     } else if (key == "pin_sha256") {
       CORRAL_ASSIGN_OR_RETURN(spec.pin_sha256, OptionalString(value, key));
     } else if (key == "system_roots") {

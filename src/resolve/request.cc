@@ -54,8 +54,11 @@ bool SpecOverrides::HasGrants() const {
   if (s.profile == ProfileRule::kIsAGrant && IsSet(member)) setting = true;
   CORRAL_SANDBOX_SETTINGS(CORRAL_GRANT_SETTING)
 #undef CORRAL_GRANT_SETTING
-  return workspace || no_workspace || !allow_read.empty() || !allow_write.empty() || !allow_exec.empty() ||
-         !allow_credential.empty() || !forbid_read.empty() || !allow_env.empty() || setting;
+#define CORRAL_GRANT_LIST(member, Adder, s) \
+  if (s.profile == ProfileRule::kIsAGrant && !member.empty()) setting = true;
+  CORRAL_SANDBOX_LISTS(CORRAL_GRANT_LIST)
+#undef CORRAL_GRANT_LIST
+  return workspace || no_workspace || setting;
 }
 
 Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host) {
@@ -170,12 +173,9 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
     out.resolution.policy.workspace_root = host.cwd;
     out.resolution.root_layer = RootLayer::kCwd;
   }
-  Append(out.spec.allow_read, flags.allow_read);
-  Append(out.spec.allow_write, flags.allow_write);
-  Append(out.spec.allow_exec, flags.allow_exec);
-  Append(out.spec.allow_credential, flags.allow_credential);
-  Append(out.spec.forbid_read, flags.forbid_read);
-  Append(out.spec.allow_env, flags.allow_env);
+#define CORRAL_OVERRIDE_LIST(member, Adder, setting) Append(out.spec.member, flags.member);
+  CORRAL_SANDBOX_LISTS(CORRAL_OVERRIDE_LIST)
+#undef CORRAL_OVERRIDE_LIST
   if (flags.pin_sha256) out.spec.pin_sha256 = flags.pin_sha256;
 #define CORRAL_OVERRIDE_SETTING(member, Setter, setting) ApplyOverride(out.spec.member, flags.member);
   CORRAL_SANDBOX_SETTINGS(CORRAL_OVERRIDE_SETTING)

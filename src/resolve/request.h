@@ -45,7 +45,10 @@ struct SpecOverrides {
   bool acknowledge_danger = false;
   std::optional<std::string> workspace;
   bool no_workspace = false;
-  std::vector<std::string> allow_read, allow_write, allow_exec, allow_credential, forbid_read, allow_env;
+  // The list settings (policy/spec_fields.h): added to the layers' lists.
+#define CORRAL_OVERRIDE_LIST(member, Adder, setting) std::vector<std::string> member;
+  CORRAL_SANDBOX_LISTS(CORRAL_OVERRIDE_LIST)
+#undef CORRAL_OVERRIDE_LIST
   std::optional<std::string> pin_sha256;
   // The scalar sandbox settings (policy/spec_fields.h): unset leaves the
   // layers' value; a switch (best_effort) can only be turned on.

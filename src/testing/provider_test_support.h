@@ -43,7 +43,7 @@ inline Result<Policy> BuildTestPolicy(const std::string& workspace,
 inline Result<Policy> BuildBestEffortTestPolicy(const std::string& workspace,
                                                 const std::function<void(PolicyBuilder&)>& configure = {}) {
   return BuildTestPolicy(workspace, [&](PolicyBuilder& builder) {
-    builder.BestEffort(true);
+    builder.SetEnforcement(Enforcement::kBestEffort);
     if (configure) configure(builder);
   });
 }
