@@ -18,7 +18,10 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCORRAL_INVARIANTS=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only what scripts/demo.sh runs: the corral binary (not the test suites).
+demo: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCORRAL_INVARIANTS=ON >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target corral
 	@./scripts/demo.sh $(BUILD)
 
 test: build

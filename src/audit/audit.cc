@@ -1,6 +1,7 @@
 #include "audit/audit.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -131,38 +132,62 @@ AuditTrail AuditTrail::ToStderr() { return AuditTrail(STDERR_FILENO, UniqueFd())
 
 AuditTrail AuditTrail::Discard() { return AuditTrail(-1, UniqueFd()); }
 
-Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
-  auto refuse = [&](const std::string& why, const char* syscall = nullptr, int err = 0) -> Error {
-    std::string message = "--audit " + path + ": " + why + "; nothing was run";
-    Error error = syscall != nullptr ? Error::FromErrno(ErrorKind::kUsage, message, syscall, err)
-                                     : Error(ErrorKind::kUsage, message);
-    return std::move(error).WithCode("audit_file_refused");
-  };
-  // Never through a symlink, never blocking on a FIFO, never taking a
-  // terminal: what is opened is judged by fstat before anything is written.
+namespace {
+
+Error RefuseTrail(const std::string& label, const std::string& why, const char* syscall = nullptr, int err = 0) {
+  std::string message = label + ": " + why + "; nothing was run";
+  Error error = syscall != nullptr ? Error::FromErrno(ErrorKind::kUsage, message, syscall, err)
+                                   : Error(ErrorKind::kUsage, message);
+  return std::move(error).WithCode("audit_file_refused");
+}
+
+// Opens `name` in `dir` (AT_FDCWD: `name` is a path) for appending, never
+// through a symlink, never blocking on a FIFO, never taking a terminal, and
+// judges what was opened by fstat before anything is written.
+Result<UniqueFd> OpenTrailFile(int dir, const std::string& name, const std::string& label, struct stat* st) {
   const bool checked = !MutantActive(Mutant::kAuditChecks);
   const int nofollow = checked ? O_NOFOLLOW : 0;
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | nofollow | O_NONBLOCK | O_NOCTTY, 0600));
+  UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | nofollow | O_NONBLOCK | O_NOCTTY,
+                       0600));
   if (!fd) {
     int err = errno;
-    if (err == ELOOP) return refuse("it is a symlink; name the file itself", "open", err);
-    return refuse("cannot open it", "open", err);
+    if (err == ELOOP) return RefuseTrail(label, "it is a symlink; name the file itself", "open", err);
+    return RefuseTrail(label, "cannot open it", "open", err);
   }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return refuse("cannot examine it", "fstat", errno);
-  if (!S_ISREG(st.st_mode) && checked) return refuse("it is not a regular file");
+  if (::fstat(fd.get(), st) != 0) return RefuseTrail(label, "cannot examine it", "fstat", errno);
+  if (!S_ISREG(st->st_mode) && checked) return RefuseTrail(label, "it is not a regular file");
   // A second name is a way to rewrite the trail that no check of this name
   // sees (a hard link a sandboxed command made in its workspace).
-  if (st.st_nlink != 1 && checked) {
-    return refuse("it has " + std::to_string(st.st_nlink) + " hard links; the trail must have exactly one name");
+  if (st->st_nlink != 1 && checked) {
+    return RefuseTrail(label, "it has " + std::to_string(st->st_nlink) +
+                                  " hard links; the trail must have exactly one name");
   }
-  if (st.st_uid != ::geteuid()) return refuse("it belongs to uid " + std::to_string(st.st_uid) + ", not to you");
+  if (st->st_uid != ::geteuid()) {
+    return RefuseTrail(label, "it belongs to uid " + std::to_string(st->st_uid) + ", not to you");
+  }
+  // The trail is the caller's alone: one made readable by others (0644
+  // under a usual umask) is narrowed, on the open file.
+  if ((st->st_mode & 07777) != 0600 && ::fchmod(fd.get(), 0600) != 0) {
+    return RefuseTrail(label, "cannot make it private (mode 0600)", "fchmod", errno);
+  }
   int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    return refuse("cannot set it up", "fcntl", errno);
+    return RefuseTrail(label, "cannot set it up", "fcntl", errno);
   }
-  // The path of what was opened, not of what was typed: a relative path or
-  // one through a symlinked directory names the same file canonically.
+  return fd;
+}
+
+}  // namespace
+
+Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
+  const std::string label = "--audit " + path;
+  if (path.empty() || path.front() != '/') {
+    return RefuseTrail(label, "relative path; pass an absolute path (as for grants), or - for stderr");
+  }
+  struct stat st;
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd fd, OpenTrailFile(AT_FDCWD, path, label, &st));
+  // The path of what was opened, not of what was typed: one through a
+  // symlinked directory names the same file canonically.
   char resolved[PATH_MAX];
   std::string link = "/proc/self/fd/" + std::to_string(fd.get());
   ssize_t n = ::readlink(link.c_str(), resolved, sizeof resolved - 1);
@@ -172,12 +197,38 @@ Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
   } else if (::realpath(path.c_str(), resolved) != nullptr) {
     canonical = resolved;
   } else {
-    return Error::FromErrno(ErrorKind::kUsage, "--audit " + path + ": cannot resolve its canonical path", "realpath",
-                            errno);
+    return Error::FromErrno(ErrorKind::kUsage, label + ": cannot resolve its canonical path", "realpath", errno);
   }
   int raw = fd.get();
   AuditTrail trail(raw, std::move(fd));
   trail.file_ = std::move(canonical);
+  return trail;
+}
+
+Result<AuditTrail> AuditTrail::InDirectory(int dir, const std::string& dir_path) {
+  const std::string path = dir_path + "/" + kAuditFileName;
+  const std::string label = "the audit trail " + path;
+  // One rotation at a time: without the lock two runs could both rename,
+  // the second moving the first one's fresh file over the rotated one.
+  UniqueFd lock(::openat(dir, kAuditLockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600));
+  if (!lock) return RefuseTrail(label, "cannot open its lock " + dir_path + "/" + kAuditLockName, "open", errno);
+  struct stat st;
+  if (::fstat(lock.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    return RefuseTrail(label, "its lock " + dir_path + "/" + kAuditLockName + " is not a regular file of yours");
+  }
+  while (::flock(lock.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return RefuseTrail(label, "cannot lock it", "flock", errno);
+  }
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd fd, OpenTrailFile(dir, kAuditFileName, label, &st));
+  if (st.st_size >= kAuditFileCap) {
+    if (::renameat(dir, kAuditFileName, dir, kAuditRotatedName) != 0) {
+      return RefuseTrail(label, "cannot rotate it to " + std::string(kAuditRotatedName), "renameat", errno);
+    }
+    CORRAL_ASSIGN_OR_RETURN(fd, OpenTrailFile(dir, kAuditFileName, label, &st));
+  }
+  int raw = fd.get();
+  AuditTrail trail(raw, std::move(fd));
+  trail.file_ = path;
   return trail;
 }
 

@@ -1,4 +1,14 @@
-// The audit trail: one JSON line per decision, to stderr or to a file.
+// The audit trail: one JSON line per decision, to a file or to stderr.
+//
+// Where it goes (cli/run.cc picks): --audit FILE, --audit - (stderr), the
+// user config's audit.trail, else corral's state directory
+// (<state>/audit.jsonl, InDirectory). Runs of one user share that file:
+// each record is one write(2) on an O_APPEND descriptor, so records from
+// concurrent runs never interleave, and the size cap is applied under a
+// lock (<state>/audit.lock) when a trail is opened: a file of
+// kAuditFileCap bytes or more is renamed to audit.1.jsonl (replacing the
+// previous one) and a new one started. A run keeps writing to the file it
+// opened, wherever a later rotation renames it.
 //
 // Every run writes `spawned` (before the clone, with the policy fingerprint,
 // grant counts, network mode and enforcement level), then exactly one of
@@ -58,19 +68,32 @@ class AuditEvent {
 // built (empty: none yet).
 AuditEvent FailedEvent(const Error& error, std::string_view policy_fingerprint = {});
 
+// The size at which the state directory's trail is rotated.
+inline constexpr int64_t kAuditFileCap = int64_t{4} << 20;
+inline constexpr char kAuditFileName[] = "audit.jsonl";
+inline constexpr char kAuditRotatedName[] = "audit.1.jsonl";
+inline constexpr char kAuditLockName[] = "audit.lock";
+
 class AuditTrail {
  public:
   // A trail writing to stderr (fd 2).
   static AuditTrail ToStderr();
-  // Appends to `path` (created 0600). Refused (code audit_file_refused) when
-  // `path` is a symlink, or what it opens is not a regular file, has more
-  // than one hard link or is not the caller's: checked on the open file, so
-  // no rename between check and use changes the answer. The file is named
+  // Appends to `path` (created 0600; an existing one is made 0600). Refused
+  // (code audit_file_refused) when `path` is relative (as a grant path is),
+  // is a symlink, or what it opens is not a regular file, has more than one
+  // hard link or is not the caller's: checked on the open file, so no rename
+  // between check and use changes the answer. The file is named
   // afterwards by its canonical path (file()), so it can be kept out of a
   // sandbox's reach however `path` was spelled (relative, through a
   // symlinked directory): a run refuses a trail inside one of its writable
   // grants (gate/admit.h).
   static Result<AuditTrail> ToFile(const std::string& path);
+  // Appends to kAuditFileName in the directory `dir` (a descriptor the
+  // caller opened without symlinks: the state directory), named `dir_path`,
+  // rotating it at kAuditFileCap under the lock (see the top). The names are
+  // opened with openat and O_NOFOLLOW, and the file checked as ToFile checks
+  // it; a refusal has code audit_file_refused.
+  static Result<AuditTrail> InDirectory(int dir, const std::string& dir_path);
   // A trail that writes nowhere (for tests and embedders with their own sink).
   static AuditTrail Discard();
 

@@ -3,6 +3,7 @@
 // failure reason from the closed set.
 #include "audit/audit.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +89,57 @@ TEST(AuditTrail, FileIsPrivateAndAppended) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0]["event"], "one");
   EXPECT_EQ(lines[1]["event"], "two");
+}
+
+TEST(AuditTrail, AnExistingFileIsMadePrivate) {
+  TestTree tree;
+  std::string path = tree.File("shared.jsonl", "");
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  ASSERT_TRUE(AuditTrail::ToFile(path).ok());
+  struct stat st = {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST(AuditTrail, ARelativePathIsRefused) {
+  Result<AuditTrail> trail = AuditTrail::ToFile("audit.jsonl");
+  ASSERT_FALSE(trail.ok());
+  EXPECT_EQ(trail.error().code(), "audit_file_refused");
+  EXPECT_NE(trail.error().message().find("relative path"), std::string::npos) << trail.error().message();
+}
+
+// In a directory: audit.jsonl, rotated to audit.1.jsonl once it reaches the
+// cap, and a symlink planted at the name refused.
+TEST(AuditTrail, InDirectoryRotatesAtTheCapAndRefusesASymlink) {
+  TestTree tree;
+  std::string dir = tree.Dir("state");
+  UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(fd);
+  {
+    Result<AuditTrail> trail = AuditTrail::InDirectory(fd.get(), dir);
+    ASSERT_TRUE(trail.ok()) << trail.error().ToString();
+    EXPECT_EQ(trail->file(), dir + "/audit.jsonl");
+    trail->Record(AuditEvent("first"));
+  }
+  ASSERT_EQ(::truncate((dir + "/audit.jsonl").c_str(), kAuditFileCap), 0);
+  {
+    Result<AuditTrail> trail = AuditTrail::InDirectory(fd.get(), dir);
+    ASSERT_TRUE(trail.ok()) << trail.error().ToString();
+    trail->Record(AuditEvent("second"));
+  }
+  struct stat st = {};
+  ASSERT_EQ(::stat((dir + "/audit.1.jsonl").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, kAuditFileCap);
+  std::vector<nlohmann::json> lines = Lines(dir + "/audit.jsonl");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["event"], "second");
+
+  ASSERT_EQ(::unlink((dir + "/audit.jsonl").c_str()), 0);
+  ASSERT_EQ(::symlink(tree.File("elsewhere", "").c_str(), (dir + "/audit.jsonl").c_str()), 0);
+  Result<AuditTrail> refused = AuditTrail::InDirectory(fd.get(), dir);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), "audit_file_refused");
+  EXPECT_EQ(TestTree::Read(tree.Join("elsewhere")), "");
 }
 
 TEST(AuditTrail, RefusesASymlinkedFile) {

@@ -44,6 +44,7 @@ struct WrapCommand {
   bool json = false;
   std::optional<std::string> backend;
   std::optional<std::string> policy_dir;
+  std::optional<std::string> audit;  // passed to the native runner's argv
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
 };
@@ -54,6 +55,15 @@ struct SessionCommand {
   std::optional<std::string> cwd;
   std::optional<std::string> id;
   std::string source = "user";
+  bool json = false;
+  void Register(CLI::App& app);
+  int Execute() const;
+};
+
+struct QuarantineCommand {
+  std::string action;  // list, show, restore
+  std::vector<std::string> args;
+  bool overwrite = false;
   bool json = false;
   void Register(CLI::App& app);
   int Execute() const;

@@ -39,6 +39,7 @@ int Main(int argc, char** argv) {
   SessionCommand session;
   CheckCommand check;
   HashCommand hash;
+  QuarantineCommand quarantine;
   const std::vector<Subcommand> subcommands = {
       {"run", "run CMD in the sandbox: corral run [policy flags] -- CMD [ARGS...]", true,
        [&](CLI::App& app) { run.Register(app); }, [&](std::vector<std::string> cmd) { return run.Execute(std::move(cmd)); }},
@@ -51,6 +52,8 @@ int Main(int argc, char** argv) {
        [&](std::vector<std::string> cmd) { return wrap.Execute(std::move(cmd)); }},
       {"session", "manage session event logs: corral session new|mode|show", false,
        [&](CLI::App& app) { session.Register(app); }, [&](std::vector<std::string>) { return session.Execute(); }},
+      {"quarantine", "look at and restore what the sweep quarantined: corral quarantine list|show|restore", false,
+       [&](CLI::App& app) { quarantine.Register(app); }, [&](std::vector<std::string>) { return quarantine.Execute(); }},
       {"check", "print what this host can enforce", false, [&](CLI::App& app) { check.Register(app); },
        [&](std::vector<std::string>) { return check.Execute(); }},
       {"hash", "print the SHA-256 of PATH, as --pin-sha256 takes it", false,

@@ -3,7 +3,9 @@
 // Resolve the policy (config, preset, profile, session, flags), pass the
 // gate (gate::Admit: approval, escalation, the Gated dimensions' grants, on
 // the terminal), then run the admitted command confined and relay its exit
-// code. Every decision lands in the audit trail.
+// code. Every decision lands in the audit trail (audit/audit.h says where);
+// stderr gets corral's own lines only for what must be acted on: a refusal,
+// the sweep's findings, a degraded run, a readable credential store.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,6 +103,30 @@ void AnnounceCredentials(const Policy& policy, const AuditTrail& trail) {
   }
 }
 
+// Where the trail goes: `chosen` (--audit, else the user config's
+// audit.trail) when set, "-" meaning stderr; else corral's state directory.
+// A state directory that cannot be made (a read-only home) leaves the
+// trail on stderr, said in one line; an unsafe one is refused.
+Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home) {
+  if (chosen && *chosen == "-") return AuditTrail::ToStderr();
+  if (chosen) return AuditTrail::ToFile(*chosen);
+  Result<StateDir> state = StateDir::Open(home, StateDir::Create::kYes);
+  if (!state.ok() && state.error().code() == kStateDirUnsafe) return std::move(state).error();
+  if (!state.ok()) {
+    PrintError("the audit trail goes to stderr: " + state.error().ToString() + " (pass --audit FILE to keep it)");
+    return AuditTrail::ToStderr();
+  }
+  return AuditTrail::InDirectory(state->fd(), state->path());
+}
+
+// The home the default trail's state directory is found from, when the host
+// context could not be captured.
+std::string HomeOrEnv(const Result<HostContext>& host) {
+  if (host.ok()) return host->home;
+  const char* home = ::getenv("HOME");
+  return home != nullptr ? home : "";
+}
+
 // A refused --audit file is not written to: the refusal goes to stderr.
 int RefuseTrail(const Error& error) {
   PrintError(error.ToString());
@@ -135,7 +161,10 @@ Result<gate::PolicyFile> ReadPolicyFile(const std::string& file, const std::vect
 
 void RunCommand::Register(CLI::App& app) {
   flags.Register(app);
-  app.add_option("--audit", audit, "append the audit trail to FILE instead of stderr")->type_name("FILE");
+  app.add_option("--audit", audit,
+                 "append the audit trail to FILE (absolute), or - for stderr (default: audit.trail from the user "
+                 "config, else audit.jsonl in corral's state directory)")
+      ->type_name("FILE");
   app.add_option("--policy-file", policy_file,
                  "enforce the compiled policy in FILE (as `corral wrap` writes it) instead of policy flags")
       ->type_name("FILE");
@@ -152,23 +181,32 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& e
     if (args[i] == "--audit" && i + 1 < args.size()) file = args[i + 1];
     if (args[i].starts_with("--audit=")) file = args[i].substr(std::string_view("--audit=").size());
   }
-  AuditTrail trail = AuditTrail::ToStderr();
-  if (file && !MutantActive(Mutant::kUsageRecord)) {
-    Result<AuditTrail> to_file = AuditTrail::ToFile(*file);
-    if (to_file.ok()) trail = std::move(to_file).value();
+  // The flags are not understood, so neither is the config: --audit when
+  // it can be read from `args`, else the state directory's trail.
+  AuditTrail trail = AuditTrail::Discard();
+  if (!MutantActive(Mutant::kUsageRecord)) {
+    Result<AuditTrail> opened = OpenTrail(file, HomeOrEnv(CaptureHostContext()));
+    if (opened.ok()) trail = std::move(opened).value();
   }
   return Refuse(trail, error);
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
-  AuditTrail trail = AuditTrail::ToStderr();
-  if (audit) {
-    Result<AuditTrail> file = AuditTrail::ToFile(*audit);
-    if (!file.ok()) return RefuseTrail(file.error());
-    trail = std::move(file).value();
-  }
-
   Result<HostContext> host = CaptureHostContext();
+  // --audit, else the user config's audit.trail (only the user's: a
+  // project file cannot move the trail), else the state directory. A user
+  // config that cannot be read leaves the default; the run reports it.
+  std::optional<std::string> chosen = audit;
+  if (!chosen && host.ok() && !policy_file) {
+    Result<RunRequest> request = flags.ToRequest();
+    if (request.ok()) {
+      Result<std::optional<std::string>> configured = ConfiguredAuditTrail(*request, *host);
+      if (configured.ok()) chosen = *configured;
+    }
+  }
+  Result<AuditTrail> opened = OpenTrail(chosen, HomeOrEnv(host));
+  if (!opened.ok()) return RefuseTrail(opened.error());
+  AuditTrail trail = std::move(opened).value();
   if (!host.ok()) return Refuse(trail, host.error());
   // Before any policy looks at the tree: what runs whose corral was killed
   // before their sweep left at protected paths.
@@ -221,6 +259,12 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     } else {
       PrintError(error.ToString());
     }
+  }
+  // --best-effort went without something: the one line a person must see.
+  if (!result.degraded.empty()) {
+    std::string dropped;
+    for (const std::string& what : result.degraded) dropped += (dropped.empty() ? "" : "; ") + what;
+    PrintError("degraded run (--best-effort): it ran without " + dropped);
   }
   if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());

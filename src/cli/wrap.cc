@@ -7,7 +7,10 @@
 // unless --best-effort accepts the gaps. A refusal exits with corral's usual
 // code (77 for danger-full-access, 125 for no backend or a partial one) and,
 // with --json, prints {"error": {...}} (cli/refusal.h). Nothing is run,
-// except the backend probes of detection.
+// except the backend probes of detection. The native backend's compiled
+// policy goes to <state>/policies (policy/policy_file.h says what is cleaned
+// up there) unless --policy-dir names another directory; --audit (else the
+// user config's audit.trail) is passed on in its argv.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +25,7 @@
 #include "exec/backend_probes.h"
 #include "gate/admit.h"
 #include "gate/tty_approver.h"
+#include "state/state_dir.h"
 
 namespace corral::cli {
 namespace {
@@ -57,8 +61,13 @@ void WrapCommand::Register(CLI::App& app) {
       ->type_name("BACKEND")
       ->check(CLI::IsMember({"auto", "native", "bubblewrap", "seatbelt", "unavailable"}));
   app.add_option("--policy-dir", policy_dir,
-                 "where the native backend writes the compiled policy (default: $XDG_RUNTIME_DIR/corral/policies)")
+                 "where the native backend writes the compiled policy (default: policies/ in corral's state "
+                 "directory)")
       ->type_name("DIR");
+  app.add_option("--audit", audit,
+                 "the wrapped run's audit trail: FILE (absolute) or - for stderr, passed to the native runner "
+                 "(default: audit.trail from the user config, else the state directory's trail)")
+      ->type_name("FILE");
 }
 
 int WrapCommand::Execute(std::vector<std::string> command) const {
@@ -67,6 +76,7 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   Result<ResolvedRequest> resolved = flags.Resolve(*host);
   if (!resolved.ok()) return Fail(resolved.error(), json);
   std::string configured_backend = resolved->backend;
+  std::optional<std::string> configured_audit = resolved->audit_trail;
   // The same gate as `corral run`: a wrapped argv is a run too, one that
   // another process spawns later, so it cannot carry a Gated dimension's grant.
   gate::AdmitRequest request;
@@ -88,9 +98,33 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   options.forced = backend;
   if (!options.forced && configured_backend != "auto") options.forced = configured_backend;
   options.corral_path = SelfPath();
-  options.policy_dir = policy_dir.value_or("");
+  if (policy_dir) {
+    options.policy_dir = *policy_dir;
+  } else {
+    // corral's state directory: private, and out of every sandbox's reach.
+    Result<StateDir> state = StateDir::Open(host->home, StateDir::Create::kYes);
+    if (!state.ok()) return Fail(state.error(), json);
+    Result<UniqueFd> policies = state->Subdir("policies", StateDir::Create::kYes);
+    if (!policies.ok()) return Fail(policies.error(), json);
+    options.policy_dir = state->path() + "/policies";
+  }
+  // --audit, else the user config's audit.trail: the runner records there.
+  options.audit = audit ? audit : configured_audit;
+  if (options.audit && *options.audit != "-" && options.audit->front() != '/') {
+    return Fail(Error(ErrorKind::kUsage, "--audit " + *options.audit +
+                                             ": relative path; pass an absolute path (as for grants), or - for stderr")
+                    .WithCode("audit_file_refused"),
+                json);
+  }
   Result<Detection> detection = DetectProvider(options);
   if (!detection.ok()) return Fail(detection.error(), json);
+  // Only the native backend's argv runs corral, which writes the trail.
+  if (audit && detection->backend != "native") {
+    return Fail(Error(ErrorKind::kUsage, "--audit: the " + detection->backend +
+                                             " backend's argv does not run corral, so nothing would write the "
+                                             "trail; use the native backend, or drop --audit"),
+                json);
+  }
   Result<ConfinedArgv> confined = detection->provider->Confine(admitted->argv(), policy);
   if (!confined.ok()) return Fail(WithDetectionContext(confined.error(), *detection), json);
 

@@ -77,6 +77,7 @@ struct Config {
   BackendChoice backend = BackendChoice::kAuto;
   std::optional<ApprovalPolicy> approval_policy;  // approval.policy
   std::optional<std::string> preset;              // approval.preset: a name ResolvePreset (policy/preset.h) knows
+  std::optional<std::string> audit_trail;         // audit.trail (user config only): "-" or an absolute path
 
   // The files that existed and were read, user file first.
   std::vector<std::string> files_read;

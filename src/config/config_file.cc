@@ -251,6 +251,25 @@ const std::map<std::string, Handler, std::less<>>& ApprovalHandlers() {
   return *handlers;
 }
 
+// [audit]: where the trail goes. "-" is stderr; a path is a path value
+// (absolute, "~" expanded).
+const std::map<std::string, Handler, std::less<>>& AuditHandlers() {
+  static const auto* handlers = new std::map<std::string, Handler, std::less<>>{
+      {"trail",
+       [](const TomlField& f, const ParseContext& c, ConfigLayer& l) -> Status {
+         CORRAL_ASSIGN_OR_RETURN(std::string given, ReadString(f));
+         if (given == "-") {
+           l.audit_trail = At(f, given);
+           return Ok();
+         }
+         CORRAL_ASSIGN_OR_RETURN(std::string path, ResolveConfigPath(f, given, c));
+         l.audit_trail = At(f, std::move(path));
+         return Ok();
+       }},
+  };
+  return *handlers;
+}
+
 Status ReadTable(const TomlField& field, const ParseContext& context,
                  const std::map<std::string, Handler, std::less<>>& handlers, ConfigLayer& layer) {
   const toml::table* table = field.node->as_table();
@@ -302,6 +321,7 @@ Result<ConfigLayer> ParseConfigText(std::string_view text, const ParseContext& c
   CORRAL_TRY(ForEachField(root, "", context.file, [&](const TomlField& field) -> Status {
     if (field.key == "sandbox") return ReadTable(field, context, SandboxHandlers(), layer);
     if (field.key == "approval") return ReadTable(field, context, ApprovalHandlers(), layer);
+    if (field.key == "audit") return ReadTable(field, context, AuditHandlers(), layer);
     if (field.node->is_table()) return UnknownKey(field);
     return ConfigError(field.where, field.key, "unknown key (settings belong in [sandbox] or [approval])",
                        "config_unknown_key");

@@ -1,4 +1,4 @@
-// One config file's [sandbox] and [approval] tables, parsed strictly.
+// One config file's [sandbox], [approval] and [audit] tables, parsed strictly.
 //
 // ParseConfigText is the single parser path: LoadConfig, the fuzz harness and
 // the tests all go through it. It checks every key, type and value and the
@@ -59,6 +59,8 @@ struct ConfigLayer {
   std::optional<Sourced<BackendChoice>> backend;
   std::optional<Sourced<ApprovalPolicy>> approval_policy;
   std::optional<Sourced<Preset>> preset;
+  // audit.trail: "-" (stderr) or an absolute path; only the user config may set it.
+  std::optional<Sourced<std::string>> audit_trail;
 
   // The mode this file asks for: sandbox.mode, or danger-full-access when
   // bash = "off"; unset when it says neither.

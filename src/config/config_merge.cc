@@ -64,6 +64,7 @@ void ApplyUser(const ConfigLayer& user, Config& config) {
     config.preset = std::string(user.preset->value.name);
     config.origins["approval.preset"] = user.preset->where.ToString();
   }
+  Set(config.audit_trail, user.audit_trail, "audit.trail", config);
   if (user.backend) {
     config.backend = user.backend->value;
     config.origins["sandbox.backend"] = user.backend->where.ToString();
@@ -99,6 +100,8 @@ class ProjectMerge {
     approval_source_ = config_.approval_policy || !preset ? "the user config" : from_preset;
     CORRAL_TRY(OnlyUser(project_.workspace_root, "sandbox.workspace_root", "set the workspace root"));
     CORRAL_TRY(OnlyUser(project_.backend, "sandbox.backend", "choose the backend"));
+    // A repository must not be able to send the trail elsewhere, or to stderr where it is lost.
+    CORRAL_TRY(OnlyUser(project_.audit_trail, "audit.trail", "redirect the audit trail"));
     CORRAL_TRY(CheckMode(mode_ceiling));
     CORRAL_TRY(CheckAcknowledgement());
 #define CORRAL_NARROW_SETTING(member, Setter, setting) CORRAL_TRY(Narrow(setting, project_.member, config_.member));

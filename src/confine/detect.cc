@@ -20,7 +20,7 @@ bool IsExecutableFile(const std::string& path) {
 }
 
 std::unique_ptr<Provider> MakeNative(const DetectOptions& options) {
-  return std::make_unique<NativeProvider>(NativeOptions{options.corral_path, options.policy_dir, nullptr});
+  return std::make_unique<NativeProvider>(NativeOptions{options.corral_path, options.policy_dir, nullptr, options.audit});
 }
 
 std::unique_ptr<Provider> MakeBubblewrap(const std::string& bwrap) {

@@ -51,6 +51,7 @@ struct DetectOptions {
   std::string corral_path;                // absolute; the native backend's runner. Empty: native is skipped
   std::optional<std::string> bwrap_path;  // default: "bwrap" on PATH
   std::string policy_dir;                 // where the native backend writes compiled policies
+  std::optional<std::string> audit;       // the native runner's --audit
 };
 
 struct Detection {

@@ -80,7 +80,9 @@ Result<ConfinedArgv> NativeProvider::Confine(const std::vector<std::string>& arg
                                               "); pass --best-effort to accept partial enforcement");
   }
   CORRAL_ASSIGN_OR_RETURN(std::string file, WritePolicyFile(policy, argv, options_.policy_dir));
-  confined.argv = {options_.corral_path, "run", "--policy-file", file, "--"};
+  confined.argv = {options_.corral_path, "run", "--policy-file", file};
+  if (options_.audit) confined.argv.insert(confined.argv.end(), {"--audit", *options_.audit});
+  confined.argv.push_back("--");
   confined.argv.insert(confined.argv.end(), argv.begin(), argv.end());
   confined.denial_signatures = NativeDenialSignatures();
   confined.runner_failure_rules = NativeRunnerFailureRules();

@@ -1,7 +1,7 @@
 // NativeProvider: corral itself is the runner. Confine compiles the policy
 // for this host, writes it with WritePolicyFile, and returns
 //
-//   [<corral>, "run", "--policy-file", <file>, "--", argv...]
+//   [<corral>, "run", "--policy-file", <file>, ["--audit", <trail>,] "--", argv...]
 //
 // `corral run --policy-file` reloads that file and refuses it when any
 // grant's (device, inode) changed since Confine (exit 77, nothing runs), so
@@ -13,6 +13,7 @@
 // mechanisms the plan dropped.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "confine/host.h"
@@ -24,6 +25,7 @@ struct NativeOptions {
   std::string corral_path;  // absolute path of the corral binary that will run the command
   std::string policy_dir;   // where compiled policies go; empty: WritePolicyFile's default
   const HostSupport* host = nullptr;  // what this host enforces; nullptr: ProbeHost()
+  std::optional<std::string> audit;  // the runner's --audit (a file or "-"); unset: its default trail
 };
 
 class NativeProvider final : public Provider {

@@ -53,7 +53,7 @@ TEST(NativeProvider, ArgvRunsCorralOnThePolicyFile) {
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = FullHost();
-  NativeProvider provider(NativeOptions{"/opt/corral/bin/corral", tree.Dir("policies"), &host});
+  NativeProvider provider(NativeOptions{"/opt/corral/bin/corral", tree.Dir("policies"), &host, std::nullopt});
   Result<ConfinedArgv> confined = provider.Confine({"make", "-j", "test"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   const std::vector<std::string>& argv = confined->argv;
@@ -77,7 +77,7 @@ TEST(NativeProvider, PolicyFileRoundTripsThroughLoadPolicyFile) {
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = FullHost();
-  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host, std::nullopt});
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::string text = ReadAll(confined->argv[3]);
@@ -110,7 +110,7 @@ TEST(NativeProvider, SwappedWorkspaceMakesThePolicyFileRefused) {
   Result<Policy> policy = OwnPolicy(workspace);
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = FullHost();
-  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host, std::nullopt});
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   std::filesystem::rename(workspace, tree.Join("ws-old"));
@@ -144,7 +144,7 @@ TEST(NativeProvider, RefusesAHostThatCannotEnforceEverything) {
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"));
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = NoLandlockHost();
-  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host, std::nullopt});
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_FALSE(confined.ok());
   EXPECT_EQ(confined.error().kind(), ErrorKind::kUnsupported);
@@ -157,7 +157,7 @@ TEST(NativeProvider, BestEffortIsPartialAndNamesTheDroppedMechanisms) {
   Result<Policy> policy = OwnPolicy(tree.Dir("ws"), Enforcement::kBestEffort);
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = NoLandlockHost();
-  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host});
+  NativeProvider provider(NativeOptions{"/usr/bin/corral", tree.Dir("policies"), &host, std::nullopt});
   Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
   ASSERT_TRUE(confined.ok()) << confined.error().ToString();
   EXPECT_EQ(confined->coverage, ConfinedArgv::Coverage::kPartial);
@@ -171,7 +171,7 @@ TEST(NativeProvider, NeedsAnAbsoluteCorralPath) {
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   HostSupport host = FullHost();
   for (const char* path : {"", "corral", "bin/corral"}) {
-    NativeProvider provider(NativeOptions{path, tree.Dir("policies"), &host});
+    NativeProvider provider(NativeOptions{path, tree.Dir("policies"), &host, std::nullopt});
     Result<ConfinedArgv> confined = provider.Confine({"true"}, *policy);
     ASSERT_FALSE(confined.ok()) << path;
     EXPECT_EQ(confined.error().kind(), ErrorKind::kUsage);

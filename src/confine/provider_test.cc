@@ -144,7 +144,7 @@ TEST(CheckEnforceable, RefusesMissingGuaranteesUnlessBestEffort) {
 
 std::vector<std::unique_ptr<Provider>> EveryBackend(const std::string& policy_dir) {
   std::vector<std::unique_ptr<Provider>> all;
-  all.push_back(std::make_unique<NativeProvider>(NativeOptions{"/usr/bin/corral", policy_dir, nullptr}));
+  all.push_back(std::make_unique<NativeProvider>(NativeOptions{"/usr/bin/corral", policy_dir, nullptr, std::nullopt}));
   all.push_back(std::make_unique<BubblewrapProvider>());
   SeatbeltOptions seatbelt;
   seatbelt.private_tmp = "/private/tmp/corral-test";

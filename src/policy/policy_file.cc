@@ -1,7 +1,9 @@
 #include "policy/policy_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -135,51 +137,83 @@ Result<Policy> LoadPolicyFileUnchecked(const std::string& text, const std::vecto
 
 namespace {
 
-// Creates `dir` (one level) 0700 if missing, then insists it is a real
-// directory that only the caller owns and can write: another user must not be
-// able to swap a compiled policy between `corral wrap` and the spawn.
-Result<void> PrivateDirectory(const std::string& dir) {
+// Creates `dir` (one level) 0700 if missing, then opens it without following
+// a symlink and insists it is a real directory that only the caller owns and
+// can write: another user must not be able to swap a compiled policy between
+// `corral wrap` and the spawn. Everything after goes through the descriptor.
+Result<UniqueFd> PrivateDirectory(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return Error::FromErrno(ErrorKind::kIo, "cannot create " + dir, "mkdir", errno);
   }
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() ||
       (st.st_mode & 022) != 0) {
     return Error(ErrorKind::kIo, "cannot use " + dir +
                                      " for compiled policies: it must be a directory you own that no one else "
                                      "can write (chmod 700 " + dir + ")");
   }
-  return {};
+  return fd;
+}
+
+// <64 hex>-<16 hex>.json, or one of those with ".tmp.<pid>" after it: the
+// names WritePolicyFile makes, the only ones the clean-up removes.
+bool IsPolicyFileName(std::string_view name) {
+  auto hex = [](std::string_view text) {
+    return text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+  };
+  if (name.size() < 64 + 1 + 16 + 5 || !hex(name.substr(0, 64)) || name[64] != '-' || !hex(name.substr(65, 16))) {
+    return false;
+  }
+  std::string_view rest = name.substr(81);
+  return rest == ".json" || (rest.starts_with(".json.tmp.") && rest.size() > 10 &&
+                             rest.substr(10).find_first_not_of("0123456789") == std::string_view::npos);
 }
 
 }  // namespace
 
+void PruneStalePolicyFiles(int dir) {
+  UniqueFd listing(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!listing) return;
+  DIR* stream = ::fdopendir(listing.get());
+  if (stream == nullptr) return;
+  (void)listing.Release();  // the stream owns it now
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  std::vector<std::string> stale;
+  while (const struct dirent* entry = ::readdir(stream)) {
+    if (!IsPolicyFileName(entry->d_name)) continue;
+    struct stat st;
+    if (::fstatat(::dirfd(stream), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (now.tv_sec - st.st_mtime > kPolicyFileMaxAge.count()) stale.push_back(entry->d_name);
+  }
+  for (const std::string& name : stale) ::unlinkat(::dirfd(stream), name.c_str(), 0);
+  ::closedir(stream);
+}
+
 Result<std::string> WritePolicyFile(const Policy& policy, const std::vector<std::string>& argv,
                                     const std::string& dir) {
-  std::string target = dir;
-  if (target.empty()) {
-    const char* runtime = ::getenv("XDG_RUNTIME_DIR");
-    std::string base = runtime != nullptr && runtime[0] == '/' ? std::string(runtime) + "/corral"
-                                                               : "/tmp/corral-" + std::to_string(::getuid());
-    CORRAL_TRY(PrivateDirectory(base));
-    target = base + "/policies";
-    CORRAL_TRY(PrivateDirectory(target));
-  } else {
-    std::error_code ec;
-    std::filesystem::create_directories(target, ec);
-    CORRAL_TRY(PrivateDirectory(target));
+  if (dir.empty() || dir.front() != '/') {
+    return Error(ErrorKind::kUsage, "compiled policies need an absolute directory, not \"" + dir + "\"");
   }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd target, PrivateDirectory(dir));
+  PruneStalePolicyFiles(target.get());
   // One file per policy and command: a second command wrapped under the same
   // policy gets its own file, and never replaces the first one's.
-  std::string path = target + "/" + policy.fingerprint() + "-" + ArgvDigest(argv).substr(0, 16) + ".json";
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + tmp, "open", errno);
+  std::string name = policy.fingerprint() + "-" + ArgvDigest(argv).substr(0, 16) + ".json";
+  std::string path = dir + "/" + name;
+  std::string tmp = name + ".tmp." + std::to_string(::getpid());
+  ::unlinkat(target.get(), tmp.c_str(), 0);  // a leftover of a killed wrap with this pid
+  UniqueFd fd(::openat(target.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + dir + "/" + tmp, "open", errno);
   std::string text = SerializePolicyFile(policy, argv);
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
-      ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return Error::FromErrno(ErrorKind::kIo, "cannot write " + path, "write", errno);
+      ::renameat(target.get(), tmp.c_str(), target.get(), name.c_str()) != 0) {
+    int err = errno;
+    ::unlinkat(target.get(), tmp.c_str(), 0);
+    return Error::FromErrno(ErrorKind::kIo, "cannot write " + path, "write", err);
   }
   return path;
 }

@@ -14,6 +14,7 @@
 // silently followed.
 #pragma once
 
+#include <chrono>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,9 +40,19 @@ std::string CanonicalCommand(std::span<const std::string> argv);
 std::string ArgvDigest(const std::vector<std::string>& argv);
 
 // Writes the compiled policy to `dir`/<fingerprint>-<command digest>.json
-// (0600, dir 0700) and returns the path. `dir` defaults to
-// $XDG_RUNTIME_DIR/corral/policies, or /tmp/corral-<uid>/policies.
+// (0600; `dir`, absolute, is made 0700 and must be the caller's and writable
+// by no one else) and returns the path. `corral wrap` passes
+// <state>/policies (state/state_dir.h) unless --policy-dir names another.
+// Each write first removes, from `dir`, the compiled policies (by their
+// name's shape: nothing else is touched) not written for kPolicyFileMaxAge.
 Result<std::string> WritePolicyFile(const Policy& policy, const std::vector<std::string>& argv,
-                                    const std::string& dir = {});
+                                    const std::string& dir);
+
+// A compiled policy not rewritten for this long is removed at the next wrap:
+// rewrapping the same command under the same policy rewrites (and so keeps) it.
+inline constexpr std::chrono::seconds kPolicyFileMaxAge{7 * 24 * 3600};
+
+// The removal of WritePolicyFile, in the directory `dir` (a descriptor).
+void PruneStalePolicyFiles(int dir);
 
 }  // namespace corral

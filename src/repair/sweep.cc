@@ -292,6 +292,20 @@ UniqueFd StateQuarantine(const QuarantineHome& home, const std::string& run, con
   return dir;
 }
 
+// Notes `path` in <home>/quarantine/<run>.moved (NUL after each path), the
+// list `corral quarantine` reads (repair/quarantine.h). Best effort: the
+// move already happened, and the finding says where to.
+void NoteQuarantined(const QuarantineHome& home, const std::string& run, const std::string& path) {
+  UniqueFd quarantine = OpenDirectoryPath(home.dir, "quarantine");
+  if (!quarantine) return;
+  std::string name = run + kQuarantineListSuffix;
+  UniqueFd list(::openat(quarantine.get(), name.c_str(),
+                         O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+  if (!list) return;
+  std::string line = path + '\0';
+  if (::write(list.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) return;
+}
+
 // "corral-quarantined-<run>-<name>", escaped, at most NAME_MAX bytes.
 std::string AsideName(const std::string& run, const std::string& name) {
   std::string aside = "corral-quarantined-" + run + "-" + EscapedName(name);
@@ -345,6 +359,7 @@ SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::s
     } else if (!unmoved()) {
       return done();
     } else if (MoveTo(at, quarantine.get(), at.path.substr(at.path.rfind('/') + 1))) {
+      NoteQuarantined(home, safe_run, at.path);
       return moved(target);
     } else {
       errors.push_back(Errno("moving it to " + target));

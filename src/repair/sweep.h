@@ -11,7 +11,8 @@
 //
 // Where it goes, in this order:
 //   1. <state>/quarantine/<run>/<path> (corral's state directory, through
-//      its descriptor: state/state_dir.h);
+//      its descriptor: state/state_dir.h), and <path> noted in
+//      <state>/quarantine/<run>.moved for `corral quarantine`;
 //   2. when that fails (another filesystem: EXDEV), <root>/.corral-quarantine/
 //      <run>/<name>, on the path's own filesystem (<root>/.corral-quarantine-
 //      <run>/<name> if the run left something unusable at .corral-quarantine).
@@ -56,6 +57,8 @@ namespace corral {
 // The directory a writable root gets when the quarantine is on another
 // filesystem. Not a protected name: nothing runs what is in it.
 inline constexpr char kTreeQuarantineName[] = ".corral-quarantine";
+// <state>/quarantine/<run><this>: the paths step 1 moved there, in order.
+inline constexpr char kQuarantineListSuffix[] = ".moved";
 
 struct SweepFinding {
   enum class Outcome {

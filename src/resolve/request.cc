@@ -61,6 +61,13 @@ bool SpecOverrides::HasGrants() const {
   return workspace || no_workspace || setting;
 }
 
+Result<std::optional<std::string>> ConfiguredAuditTrail(const RunRequest& request, const HostContext& host) {
+  RunRequest user_only = request;
+  user_only.preset.reset();  // a preset says nothing about the trail
+  CORRAL_ASSIGN_OR_RETURN(Config config, ReadConfig(user_only, host, std::string()));
+  return config.audit_trail;
+}
+
 Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host) {
   ResolvedRequest out;
   const SpecOverrides& flags = request.overrides;
@@ -88,6 +95,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   CORRAL_ASSIGN_OR_RETURN(Config config, ReadConfig(request, host, workspace));
   out.config_files = config.files_read;
   out.backend = std::string(BackendChoiceName(config.backend));
+  out.audit_trail = config.audit_trail;
 
   // The base spec: a profile, or the config files over the defaults.
   if (request.profile) {

@@ -92,8 +92,16 @@ struct ResolvedRequest {
   std::optional<Session> session;
   // sandbox.backend from the user config: "auto", "native", "bubblewrap", ...
   std::string backend = "auto";
+  // audit.trail from the user config ("-" or an absolute path); unset: the
+  // state directory's trail.
+  std::optional<std::string> audit_trail;
 };
 
 Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host);
+
+// audit.trail as the user config (the one `request` names, or the default)
+// sets it, read before anything else: the trail is opened first. The
+// project file is not read (it cannot set the key).
+Result<std::optional<std::string>> ConfiguredAuditTrail(const RunRequest& request, const HostContext& host);
 
 }  // namespace corral

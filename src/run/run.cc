@@ -191,6 +191,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
 
   const bool spawned = process.ok();
   RunResult result;
+  if (spawned && plan && plan->ok()) result.degraded = (*plan)->dropped();
   if (!spawned) {
     result = Failed(audit, policy, std::move(process).error());
   } else if (!outcome.ok()) {

@@ -50,6 +50,9 @@ struct RunResult {
   std::optional<Error> error;          // set when corral ended the run
   SupervisedExit outcome;              // valid when the command ran
   std::vector<SweepFinding> quarantined;
+  // Under --best-effort, what the run went without (the `degraded` record's
+  // dropped mechanisms), for the caller's one stderr line; empty: nothing.
+  std::vector<std::string> degraded;
   // Under read-only mode, the kernel denial text the command's stderr showed
   // when it failed: the run should carry the model-facing denial marker.
   std::optional<std::string> denial;

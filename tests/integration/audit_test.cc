@@ -101,7 +101,7 @@ class AuditRefusal : public SandboxTest {
 TEST_F(AuditRefusal, ATrailTheCommandMadeWithAHardLinkIsRefused) {
   Outcome first = RunIn({}, {"sh", "-c", "printf '' > audit.jsonl && ln audit.jsonl link"});
   ASSERT_EQ(first.exit_code, 0) << first.Describe();
-  ExpectRefused({"--audit", "audit.jsonl"}, workspace_ / "audit.jsonl");
+  ExpectRefused({"--audit", workspace_ / "audit.jsonl"}, workspace_ / "audit.jsonl");
   EXPECT_EQ(ReadFile(workspace_ / "link"), "");
 }
 
@@ -124,10 +124,11 @@ TEST_F(AuditRefusal, ATrailThatIsNotARegularFileIsRefused) {
   ExpectRefused({"--audit", outside_ / "fifo"}, outside_ / "missing");
 }
 
-// A trail in the workspace (named relatively) or in an --allow-write tree
-// is refused: the command could rewrite the directory around it.
+// A trail in the workspace or in an --allow-write tree is refused: the
+// command could rewrite the directory around it. (A relative name is
+// refused before that, as a grant's is: Trail.ARelativeAuditPathIsRefusedLikeAGrantPath.)
 TEST_F(AuditRefusal, ATrailInsideAWritableGrantIsRefused) {
-  ExpectRefused({"--audit", "trail.jsonl"}, workspace_ / "trail.jsonl");
+  ExpectRefused({"--audit", workspace_ / "trail.jsonl"}, workspace_ / "trail.jsonl");
   TempDir granted("corral-granted");
   ExpectRefused({"--allow-write", granted.path(), "--audit", granted / "trail.jsonl"}, granted / "trail.jsonl");
 }

@@ -100,15 +100,15 @@ TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
   EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
 }
 
-// The same probe with the audit trail on the terminal too (stderr, as
-// without --audit), and in read-only mode with corral relaying what the
+// The same probe with the audit trail on the terminal too (--audit -),
+// and in read-only mode with corral relaying what the
 // command writes to stderr after stopping the output: corral writes there
 // only once the terminal is put back, so it does not hang, and the terminal
 // flows again after it (a non-blocking write goes through).
 TEST_F(TerminalEscape, StoppedOutputDoesNotHangCorralsWrites) {
   const std::vector<std::vector<std::string>> runs = {
-      {"run", "--allow-exec", ProbesDir(), "--", ProbePath("tty_state")},
-      {"run", "--mode", "read-only", "--allow-exec", ProbesDir(), "--", "sh", "-c",
+      {"run", "--audit", "-", "--allow-exec", ProbesDir(), "--", ProbePath("tty_state")},
+      {"run", "--audit", "-", "--mode", "read-only", "--allow-exec", ProbesDir(), "--", "sh", "-c",
        "\"$0\"; echo relayed-after >&2", ProbePath("tty_state")},
   };
   for (const std::vector<std::string>& run : runs) {
@@ -124,7 +124,7 @@ TEST_F(TerminalEscape, StoppedOutputDoesNotHangCorralsWrites) {
     EXPECT_NE(outcome.out.find("tcflow(0, TCOOFF): SUCCEEDED"), std::string::npos) << outcome.Describe();
     EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
     EXPECT_NE(pty.Transcript(500ms).find("\"exited\""), std::string::npos) << pty.Transcript();
-    if (run[2] == "read-only") {
+    if (run[4] == "read-only") {
       EXPECT_NE(pty.Transcript().find("relayed-after"), std::string::npos) << pty.Transcript();
     }
   }
