@@ -179,11 +179,15 @@ Result<UniqueFd> OpenTrailFile(int dir, const std::string& name, const std::stri
 
 }  // namespace
 
+Status CheckAuditTrailName(const std::string& name) {
+  if (name == "-" || (!name.empty() && name.front() == '/')) return Ok();
+  return RefuseTrail("--audit " + name, "relative path; pass an absolute path (as for grants), or - for stderr");
+}
+
 Result<AuditTrail> AuditTrail::ToFile(const std::string& path) {
   const std::string label = "--audit " + path;
-  if (path.empty() || path.front() != '/') {
-    return RefuseTrail(label, "relative path; pass an absolute path (as for grants), or - for stderr");
-  }
+  if (path == "-") return RefuseTrail(label, "- is stderr, not a file");
+  CORRAL_TRY(CheckAuditTrailName(path));
   struct stat st;
   CORRAL_ASSIGN_OR_RETURN(UniqueFd fd, OpenTrailFile(AT_FDCWD, path, label, &st));
   // The path of what was opened, not of what was typed: one through a

@@ -74,6 +74,11 @@ inline constexpr char kAuditFileName[] = "audit.jsonl";
 inline constexpr char kAuditRotatedName[] = "audit.1.jsonl";
 inline constexpr char kAuditLockName[] = "audit.lock";
 
+// A trail destination as --audit or audit.trail names it: "-" (stderr) or an
+// absolute path; anything else is refused (code audit_file_refused), as a
+// relative grant path is.
+Status CheckAuditTrailName(const std::string& name);
+
 class AuditTrail {
  public:
   // A trail writing to stderr (fd 2).

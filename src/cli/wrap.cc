@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "audit/audit.h"
 #include "base/json_bytes.h"
 #include "cli/commands.h"
 #include "cli/refusal.h"
@@ -110,11 +111,8 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   }
   // --audit, else the user config's audit.trail: the runner records there.
   options.audit = audit ? audit : configured_audit;
-  if (options.audit && *options.audit != "-" && options.audit->front() != '/') {
-    return Fail(Error(ErrorKind::kUsage, "--audit " + *options.audit +
-                                             ": relative path; pass an absolute path (as for grants), or - for stderr")
-                    .WithCode("audit_file_refused"),
-                json);
+  if (options.audit) {
+    if (Status name = CheckAuditTrailName(*options.audit); !name.ok()) return Fail(name.error(), json);
   }
   Result<Detection> detection = DetectProvider(options);
   if (!detection.ok()) return Fail(detection.error(), json);
