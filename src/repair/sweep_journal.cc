@@ -47,6 +47,11 @@ Result<UniqueFd> OpenSlot(int dir_fd, const std::string& name, bool create) {
   return fd;
 }
 
+// What OpenSlot would accept, and empty.
+bool IsEmptyPrivateSlot(const struct stat& st) {
+  return S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 077) == 0 && st.st_size == 0;
+}
+
 // `text` as a JSON string: quotes, backslashes and control bytes escaped.
 void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
@@ -155,8 +160,11 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
 
 void SweepJournal::Finish() {
   if (!fd_) return;
-  ssize_t ignored = ::pwrite(fd_.get(), &kDone, 1, 0);
-  (void)ignored;
+  // An empty slot holds no record, so the next recovery need not open it.
+  if (::ftruncate(fd_.get(), 0) != 0) {
+    ssize_t ignored = ::pwrite(fd_.get(), &kDone, 1, 0);
+    (void)ignored;
+  }
   fd_.Reset();  // and with it the lock
 }
 
@@ -172,6 +180,10 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state) {
       if (errno == ENOENT) break;  // slots are taken in order: none beyond
       continue;
     }
+    // An empty private slot holds no record, active or not: a run that took
+    // it writes its record (which makes it non-empty) before it spawns, and
+    // holds the lock until it empties it again. Nothing to open.
+    if (IsEmptyPrivateSlot(st)) continue;
     RecoveredSweep sweep;
     Result<UniqueFd> fd = OpenSlot(dir_fd->get(), name, false);
     if (!fd.ok()) {
@@ -182,6 +194,11 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state) {
     if (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) continue;  // that corral still runs
     std::string text(static_cast<size_t>(st.st_size), '\0');
     ssize_t n = ::pread(fd->get(), text.data(), text.size(), 0);
+    if (n > 0 && text[0] == kDone) {
+      // Swept, by a corral that marked it so instead of emptying it: empty
+      // it now (it is locked), so later recoveries skip it unopened.
+      if (::ftruncate(fd->get(), 0) != 0) continue;
+    }
     if (n <= 0 || text[0] != kActive) continue;  // empty, or swept
     text.resize(static_cast<size_t>(n));
     nlohmann::json record = nlohmann::json::parse(text.substr(1), nullptr, false);
@@ -204,8 +221,10 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state) {
     } catch (const std::exception& e) {
       sweep.error = dir + "/" + name + ": the sweep failed: " + e.what();
     }
-    ssize_t ignored = ::pwrite(fd->get(), sweep.error.empty() ? &kDone : &kRejected, 1, 0);
-    (void)ignored;
+    if (!sweep.error.empty() || ::ftruncate(fd->get(), 0) != 0) {
+      ssize_t ignored = ::pwrite(fd->get(), sweep.error.empty() ? &kDone : &kRejected, 1, 0);
+      (void)ignored;
+    }
     if (!sweep.error.empty()) {
       recovered.push_back(std::move(sweep));
       continue;

@@ -12,7 +12,7 @@
 //
 // holding an exclusive flock(2) on it for the whole run, and writes the run's
 // missing and symlinked protected paths and its quarantine there, marked
-// active; after the sweep it marks the record done. The kernel drops the lock
+// active; after the sweep it empties the slot (the record is done). The kernel drops the lock
 // when corral dies, however it dies. The next `corral run` by the same user,
 // before it builds its own policy, calls RecoverInterruptedSweeps: every
 // active record whose slot it can lock belonged to a corral that is gone, and
@@ -23,7 +23,11 @@
 // lie inside it.)
 //
 // Slots are reused, so a run creates and removes no file (on ext4 an unlink
-// alone costs more than the rest of the journal).
+// alone costs more than the rest of the journal). An empty slot holds no
+// record, so the recovery stats each slot and opens only the non-empty ones
+// (a directory that has seen many parallel runs holds up to 64 slots, and
+// every run recovers); a slot an older corral marked done instead of
+// emptying it is emptied by the next recovery that can lock it.
 //
 // The recovery cannot tell the run's leftovers from a file the user made at
 // the same path after the kill; both are moved to the quarantine (never
@@ -48,7 +52,8 @@ class SweepJournal {
   // Takes a free slot in <state>/pending and writes the record. Nothing is
   // written (an empty journal) when the set has nothing a sweep would look at.
   static Result<SweepJournal> Begin(const StateDir& state, const std::string& run, const ProtectedSet& set);
-  // The sweep is done: marks the record so, and releases the slot.
+  // The sweep is done: empties the slot (or, failing that, marks the record
+  // done), and releases it.
   void Finish();
   const std::string& path() const { return path_; }
 

@@ -94,6 +94,38 @@ TEST(SweepJournal, ARecordOfADeadCorralIsSweptOnce) {
   }
 }
 
+off_t SizeOf(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+// A finished slot is left empty, so a recovery need not open it; a dead
+// corral's record behind finished slots is still found, and a slot an older
+// corral marked done ('D') is emptied by the recovery that locks it.
+TEST(SweepJournal, FinishedSlotsAreEmptyAndRecordsBehindThemAreRecovered) {
+  TestTree tree;
+  std::string root = tree.Dir("ws");
+  tree.File("ws/.envrc", "left by a killed run\n");
+  StateDir state = StateIn(tree);
+  Result<SweepJournal> first = SweepJournal::Begin(state, "first", MissingEnvrc(root));
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  BeginInAProcessThatDies(state, "dead", MissingEnvrc(root));  // the next slot
+  std::string first_path = first->path();
+  EXPECT_GT(SizeOf(first_path), 0);
+  first->Finish();
+  EXPECT_EQ(SizeOf(first_path), 0);
+
+  std::string legacy = tree.File("corral/pending/slot-2.json", "D{\"version\":2}\n");
+  ASSERT_EQ(::chmod(legacy.c_str(), 0600), 0);
+  std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(state);
+  ASSERT_EQ(recovered.size(), 1u);
+  EXPECT_EQ(recovered[0].run, "dead");
+  ASSERT_EQ(recovered[0].findings.size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
+  EXPECT_EQ(SizeOf(legacy), 0);
+  EXPECT_TRUE(RecoverInterruptedSweeps(state).empty()) << "swept once";
+}
+
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
   TestTree tree;
   tree.Dir("corral/pending");
