@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "audit/audit.h"
 #include "base/mutant.h"
@@ -19,6 +20,7 @@
 #include "confine/detect.h"
 #include "base/exit_codes.h"
 #include "run/run.h"
+#include "state/listing_cache_file.h"
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"
 #include "gate/admit.h"
@@ -74,11 +76,8 @@ void ReportProtected(const Policy& policy, const RunResult& result) {
   PrintFindings(result.quarantined);
 }
 
-void RecoverInterrupted(const AuditTrail& trail, const std::string& home) {
-  // An unsafe state directory is refused by the run itself, before it starts.
-  Result<StateDir> state = StateDir::Open(home, StateDir::Create::kNo);
-  if (!state.ok()) return;
-  for (const RecoveredSweep& sweep : RecoverInterruptedSweeps(*state)) {
+void RecoverInterrupted(const AuditTrail& trail, const StateDir& state) {
+  for (const RecoveredSweep& sweep : RecoverInterruptedSweeps(state)) {
     if (!sweep.error.empty()) {
       PrintError("sweep journal: " + sweep.error + " (kept; remove it once you have looked)");
       trail.Record(AuditEvent("protected").Set("action", "recover").Set("error", sweep.error));
@@ -210,7 +209,13 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!host.ok()) return Refuse(trail, host.error());
   // Before any policy looks at the tree: what runs whose corral was killed
   // before their sweep left at protected paths.
-  if (!MutantActive(Mutant::kSweepJournal)) RecoverInterrupted(trail, host->home);
+  // An unsafe state directory is refused by the run itself, before it starts.
+  Result<StateDir> state = StateDir::Open(host->home, StateDir::Create::kNo);
+  if (state.ok() && !MutantActive(Mutant::kSweepJournal)) RecoverInterrupted(trail, *state);
+  // The root walk of /etc lists through the listings kept there.
+  std::optional<StateListingCache> listings;
+  if (state.ok()) listings.emplace(*state);
+  ScopedListingCache use_listings(listings ? &*listings : nullptr);
 
   gate::AdmitRequest request;
   request.argv = std::move(command);
@@ -236,6 +241,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // The gate asks on the terminal; it records its own refusals.
   TtyApprover tty;
   Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), tty);
+  if (listings) listings->Save();
   if (!admitted.ok()) {
     PrintError(admitted.error().ToString());
     return ExitCodeFor(admitted.error().kind());

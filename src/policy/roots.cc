@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
@@ -12,12 +13,19 @@
 #include <cstdlib>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 #include "base/mutant.h"
 #include "base/unique_fd.h"
 
 namespace corral {
 namespace {
+
+struct timespec RealtimeNow() {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return now;
+}
 
 constexpr std::array<std::string_view, 10> kSystemTrees = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot", "/opt",
@@ -134,57 +142,127 @@ bool IsDotOrDotDot(const char* name) {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-// Adds every file and directory under `dir` that only its owner or group may
-// read (no read bit, or no search bit for a directory, for others): what an
-// unprivileged caller could never see. Does not descend into what it masks.
-// Reads the directory with getdents64 itself, into one buffer per level:
-// opendir's fdopendir would check and set the descriptor's flags again (two
-// fcntl calls per directory, some 270 for a distribution's /etc).
-Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, int* entries,
-                          std::vector<MaskedPath>* masks) {
-  UniqueFd owned(dir_fd);
-  if (depth > kEtcWalkMaxDepth) {
-    return Error(ErrorKind::kPolicy, "cannot vet /etc for root-only files: " + dir + " is nested too deeply");
-  }
+DirectoryKey KeyOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_ctim.tv_sec),
+          static_cast<int64_t>(st.st_ctim.tv_nsec)};
+}
+
+struct RootOnlyWalk {
+  ListingCache* cache = nullptr;
+  struct timespec began = {};
+  int entries = 0;
+  std::vector<MaskedPath>* masks = nullptr;
+};
+
+// Reads the names in `dir` (without "." and "..", and without symlinks,
+// which the walk never follows) with getdents64 itself, into one buffer per
+// level: opendir's fdopendir would check and set the descriptor's flags again
+// (two fcntl calls per directory, some 270 for a distribution's /etc).
+Result<std::vector<std::string>> ListNames(int dir_fd, const std::string& dir) {
   constexpr size_t kBufferSize = 32 * 1024;
   std::unique_ptr<char[]> buffer(new char[kBufferSize]);
+  std::vector<std::string> names;
   for (;;) {
-    ssize_t got = ::getdents64(owned.get(), buffer.get(), kBufferSize);
+    ssize_t got = ::getdents64(dir_fd, buffer.get(), kBufferSize);
     if (got < 0) {
       if (errno == EINTR) continue;
       return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", dir, errno);
     }
-    if (got == 0) return Ok();
+    if (got == 0) return names;
     for (ssize_t offset = 0; offset < got;) {
       const auto* entry = reinterpret_cast<const struct dirent64*>(buffer.get() + offset);
       offset += entry->d_reclen;
       if (IsDotOrDotDot(entry->d_name) || entry->d_type == DT_LNK) continue;
-      if (++*entries > kEtcWalkMaxEntries) {
-        return Error(ErrorKind::kPolicy, "cannot vet /etc for root-only files: it holds more than " +
-                                             std::to_string(kEtcWalkMaxEntries) + " entries");
-      }
-      std::string path = dir + "/" + entry->d_name;
-      struct stat st;
-      if (::fstatat(owned.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT) continue;  // removed while we looked
-        return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
-      }
-      if (S_ISDIR(st.st_mode)) {
-        if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) {
-          masks->push_back({path, true});
-          continue;
-        }
-        int child = ::openat(owned.get(), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (child < 0) return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
-        CORRAL_TRY(MaskRootOnly(child, path, depth + 1, entries, masks));
-      } else if (S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0) {
-        masks->push_back({path, false});
-      }
+      names.emplace_back(entry->d_name);
     }
   }
 }
 
+Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, RootOnlyWalk& walk);
+
+// Stats each of `names` in `dir` live and masks what others may not read,
+// descending into the rest of the directories. Sets `*subdirs` to the number
+// of directories among them.
+Result<void> MaskNames(int dir_fd, const std::string& dir, const std::vector<std::string>& names, int depth,
+                       RootOnlyWalk& walk, nlink_t* subdirs) {
+  *subdirs = 0;
+  for (const std::string& name : names) {
+    if (++walk.entries > kEtcWalkMaxEntries) {
+      return Error(ErrorKind::kPolicy, "cannot vet /etc for root-only files: it holds more than " +
+                                           std::to_string(kEtcWalkMaxEntries) + " entries");
+    }
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;  // removed while we looked
+      return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      ++*subdirs;
+      if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) {
+        walk.masks->push_back({path, true});
+        continue;
+      }
+      int child = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child < 0) return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
+      CORRAL_TRY(MaskRootOnly(child, path, depth + 1, walk));
+    } else if (S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0) {
+      walk.masks->push_back({path, false});
+    }
+  }
+  return Ok();
+}
+
+// Adds every file and directory under `dir` that only its owner or group may
+// read (no read bit, or no search bit for a directory, for others): what an
+// unprivileged caller could never see. Does not descend into what it masks.
+// With a cache (policy/listing_cache.h), a directory whose key is remembered
+// is not read; its names are stat-ed all the same.
+Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, RootOnlyWalk& walk) {
+  UniqueFd owned(dir_fd);
+  if (depth > kEtcWalkMaxDepth) {
+    return Error(ErrorKind::kPolicy, "cannot vet /etc for root-only files: " + dir + " is nested too deeply");
+  }
+  nlink_t subdirs = 0;
+  if (walk.cache == nullptr) {
+    CORRAL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListNames(owned.get(), dir));
+    return MaskNames(owned.get(), dir, names, depth, walk, &subdirs);
+  }
+  struct stat st;
+  if (::fstat(owned.get(), &st) != 0) {
+    return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", dir, errno);
+  }
+  const DirectoryKey key = KeyOf(st);
+  if (const std::vector<std::string>* remembered = walk.cache->Find(dir, key)) {
+    const size_t masks = walk.masks->size();
+    const int entries = walk.entries;
+    CORRAL_TRY(MaskNames(owned.get(), dir, *remembered, depth, walk, &subdirs));
+    // Where the link count counts subdirectories, it must agree.
+    if (st.st_nlink < 2 || subdirs + 2 == st.st_nlink) return Ok();
+    walk.masks->resize(masks);  // not the listing it has: list it live
+    walk.entries = entries;
+  }
+  CORRAL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListNames(owned.get(), dir));
+  CORRAL_TRY(MaskNames(owned.get(), dir, names, depth, walk, &subdirs));
+  // A change later in the same clock tick could leave this ctime as it is.
+  if (st.st_ctim.tv_sec < walk.began.tv_sec - kListingSettle) walk.cache->Remember(dir, key, std::move(names));
+  return Ok();
+}
+
 }  // namespace
+
+Result<std::vector<MaskedPath>> DiscoverRootOnly(const std::string& tree, ListingCache* cache,
+                                                 const struct timespec& began) {
+  std::vector<MaskedPath> masks;
+  int fd = ::open(tree.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return masks;
+    return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", tree, errno);
+  }
+  RootOnlyWalk walk{cache, began, 0, &masks};
+  CORRAL_TRY(MaskRootOnly(fd, tree, 0, walk));
+  return masks;
+}
 
 Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller) {
   static constexpr std::array<std::string_view, 24> kSecrets = {
@@ -200,14 +278,7 @@ Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller) {
     // Inside the sandbox root has no capabilities, but it still owns the
     // root-owned files: every 0600 key and config under /etc would be
     // readable. So root sees /etc as an unprivileged user would.
-    int etc = ::open("/etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (etc < 0) {
-      if (errno == ENOENT) return masks;
-      return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", "/etc", errno);
-    }
-    int entries = 0;
-    CORRAL_TRY(MaskRootOnly(etc, "/etc", 0, &entries, &masks));
-    return masks;
+    return DiscoverRootOnly("/etc", CurrentListingCache(), RealtimeNow());
   }
   for (std::string_view secret : kSecrets) {
     struct stat st;

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <sys/types.h>
+#include <time.h>
 
 #include <string>
 #include <vector>
 
 #include "base/result.h"
 #include "policy/access.h"
+#include "policy/listing_cache.h"
 #include "policy/path.h"
 
 namespace corral {
@@ -79,7 +81,15 @@ struct MaskedPath {
 // directory under /etc that others may not read, found by a bounded walk
 // (sandboxed root has no capabilities, yet owns root's 0600 files). An /etc
 // too large or too deep to vet is an error, never a partial list.
+// For root, the walk lists each directory through the process's listing
+// cache when one is installed (policy/listing_cache.h).
 Result<std::vector<MaskedPath>> DiscoverEtcSecrets(uid_t caller);
+
+// The root walk itself, of any `tree` (DiscoverEtcSecrets: /etc, the
+// installed cache, now): `began` is when the walk began, for the cache's
+// settle rule. Exposed for tests.
+Result<std::vector<MaskedPath>> DiscoverRootOnly(const std::string& tree, ListingCache* cache,
+                                                 const struct timespec& began);
 
 // For root (`caller` 0), the top-level /proc files and directories others
 // may not read (slabinfo, timer_list, kpageflags, ...); nothing otherwise.

@@ -1,0 +1,132 @@
+#include "state/listing_cache_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <string_view>
+
+#include "base/sha256.h"
+#include "base/unique_fd.h"
+
+namespace corral {
+namespace {
+
+constexpr std::string_view kHeader = "corral-etc-listings 1\n";
+constexpr size_t kMaxFile = 8 << 20;
+constexpr size_t kDigest = 64;
+
+// Up to the next NUL from `*at`; false when there is none.
+bool Field(std::string_view text, size_t* at, std::string_view* field) {
+  size_t end = text.find('\0', *at);
+  if (end == std::string_view::npos) return false;
+  *field = text.substr(*at, end - *at);
+  *at = end + 1;
+  return true;
+}
+
+}  // namespace
+
+StateListingCache::StateListingCache(const StateDir& state) : state_(state) {}
+
+// The body: for each directory, its path, "dev ino ctime_sec ctime_nsec
+// count", then `count` names, each field ending in a NUL (no path or name
+// holds one).
+void StateListingCache::Load() {
+  loaded_ = true;
+  UniqueFd fd(::openat(state_.fd(), kListingCacheName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return;
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0 ||
+      static_cast<size_t>(st.st_size) > kMaxFile) {
+    return;
+  }
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  if (::pread(fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
+  if (text.size() < kHeader.size() + kDigest + 1 || !std::string_view(text).starts_with(kHeader) ||
+      text.back() != '\n') {
+    return;
+  }
+  const size_t body_end = text.size() - kDigest - 1;
+  if (Sha256Hex(std::string_view(text).substr(0, body_end)) != std::string_view(text).substr(body_end, kDigest)) return;
+  const std::string_view body = std::string_view(text).substr(0, body_end);
+  std::unordered_map<std::string, Listing> listings;
+  for (size_t at = kHeader.size(); at < body.size();) {
+    std::string_view dir, key_text;
+    if (!Field(body, &at, &dir) || !Field(body, &at, &key_text) || dir.empty() || dir[0] != '/') return;
+    Listing listing;
+    unsigned long long count = 0;
+    char tail = 0;
+    if (std::sscanf(std::string(key_text).c_str(), "%" SCNu64 " %" SCNu64 " %" SCNd64 " %" SCNd64 " %llu%c",
+                    &listing.key.dev, &listing.key.ino, &listing.key.ctime_sec, &listing.key.ctime_nsec, &count,
+                    &tail) != 5 ||
+        count > body.size()) {
+      return;
+    }
+    listing.names.reserve(static_cast<size_t>(count));
+    for (unsigned long long i = 0; i < count; ++i) {
+      std::string_view name;
+      if (!Field(body, &at, &name) || name.empty() || name == "." || name == ".." ||
+          name.find('/') != std::string_view::npos) {
+        return;
+      }
+      listing.names.emplace_back(name);
+    }
+    if (!listings.emplace(std::string(dir), std::move(listing)).second) return;
+  }
+  listings_ = std::move(listings);
+}
+
+const std::vector<std::string>* StateListingCache::Find(const std::string& dir, const DirectoryKey& key) {
+  if (!loaded_) Load();
+  auto found = listings_.find(dir);
+  if (found == listings_.end() || !(found->second.key == key)) return nullptr;
+  found->second.visited = true;
+  return &found->second.names;
+}
+
+void StateListingCache::Remember(const std::string& dir, const DirectoryKey& key, std::vector<std::string> names) {
+  if (!loaded_) Load();
+  listings_[dir] = Listing{key, std::move(names), true};
+  changed_ = true;
+}
+
+void StateListingCache::Save() {
+  if (!loaded_) return;  // no walk looked
+  bool stale = false;
+  for (const auto& [dir, listing] : listings_) stale = stale || !listing.visited;
+  if (!changed_ && !stale) return;
+  std::string text(kHeader);
+  for (const auto& [dir, listing] : listings_) {
+    if (!listing.visited) continue;
+    char key[128];
+    std::snprintf(key, sizeof key, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu", listing.key.dev,
+                  listing.key.ino, listing.key.ctime_sec, listing.key.ctime_nsec, listing.names.size());
+    text += dir;
+    text += '\0';
+    text += key;
+    text += '\0';
+    for (const std::string& name : listing.names) {
+      text += name;
+      text += '\0';
+    }
+  }
+  text += Sha256Hex(text);
+  text += '\n';
+  const std::string temp = std::string(kListingCacheName) + ".new-" + std::to_string(::getpid());
+  UniqueFd fd(::openat(state_.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return;
+  bool written = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  fd.Reset();
+  if (!written || ::renameat(state_.fd(), temp.c_str(), state_.fd(), kListingCacheName) != 0) {
+    ::unlinkat(state_.fd(), temp.c_str(), 0);
+    return;
+  }
+  changed_ = false;
+  for (auto it = listings_.begin(); it != listings_.end();) it = it->second.visited ? std::next(it) : listings_.erase(it);
+}
+
+}  // namespace corral

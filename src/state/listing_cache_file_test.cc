@@ -1,0 +1,195 @@
+#include "state/listing_cache_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/sha256.h"
+#include "policy/roots.h"
+#include "testing/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+using corral::testing::TestTree;
+
+constexpr uid_t kNobody = 65534;
+
+// The state's cache, counting the directories it spared the walk.
+class CountingCache : public ListingCache {
+ public:
+  explicit CountingCache(const StateDir& state) : inner(state) {}
+  const std::vector<std::string>* Find(const std::string& dir, const DirectoryKey& key) override {
+    const std::vector<std::string>* found = inner.Find(dir, key);
+    if (found != nullptr) ++hits;
+    return found;
+  }
+  void Remember(const std::string& dir, const DirectoryKey& key, std::vector<std::string> names) override {
+    inner.Remember(dir, key, std::move(names));
+  }
+  StateListingCache inner;
+  int hits = 0;
+};
+
+// Long after every directory of the test tree changed: all of them settled.
+struct timespec Later() {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  now.tv_sec += 3600;
+  return now;
+}
+
+struct timespec Now() {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return now;
+}
+
+class ListingCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    etc_ = tree_.Dir("etc");
+    Private(tree_.File("etc/a/secret", "key\n"));
+    tree_.File("etc/a/public", "conf\n");
+    tree_.File("etc/b/c", "conf\n");
+    tree_.Dir("etc/b/d");
+    Result<StateDir> state = StateDir::OpenBelow(tree_.Join("home"), StateDir::Create::kYes);
+    ASSERT_TRUE(state.ok()) << state.error().ToString();
+    state_ = std::move(state).value();
+  }
+
+  static void Private(const std::string& path) { ASSERT_EQ(::chmod(path.c_str(), 0600), 0); }
+
+  // The masked paths, relative to the tree, sorted.
+  std::vector<std::string> Walk(ListingCache* cache, const struct timespec& began) {
+    Result<std::vector<MaskedPath>> masks = DiscoverRootOnly(etc_, cache, began);
+    EXPECT_TRUE(masks.ok()) << masks.error().ToString();
+    std::vector<std::string> paths;
+    if (!masks.ok()) return paths;
+    for (const MaskedPath& mask : *masks) paths.push_back(mask.path.substr(tree_.path().size() + 1));
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  }
+
+  // Walks once through a fresh cache and saves it.
+  void Prime() {
+    StateListingCache cache(state_);
+    EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
+    cache.Save();
+    ASSERT_TRUE(TestTree::Exists(CacheFile()));
+  }
+
+  std::string CacheFile() const { return state_.path() + "/" + kListingCacheName; }
+
+  TestTree tree_;
+  std::string etc_;
+  StateDir state_;
+};
+
+TEST_F(ListingCacheTest, ASavedCacheSparesEveryDirectoryRead) {
+  Prime();
+  struct stat st;
+  ASSERT_EQ(::stat(CacheFile().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  CountingCache cache(state_);
+  EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
+  EXPECT_EQ(cache.hits, 4);  // etc, a, b, b/d
+}
+
+// A chmod changes only the file's own ctime: the listing is still used, and
+// the live stat of each name sees the new mode.
+TEST_F(ListingCacheTest, AChmodUnderACachedDirectoryIsSeen) {
+  Prime();
+  Private(tree_.Join("etc/b/c"));
+  ASSERT_EQ(::chmod(tree_.Join("etc/b/d").c_str(), 0700), 0);
+  CountingCache cache(state_);
+  EXPECT_EQ(Walk(&cache, Later()), (std::vector<std::string>{"etc/a/secret", "etc/b/c", "etc/b/d"}));
+  EXPECT_GE(cache.hits, 2);
+}
+
+// A new file changes its directory's ctime: that directory is listed again.
+TEST_F(ListingCacheTest, ANewFileInACachedDirectoryIsSeen) {
+  Prime();
+  Private(tree_.File("etc/a/new", "key\n"));
+  Private(tree_.File("etc/b/d/deep", "key\n"));
+  CountingCache cache(state_);
+  EXPECT_EQ(Walk(&cache, Later()), (std::vector<std::string>{"etc/a/new", "etc/a/secret", "etc/b/d/deep"}));
+  EXPECT_EQ(cache.hits, 2);  // etc and b; a and b/d changed
+}
+
+// A directory whose ctime lies within the clock's granularity of the walk
+// could change again unseen: it is not remembered.
+TEST_F(ListingCacheTest, AJustChangedDirectoryIsNotRemembered) {
+  {
+    StateListingCache cache(state_);
+    EXPECT_EQ(Walk(&cache, Now()), std::vector<std::string>{"etc/a/secret"});
+    cache.Save();
+  }
+  CountingCache cache(state_);
+  EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
+  EXPECT_EQ(cache.hits, 0);
+}
+
+// A cache file that is not exactly what corral wrote holds nothing: the walk
+// lists live and masks the same.
+TEST_F(ListingCacheTest, ATamperedOrForeignCacheIsIgnored) {
+  Prime();
+  const std::string good = TestTree::Read(CacheFile());
+  auto expect_ignored = [&](const std::string& what) {
+    CountingCache cache(state_);
+    EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"}) << what;
+    EXPECT_EQ(cache.hits, 0) << what;
+  };
+  auto write = [&](const std::string& text) {
+    ::unlink(CacheFile().c_str());
+    std::ofstream(CacheFile()) << text;
+    ASSERT_EQ(::chmod(CacheFile().c_str(), 0600), 0);
+  };
+
+  std::string flipped = good;
+  flipped[flipped.find("secret")] = 'S';  // a name changed, the digest not
+  write(flipped);
+  expect_ignored("a changed byte");
+  write(good.substr(0, good.size() / 2));
+  expect_ignored("a truncated file");
+  write(good);
+  ASSERT_EQ(::chmod(CacheFile().c_str(), 0644), 0);
+  expect_ignored("a file others may read");
+  if (::geteuid() == 0) {
+    write(good);
+    ASSERT_EQ(::chown(CacheFile().c_str(), kNobody, kNobody), 0);
+    expect_ignored("a file another user owns");
+  }
+  write(good);
+  const std::string aside = tree_.File("aside", good);
+  ASSERT_EQ(::chmod(aside.c_str(), 0600), 0);
+  ::unlink(CacheFile().c_str());
+  ASSERT_EQ(::symlink(aside.c_str(), CacheFile().c_str()), 0);
+  expect_ignored("a symlink to a good copy");
+}
+
+// Even a well-formed cache whose listing of a directory lacks a
+// subdirectory (so its secret would go unmasked) is not used where the link
+// count shows the missing directory.
+TEST_F(ListingCacheTest, AListingMissingASubdirectoryIsNotUsed) {
+  struct stat st;
+  ASSERT_EQ(::stat(etc_.c_str(), &st), 0);
+  ASSERT_GE(st.st_nlink, 2u) << "the test tree's filesystem must count subdirectories";
+  std::string text = "corral-etc-listings 1\n";
+  text += etc_ + '\0' + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+          std::to_string(st.st_ctim.tv_sec) + " " + std::to_string(st.st_ctim.tv_nsec) + " 1" + '\0' + "b" + '\0';
+  text += Sha256Hex(text) + "\n";
+  std::ofstream(CacheFile()) << text;
+  ASSERT_EQ(::chmod(CacheFile().c_str(), 0600), 0);
+  CountingCache cache(state_);
+  EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
+}
+
+}  // namespace
+}  // namespace corral
