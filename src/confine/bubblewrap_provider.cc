@@ -4,6 +4,7 @@
 
 #include "confine/mount_plan.h"
 #include "confine/wrap_env.h"
+#include "policy/roots.h"
 
 namespace corral {
 namespace {
@@ -19,14 +20,17 @@ bool Writable(const Policy& policy, const std::string& path) {
   return grant != nullptr && Has(grant->access, Access::kWrite);
 }
 
-std::vector<ViewOp> BuildView(const Policy& policy) {
+// `proc_masks`: the root-only /proc entries to hide (DiscoverProcSecrets).
+std::vector<ViewOp> BuildView(const Policy& policy, const std::vector<MaskedPath>& proc_masks) {
   std::vector<ViewOp> ops;
   for (const PathGrant& grant : policy.grants()) {
     const std::string& path = grant.path.path;
     ops.push_back({path, {Has(grant.access, Access::kWrite) ? "--bind" : "--ro-bind", path, path}});
   }
   for (const SystemSymlink& link : policy.symlinks()) ops.push_back({link.path, {"--symlink", link.target, link.path}});
-  for (const MaskedPath& mask : policy.masks()) {
+  std::vector<MaskedPath> masks = policy.masks();
+  masks.insert(masks.end(), proc_masks.begin(), proc_masks.end());
+  for (const MaskedPath& mask : masks) {
     if (mask.is_dir) {
       ops.push_back({mask.path, {"--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path}});
     } else {
@@ -59,7 +63,7 @@ std::vector<ViewOp> BuildView(const Policy& policy) {
   // A masked directory hides everything below it: nothing is mounted there.
   std::vector<ViewOp> view;
   for (ViewOp& op : ops) {
-    bool hidden = std::any_of(policy.masks().begin(), policy.masks().end(), [&](const MaskedPath& mask) {
+    bool hidden = std::any_of(masks.begin(), masks.end(), [&](const MaskedPath& mask) {
       return mask.is_dir && op.target != mask.path && IsWithin(op.target, mask.path);
     });
     if (!hidden) view.push_back(std::move(op));
@@ -159,7 +163,12 @@ Result<ConfinedArgv> BubblewrapProvider::Confine(const std::vector<std::string>&
     size_t eq = entry.find('=');
     out.insert(out.end(), {"--setenv", entry.substr(0, eq), entry.substr(eq + 1)});
   }
-  for (ViewOp& op : BuildView(policy)) out.insert(out.end(), op.args.begin(), op.args.end());
+  // bwrap mounts /proc itself: its root-only entries are named from the host's.
+  std::vector<MaskedPath> proc_masks;
+  if (policy.masks_root_only_proc()) {
+    CORRAL_ASSIGN_OR_RETURN(proc_masks, DiscoverProcSecrets(0));
+  }
+  for (ViewOp& op : BuildView(policy, proc_masks)) out.insert(out.end(), op.args.begin(), op.args.end());
   out.insert(out.end(), {"--chdir", SandboxWorkingDirectory(policy), "--"});
   out.insert(out.end(), argv.begin(), argv.end());
   confined.denial_signatures = BubblewrapDenialSignatures();

@@ -51,7 +51,10 @@ nlohmann::json DescribePolicy(const Policy& policy) {
   out["private"] = {{"tmp", policy.GrantFor("/tmp") == nullptr},
                     {"home", policy.home()},
                     {"dev", {"null", "zero", "full", "random", "urandom", "tty", "pts", "shm"}},
-                    {"proc", "fresh, for the sandbox's PID namespace"},
+                    {"proc", policy.masks_root_only_proc()
+                                 ? "fresh, for the sandbox's PID namespace; the entries others may not read are "
+                                   "masked (found in it when it is mounted)"
+                                 : "fresh, for the sandbox's PID namespace"},
                     {"tmpfs_size", policy.tmpfs_size()},
                     {"shm_size", policy.tmpfs_size() / 4}};
   out["network"] = NetworkModeName(policy.network());

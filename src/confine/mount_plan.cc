@@ -168,6 +168,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   proc.kind = MountKind::kProc;
   proc.target = "/proc";
   proc.landlock = LandlockFsAccess(rights, Access::kRead, true);
+  if (policy.masks_root_only_proc()) proc.flags |= MountFlag::kMaskRootOnly;
   add(proc);
   // Landlock grants /proc read-only; only without it are the writable corners
   // of /proc (sysctls, sysrq) pinned read-only with extra mounts.

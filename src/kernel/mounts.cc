@@ -1,5 +1,6 @@
 #include "kernel/mounts.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/mount.h>
@@ -11,6 +12,7 @@
 #include <climits>
 #include <cstring>
 
+#include "base/hidden_from_others.h"
 #include "base/mutant.h"
 #include "kernel/kernel_abi.h"
 #include "kernel/landlock.h"
@@ -181,12 +183,56 @@ int AttachTree(int tree, const char* rel, uint64_t attrs) {
   return MoveMountTo(tree, rel) != 0 ? errno : 0;
 }
 
-// The mask mutants (base/mutant.h): /etc's secrets, /proc's, or every other mask.
+// Masks each top-level entry of the fresh procfs at `rel` that others may
+// not use (HiddenFromOthers), for a root caller, who owns them. It lists the
+// sandbox's own procfs, whose PID namespace holds init alone, so the listing
+// is its files and one process; a process directory (a digit first) follows
+// its process's owner and a symlink (self, mounts) is no file of its own.
+int MaskRootOnlyProc(const char* rel, uint64_t attrs) {
+  int dir = ::open(rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return errno;
+  alignas(8) char buffer[4096];
+  char path[PATH_MAX];
+  const size_t rel_length = ::strlen(rel);
+  int err = 0;
+  while (err == 0) {
+    ssize_t got = ::getdents64(dir, buffer, sizeof buffer);
+    if (got <= 0) {
+      if (got < 0) err = errno;
+      break;
+    }
+    for (ssize_t at = 0; at < got && err == 0;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
+      at += entry->d_reclen;
+      const char* name = entry->d_name;
+      if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+      if ((name[0] >= '0' && name[0] <= '9') || entry->d_type == DT_LNK) continue;
+      struct stat st;
+      if (::fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        err = errno;
+        break;
+      }
+      if (!HiddenFromOthers(st.st_mode)) continue;
+      const size_t name_length = ::strlen(name);
+      if (rel_length + 1 + name_length + 1 > sizeof path) {
+        err = ENAMETOOLONG;
+        break;
+      }
+      ::memcpy(path, rel, rel_length);
+      path[rel_length] = '/';
+      ::memcpy(path + rel_length + 1, name, name_length + 1);
+      err = BindMask(S_ISDIR(st.st_mode) ? kMaskDir : kMaskFile, -1, path, attrs);
+    }
+  }
+  ::close(dir);
+  return err;
+}
+
+// The mask mutants (base/mutant.h): /etc's secrets, or every other mask
+// (/proc's are MaskRootOnlyProc's, under the proc_masks mutant).
 bool MaskMutated(const char* target) {
   bool etc = ::strncmp(target, "/etc/", 5) == 0;
-  bool proc = ::strncmp(target, "/proc/", 6) == 0;
-  return (etc && MutantActive(Mutant::kEtcMasks)) || (proc && MutantActive(Mutant::kProcMasks)) ||
-         (!etc && !proc && MutantActive(Mutant::kForbidMasks));
+  return etc ? MutantActive(Mutant::kEtcMasks) : MutantActive(Mutant::kForbidMasks);
 }
 
 }  // namespace
@@ -264,6 +310,10 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
           }
         } else if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
           return Fail(report, ChildStage::kProc, errno, index);
+        }
+        if (op.Has(MountFlag::kMaskRootOnly) && !MutantActive(Mutant::kProcMasks)) {
+          uint64_t mask_attrs = attrs | kabi::kMountAttrRdonly | kabi::kMountAttrNoexec | kabi::kMountAttrNodev;
+          if (int err = MaskRootOnlyProc(rel, mask_attrs); err != 0) return Fail(report, ChildStage::kMask, err, index);
         }
         if (int err = AddRuleAt(ruleset_fd, rel, op.landlock); err != 0) {
           return Fail(report, ChildStage::kLandlock, err, index);

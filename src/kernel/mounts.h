@@ -44,6 +44,7 @@ enum class MountFlag : uint8_t {
   kOptional = 1 << 4,  // skip silently when the source does not exist
   kSeal = 1 << 5,      // tmpfs: made read-only once everything under it is mounted
   kPinned = 1 << 6,    // the source's (dev, inode) must equal `pin` when the child opens it
+  kMaskRootOnly = 1 << 7,  // kProc: mask each top-level entry others may not use (base/hidden_from_others.h)
 };
 
 constexpr MountFlag operator|(MountFlag a, MountFlag b) {

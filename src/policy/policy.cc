@@ -465,8 +465,7 @@ Result<Policy> PolicyBuilder::Build() const {
       if (!granted) policy.masks_.push_back(std::move(mask));
     }
   }
-  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> proc_secrets, DiscoverProcSecrets(host_.uid));
-  for (MaskedPath& mask : proc_secrets) policy.masks_.push_back(std::move(mask));
+  policy.masks_root_only_proc_ = host_.uid == 0;
   // corral's own state (config, sessions, quarantine, compiled policies) may
   // never be writable inside: the next run would obey what the command wrote.
   std::vector<std::string> patterns;

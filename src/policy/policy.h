@@ -53,6 +53,13 @@ class Policy {
   const std::vector<SystemSymlink>& symlinks() const { return symlinks_; }
   // Hidden paths: /etc secrets, forbid_read matches, credential stores a grant shows.
   const std::vector<MaskedPath>& masks() const { return masks_; }
+  // For a root caller: the top-level files and directories of the sandbox's
+  // own /proc that others may not read (slabinfo, timer_list, kpageflags,
+  // ...) are masked too. Which they are is read from that procfs when the
+  // sandbox mounts it, not from the host's /proc (whose listing holds every
+  // process of the host); DiscoverProcSecrets (policy/roots.h) lists them
+  // from the host's for a backend that needs their names.
+  bool masks_root_only_proc() const { return masks_root_only_proc_; }
   // The forbid_read patterns, normalized (for the in-process fence).
   const std::vector<std::string>& forbid_patterns() const { return forbid_patterns_; }
   // Human notes on how the request was narrowed (e.g. by read-only mode).
@@ -99,6 +106,7 @@ class Policy {
   std::vector<PathGrant> grants_;
   std::vector<SystemSymlink> symlinks_;
   std::vector<MaskedPath> masks_;
+  bool masks_root_only_proc_ = false;
   ProtectedSet protected_;
   NetworkMode network_ = NetworkMode::kNone;
   std::vector<std::string> env_allow_;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/hidden_from_others.h"
 #include "base/mutant.h"
 #include "base/unique_fd.h"
 
@@ -199,14 +200,14 @@ Result<void> MaskNames(int dir_fd, const std::string& dir, const std::vector<std
     }
     if (S_ISDIR(st.st_mode)) {
       ++*subdirs;
-      if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) {
+      if (HiddenFromOthers(st.st_mode)) {
         walk.masks->push_back({path, true});
         continue;
       }
       int child = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (child < 0) return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", path, errno);
       CORRAL_TRY(MaskRootOnly(child, path, depth + 1, walk));
-    } else if (S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0) {
+    } else if (HiddenFromOthers(st.st_mode)) {
       walk.masks->push_back({path, false});
     }
   }
@@ -319,9 +320,7 @@ Result<std::vector<MaskedPath>> DiscoverProcSecrets(uid_t caller) {
     if (IsDotOrDotDot(name) || (name[0] >= '0' && name[0] <= '9') || entry->d_type == DT_LNK) continue;
     struct stat st;
     if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    bool dir_hidden = S_ISDIR(st.st_mode) && (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH);
-    bool file_hidden = S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0;
-    if (dir_hidden || file_hidden) masks.push_back({"/proc/" + std::string(name), dir_hidden});
+    if (HiddenFromOthers(st.st_mode)) masks.push_back({"/proc/" + std::string(name), S_ISDIR(st.st_mode)});
   }
   ::closedir(dir);
   return masks;

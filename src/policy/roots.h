@@ -93,6 +93,9 @@ Result<std::vector<MaskedPath>> DiscoverRootOnly(const std::string& tree, Listin
 
 // For root (`caller` 0), the top-level /proc files and directories others
 // may not read (slabinfo, timer_list, kpageflags, ...); nothing otherwise.
+// Read from the host's /proc, whose listing holds every process of the
+// host: for a backend that needs the names (bubblewrap). The native sandbox
+// masks them in its own procfs (Policy::masks_root_only_proc).
 Result<std::vector<MaskedPath>> DiscoverProcSecrets(uid_t caller);
 
 }  // namespace corral
