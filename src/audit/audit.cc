@@ -42,6 +42,20 @@ std::string NewRunId() {
   return buffer;
 }
 
+// All of `text` with as few write(2)s as the kernel allows: one, for a
+// record on a regular file.
+void WriteAll(int fd, const std::string& text) {
+  const char* data = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
 }  // namespace
 
 std::string_view FailureReasonName(FailureReason reason) {
@@ -147,7 +161,8 @@ Error RefuseTrail(const std::string& label, const std::string& why, const char* 
 Result<UniqueFd> OpenTrailFile(int dir, const std::string& name, const std::string& label, struct stat* st) {
   const bool checked = !MutantActive(Mutant::kAuditChecks);
   const int nofollow = checked ? O_NOFOLLOW : 0;
-  UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | nofollow | O_NONBLOCK | O_NOCTTY,
+  const int append = MutantActive(Mutant::kTrailAppend) ? 0 : O_APPEND;  // the mutant: writes start at offset 0
+  UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | append | O_CREAT | O_CLOEXEC | nofollow | O_NONBLOCK | O_NOCTTY,
                        0600));
   if (!fd) {
     int err = errno;
@@ -167,7 +182,8 @@ Result<UniqueFd> OpenTrailFile(int dir, const std::string& name, const std::stri
   }
   // The trail is the caller's alone: one made readable by others (0644
   // under a usual umask) is narrowed, on the open file.
-  if ((st->st_mode & 07777) != 0600 && ::fchmod(fd.get(), 0600) != 0) {
+  const bool narrow = !MutantActive(Mutant::kTrailMode);  // the mutant: the mode is kept as found
+  if (narrow && (st->st_mode & 07777) != 0600 && ::fchmod(fd.get(), 0600) != 0) {
     return RefuseTrail(label, "cannot make it private (mode 0600)", "fchmod", errno);
   }
   int flags = ::fcntl(fd.get(), F_GETFL);
@@ -181,6 +197,7 @@ Result<UniqueFd> OpenTrailFile(int dir, const std::string& name, const std::stri
 
 Status CheckAuditTrailName(const std::string& name) {
   if (name == "-" || (!name.empty() && name.front() == '/')) return Ok();
+  if (MutantActive(Mutant::kAuditRelative)) return Ok();  // the mutant: a relative name is taken as it is
   return RefuseTrail("--audit " + name, "relative path; pass an absolute path (as for grants), or - for stderr");
 }
 
@@ -220,7 +237,8 @@ Result<AuditTrail> AuditTrail::InDirectory(int dir, const std::string& dir_path)
   if (::fstat(lock.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
     return RefuseTrail(label, "its lock " + dir_path + "/" + kAuditLockName + " is not a regular file of yours");
   }
-  while (::flock(lock.get(), LOCK_EX) != 0) {
+  const bool locked = !MutantActive(Mutant::kTrailRotateLock);  // the mutant: rotation without the lock
+  while (locked && ::flock(lock.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return RefuseTrail(label, "cannot lock it", "flock", errno);
   }
   CORRAL_ASSIGN_OR_RETURN(UniqueFd fd, OpenTrailFile(dir, kAuditFileName, label, &st));
@@ -246,15 +264,12 @@ void AuditTrail::Record(const AuditEvent& event) const {
   // in it reaches the file or the terminal as \u escapes, never raw; bytes
   // that are not UTF-8 become U+FFFD.
   std::string text = line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
-  const char* data = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    left -= static_cast<size_t>(n);
+  if (MutantActive(Mutant::kTrailOneWrite)) {  // the mutant: the line, then its newline
+    text.pop_back();
+    WriteAll(fd_, text);
+    text = "\n";
   }
+  WriteAll(fd_, text);
 }
 
 }  // namespace corral

@@ -1,20 +1,25 @@
 // The audit trail: one JSON line per record with ts, run and event, written
-// to a 0600 file; run ids differ across trails; every ErrorKind maps to a
-// failure reason from the closed set.
+// to a 0600 file with one write per record, rotated only under its lock;
+// run ids differ across trails; every ErrorKind maps to a failure reason
+// from the closed set.
 #include "audit/audit.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testing/test_scratch_dir.h"
@@ -166,6 +171,85 @@ TEST(AuditTrail, RefusesASecondLinkADirectoryAndAFifo) {
     EXPECT_EQ(trail.error().code(), "audit_file_refused") << path;
   }
   EXPECT_EQ(TestTree::Read(linked), "");
+}
+
+// Each record is one write(2), seen from the other end of a socket that
+// keeps write boundaries: concurrent runs on one O_APPEND file can then
+// never interleave their lines.
+TEST(AuditTrail, EachRecordIsOneWrite) {
+  int pair[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  UniqueFd reader(pair[0]);
+  UniqueFd writer(pair[1]);
+  UniqueFd saved(::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0));
+  ASSERT_TRUE(saved);
+  ASSERT_EQ(::dup2(writer.get(), STDERR_FILENO), STDERR_FILENO);
+  {
+    AuditTrail trail = AuditTrail::ToStderr();
+    trail.Record(AuditEvent("spawned").Set("fingerprint", "abc"));
+    trail.Record(AuditEvent("exited").Set("code", 0));
+  }
+  ASSERT_EQ(::dup2(saved.get(), STDERR_FILENO), STDERR_FILENO);
+  writer.Reset();
+  std::vector<std::string> writes;
+  char buffer[64 * 1024];
+  for (ssize_t n; (n = ::recv(reader.get(), buffer, sizeof buffer, MSG_DONTWAIT)) > 0;) {
+    writes.emplace_back(buffer, static_cast<size_t>(n));
+  }
+  ASSERT_EQ(writes.size(), 2u) << "one write per record";
+  for (const std::string& write : writes) {
+    ASSERT_FALSE(write.empty());
+    EXPECT_EQ(write.back(), '\n') << write;
+    EXPECT_TRUE(nlohmann::json::parse(write, nullptr, false).is_object()) << write;
+  }
+}
+
+// A trail at its cap is rotated only under <dir>/audit.lock: while another
+// holder has it (judged from /proc/locks, where the opener waits), nothing
+// is renamed; once it is released the rotation happens.
+TEST(AuditTrail, RotationWaitsForTheLock) {
+  TestTree tree;
+  std::string dir = tree.Dir("state");
+  UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(fd);
+  ASSERT_TRUE(AuditTrail::InDirectory(fd.get(), dir).ok());
+  ASSERT_EQ(::truncate((dir + "/audit.jsonl").c_str(), kAuditFileCap), 0);
+  UniqueFd lock(::open((dir + "/audit.lock").c_str(), O_RDWR | O_CLOEXEC));
+  ASSERT_TRUE(lock);
+  struct stat lock_st;
+  ASSERT_EQ(::fstat(lock.get(), &lock_st), 0);
+  ASSERT_EQ(::flock(lock.get(), LOCK_EX), 0);
+
+  std::atomic<bool> opened = false;
+  std::thread opener([&] {
+    Result<AuditTrail> trail = AuditTrail::InDirectory(fd.get(), dir);
+    if (trail.ok()) trail->Record(AuditEvent("after"));
+    opened = true;
+  });
+  // A waiter on the lock's inode: "N: -> FLOCK ADVISORY WRITE pid maj:min:inode 0 EOF".
+  const std::string inode = ":" + std::to_string(lock_st.st_ino);
+  auto waiting = [&] {
+    std::istringstream locks(TestTree::Read("/proc/locks"));
+    for (std::string line; std::getline(locks, line);) {
+      std::istringstream words(line);
+      std::vector<std::string> word{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+      if (word.size() > 6 && word[1] == "->" && word[6].ends_with(inode)) return true;
+    }
+    return false;
+  };
+  bool waited = false;
+  for (int i = 0; i < 2000 && !opened && !(waited = waiting()); ++i) ::usleep(5000);
+  EXPECT_TRUE(waited) << "the trail was opened without waiting for the lock";
+  EXPECT_FALSE(opened);
+  EXPECT_NE(::access((dir + "/audit.1.jsonl").c_str(), F_OK), 0) << "rotated while another held the lock";
+  ASSERT_EQ(::flock(lock.get(), LOCK_UN), 0);
+  opener.join();
+  struct stat rotated = {};
+  ASSERT_EQ(::stat((dir + "/audit.1.jsonl").c_str(), &rotated), 0);
+  EXPECT_EQ(rotated.st_size, kAuditFileCap);
+  std::vector<nlohmann::json> lines = Lines(dir + "/audit.jsonl");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["event"], "after");
 }
 
 TEST(AuditTrail, RunIdsDifferAcrossTrails) {

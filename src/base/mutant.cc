@@ -93,6 +93,16 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kPolicyFileCommand: return "policy_file_command";
     case Mutant::kPolicyFileHome: return "policy_file_home";
     case Mutant::kUnsearchableStores: return "unsearchable_stores";
+    case Mutant::kTrailMode: return "trail_mode";
+    case Mutant::kTrailAppend: return "trail_append";
+    case Mutant::kTrailOneWrite: return "trail_one_write";
+    case Mutant::kTrailRotateLock: return "trail_rotate_lock";
+    case Mutant::kProjectAuditTrail: return "project_audit_trail";
+    case Mutant::kAuditRelative: return "audit_relative";
+    case Mutant::kRestoreNofollow: return "restore_nofollow";
+    case Mutant::kRestoreNoreplace: return "restore_noreplace";
+    case Mutant::kSweepRecheck: return "sweep_recheck";
+    case Mutant::kSweepMoveByPath: return "sweep_move_by_path";
   }
   return "none";
 }

@@ -103,6 +103,16 @@ enum class Mutant {
   kPolicyFileCommand,  // a compiled policy file runs any command, not only the one it was wrapped for
   kPolicyFileHome,     // a compiled policy file compiled for another home is loaded as it is
   kUnsearchableStores,  // a credential store linked into a directory the caller cannot search adds nothing
+  kTrailMode,          // a trail file readable by others is not narrowed to 0600
+  kTrailAppend,        // the trail is opened without O_APPEND: each run writes from the start of the file
+  kTrailOneWrite,      // a trail record goes out in two writes (the line, then its newline)
+  kTrailRotateLock,    // the trail is rotated without taking audit.lock
+  kProjectAuditTrail,  // a project config's audit.trail is taken as the user's would be
+  kAuditRelative,      // a relative --audit or audit.trail path is accepted
+  kRestoreNofollow,    // quarantine restore follows symlinks on the way to PATH
+  kRestoreNoreplace,   // quarantine restore replaces what is at PATH without --overwrite
+  kSweepRecheck,       // the sweep moves what it located without resolving the path again from the root
+  kSweepMoveByPath,    // the sweep moves what is at the path's name now (from /, symlinks followed), not what its descriptors hold
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -101,7 +101,11 @@ class ProjectMerge {
     CORRAL_TRY(OnlyUser(project_.workspace_root, "sandbox.workspace_root", "set the workspace root"));
     CORRAL_TRY(OnlyUser(project_.backend, "sandbox.backend", "choose the backend"));
     // A repository must not be able to send the trail elsewhere, or to stderr where it is lost.
-    CORRAL_TRY(OnlyUser(project_.audit_trail, "audit.trail", "redirect the audit trail"));
+    if (MutantActive(Mutant::kProjectAuditTrail)) {  // the mutant: the project's trail is taken
+      Set(config_.audit_trail, project_.audit_trail, "audit.trail", config_);
+    } else {
+      CORRAL_TRY(OnlyUser(project_.audit_trail, "audit.trail", "redirect the audit trail"));
+    }
     CORRAL_TRY(CheckMode(mode_ceiling));
     CORRAL_TRY(CheckAcknowledgement());
 #define CORRAL_NARROW_SETTING(member, Setter, setting) CORRAL_TRY(Narrow(setting, project_.member, config_.member));

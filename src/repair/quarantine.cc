@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/mutant.h"
 #include "policy/path.h"
 #include "repair/sweep.h"
 
@@ -134,6 +135,7 @@ Status RestoreQuarantined(const StateDir& state, const std::string& run, const s
   struct open_how how = {};
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  if (MutantActive(Mutant::kRestoreNofollow)) how.resolve = 0;  // the mutant: symlinks on the way are followed
   UniqueFd to(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, parent.c_str(), &how, sizeof how)));
   if (!to) {
     int err = errno;
@@ -144,7 +146,8 @@ Status RestoreQuarantined(const StateDir& state, const std::string& run, const s
     return Error::FromErrno(ErrorKind::kIo, "quarantine: cannot open " + parent + "; nothing was moved", "openat2",
                             err);
   }
-  unsigned flags = overwrite == Overwrite::kRefuse ? RENAME_NOREPLACE : 0;
+  const bool refuse = overwrite == Overwrite::kRefuse && !MutantActive(Mutant::kRestoreNoreplace);  // the mutant
+  unsigned flags = refuse ? RENAME_NOREPLACE : 0;
   if (::renameat2(item.parent.get(), item.name.c_str(), to.get(), item.name.c_str(), flags) != 0) {
     int err = errno;
     if (err == EEXIST || err == ENOTEMPTY) {

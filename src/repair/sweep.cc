@@ -210,6 +210,9 @@ bool Unmoved(const Located& at) {
 
 // Moves `at` to `name` in `to`, never over something already there.
 bool MoveTo(const Located& at, int to, const std::string& name) {
+  if (MutantActive(Mutant::kSweepMoveByPath)) {  // the mutant: whatever the path names now
+    return ::renameat2(AT_FDCWD, at.path.c_str(), to, name.c_str(), RENAME_NOREPLACE) == 0;
+  }
   return ::renameat2(at.parent.get(), at.name.c_str(), to, name.c_str(), RENAME_NOREPLACE) == 0;
 }
 
@@ -315,7 +318,7 @@ std::string AsideName(const std::string& run, const std::string& name) {
 
 // Takes `at` out of the tree (see the header for the order).
 SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::string& run, std::string what,
-                     ModeChanges* modes) {
+                     ModeChanges* modes, const SweepRacer& racer) {
   SweepFinding finding{at.path, std::move(what), SweepFinding::Outcome::kLeftInPlace, {}, {}};
   std::vector<std::string> errors;
   auto done = [&] {
@@ -328,7 +331,10 @@ SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::s
     return done();
   };
   auto unmoved = [&] {
-    if (Unmoved(at)) return true;
+    if (MutantActive(Mutant::kSweepRecheck) || Unmoved(at)) {  // the mutant: no second look
+      if (racer) racer(SweepStep::kChecked, at.path);
+      return true;
+    }
     errors.push_back(kTreeMoved);
     return false;
   };
@@ -446,7 +452,8 @@ SweepRoots OpenSweepRoots(const ProtectedSet& set) {
 }
 
 std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoots& pinned_roots,
-                                         const QuarantineHome& home, const std::string& run) {
+                                         const QuarantineHome& home, const std::string& run,
+                                         const SweepRacer& racer) {
   SweepRoots by_path;  // the sweep_roots mutant: each root looked up again now, symlinks followed
   if (MutantActive(Mutant::kSweepRoots)) {
     for (const ProtectedPath& entry : set.paths) {
@@ -485,12 +492,13 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
       }
       continue;
     }
+    if (racer) racer(SweepStep::kLocated, at->path);
     if (entry.state != State::kSymlink) {
-      findings.push_back(TakeOut(*at, home, run, what, &modes));
+      findings.push_back(TakeOut(*at, home, run, what, &modes, racer));
       continue;
     }
     if (at->exists && S_ISLNK(at->st.st_mode) && ReadLinkAt(at->parent.get(), at->name) == entry.link_target) continue;
-    SweepFinding finding = at->exists ? TakeOut(*at, home, run, what, &modes)
+    SweepFinding finding = at->exists ? TakeOut(*at, home, run, what, &modes, racer)
                                       : SweepFinding{entry.path, "removed", SweepFinding::Outcome::kNone, {}, {}};
     if (finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
       modes.Add(at->parent.get(), S_IWUSR | S_IXUSR);

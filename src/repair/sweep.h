@@ -45,6 +45,7 @@
 // caller's directories on the way and puts their modes back when done.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -102,9 +103,16 @@ struct SweepRoots {
 };
 SweepRoots OpenSweepRoots(const ProtectedSet& set);
 
+// Where a test stands in for another run renaming the tree while the sweep
+// acts: called with the path the sweep located (kLocated), and again each
+// time it has resolved that path from the root once more, just before a move
+// (kChecked). Empty, the default, outside tests.
+enum class SweepStep { kLocated, kChecked };
+using SweepRacer = std::function<void(SweepStep step, const std::string& path)>;
+
 // Run after every process of the sandbox has exited. `run` names this run's
 // quarantine directories. Returns one finding per path it acted on.
 std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoots& roots, const QuarantineHome& home,
-                                         const std::string& run);
+                                         const std::string& run, const SweepRacer& racer = {});
 
 }  // namespace corral

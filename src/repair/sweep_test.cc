@@ -418,5 +418,58 @@ TEST_F(SweepTest, WhatCannotBeRemovedIsReportedLeftInPlace) {
   EXPECT_EQ(OutcomeName(findings[0].outcome), "left");
 }
 
+// Another run swaps the entry between the walk and the move: the user's
+// file is renamed to where the run's .envrc was. Looking again from the root
+// before the move sees another object there and leaves it in place; nothing
+// of the user's goes to the quarantine.
+TEST_F(SweepTest, AnEntrySwappedAfterItWasLocatedIsLeftInPlace) {
+  ProtectedSet set = DiscoverProtected({ws_});
+  tree_.File("ws/.envrc", "made by the run\n");
+  tree_.File("ws/notes", "the user's\n");
+  bool swapped = false;
+  SweepRacer racer = [&](SweepStep step, const std::string& path) {
+    if (step != SweepStep::kLocated || swapped) return;
+    swapped = true;
+    EXPECT_EQ(path, ws_ + "/.envrc");
+    EXPECT_EQ(::rename((ws_ + "/.envrc").c_str(), (ws_ + "/moved-envrc").c_str()), 0);
+    EXPECT_EQ(::rename((ws_ + "/notes").c_str(), (ws_ + "/.envrc").c_str()), 0);
+  };
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run", racer);
+  ASSERT_TRUE(swapped);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].outcome, Outcome::kLeftInPlace);
+  EXPECT_NE(findings[0].error.find("the tree moved during the sweep"), std::string::npos) << findings[0].error;
+  EXPECT_EQ(TestTree::Read(ws_ + "/.envrc"), "the user's\n") << "the user's file was moved";
+  EXPECT_FALSE(TestTree::Exists(quarantine_ + ws_ + "/.envrc"));
+}
+
+// Another run swaps a directory on the way for a symlink out of the
+// workspace after the sweep's last look and before its move: the move acts
+// on the directory its descriptors hold, so the run's hooks go to the
+// quarantine and the directory the symlink points at is never touched.
+TEST_F(SweepTest, ASymlinkSwappedInBeforeTheMoveNeverRedirectsIt) {
+  tree_.Dir("ws/.git");
+  tree_.File("ws/.git/config");
+  ProtectedSet set = DiscoverProtected({ws_});
+  tree_.File("ws/.git/hooks/pre-commit", "made by the run\n");
+  std::string outside = tree_.Dir("outside");
+  tree_.File("outside/hooks/pre-commit", "the user's own hook\n");
+  bool swapped = false;
+  SweepRacer racer = [&](SweepStep step, const std::string& path) {
+    if (step != SweepStep::kChecked || swapped) return;
+    swapped = true;
+    EXPECT_EQ(path, ws_ + "/.git/hooks");
+    EXPECT_EQ(::rename((ws_ + "/.git").c_str(), (ws_ + "/git-real").c_str()), 0);
+    EXPECT_EQ(::symlink(outside.c_str(), (ws_ + "/.git").c_str()), 0);
+  };
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run", racer);
+  ASSERT_TRUE(swapped);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].outcome, Outcome::kQuarantined) << findings[0].error;
+  EXPECT_EQ(TestTree::Read(outside + "/hooks/pre-commit"), "the user's own hook\n") << "the move left the workspace";
+  EXPECT_FALSE(TestTree::Exists(ws_ + "/git-real/hooks"));
+  EXPECT_EQ(TestTree::Read(quarantine_ + ws_ + "/.git/hooks/pre-commit"), "made by the run\n");
+}
+
 }  // namespace
 }  // namespace corral

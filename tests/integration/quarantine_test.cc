@@ -72,7 +72,17 @@ TEST_F(Quarantine, RestoreRefusesToReplaceWhatIsThereUnlessTold) {
   EXPECT_NE(refused.err.find("something is there now"), std::string::npos) << refused.Describe();
   EXPECT_EQ(ReadFile(Hooks()), planted);
   ASSERT_EQ(::unlink(Hooks().c_str()), 0);
+  // An empty directory is what a plain rename would replace without a word.
   workspace_.Mkdir(".git/hooks");
+  struct stat before;
+  ASSERT_EQ(::stat(Hooks().c_str(), &before), 0);
+  refused = Corral({"quarantine", "restore", run, Hooks()});
+  EXPECT_EQ(refused.exit_code, 64) << refused.Describe();
+  EXPECT_NE(refused.err.find("something is there now"), std::string::npos) << refused.Describe();
+  struct stat after;
+  ASSERT_EQ(::stat(Hooks().c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "the directory there now was replaced";
+  EXPECT_FALSE(Exists(Hooks() + "/pre-commit"));
   Outcome forced = Corral({"quarantine", "restore", "--overwrite", run, Hooks()});
   EXPECT_EQ(forced.exit_code, 0) << forced.Describe();
   EXPECT_EQ(ReadFile(Hooks() + "/pre-commit"), "quarantined\n");

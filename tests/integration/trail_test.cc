@@ -71,23 +71,38 @@ TEST_F(Trail, TheDefaultTrailIsAPrivateFileInTheStateDirectory) {
   struct stat st;
   ASSERT_EQ(::stat(StateTrail().c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, ::geteuid());
+  // One made readable by others meanwhile is narrowed again by the next run.
+  ASSERT_EQ(::chmod(StateTrail().c_str(), 0644), 0);
+  ASSERT_EQ(Corral({"run", "--", "true"}).exit_code, 0);
+  EXPECT_EQ(ModeOf(StateTrail()), 0600u);
+  ExpectWholeRuns(Records(StateTrail()), 2);
 }
 
 // The command knows the path, and the workspace is its to write: it can
-// neither see the trail nor write to it, nor plant a link the next run follows.
+// neither see the trail nor write to it, nor plant a link the next run
+// follows. By default the private /tmp hides the state directory; inside a
+// read grant (the second run) only corral's masks of its own state do.
 TEST_F(Trail, TheCommandCannotReachOrRedirectTheDefaultTrail) {
   ASSERT_EQ(Corral({"run", "--", "true"}).exit_code, 0);
   std::string token = RandomToken("FORGED");
   std::string dir = state_ / "corral";
-  std::string script = "ls " + dir + " && echo visible; echo '" + token + "' >> " + StateTrail() + "; ln -sf " +
-                       (workspace_ / "mine.jsonl") + " " + StateTrail() + "; rm -f " + StateTrail() + "; true";
-  Outcome outcome = Corral({"run", "--", "sh", "-c", script});
-  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
-  EXPECT_EQ(outcome.out.find("visible"), std::string::npos) << outcome.Describe();
+  std::string script = "cat " + StateTrail() + "; ls " + dir + "; echo '" + token + "' >> " + StateTrail() +
+                       "; ln -sf " + (workspace_ / "mine.jsonl") + " " + StateTrail() + "; rm -f " + StateTrail() +
+                       "; true";
+  for (const std::vector<std::string>& grant : {std::vector<std::string>{},
+                                                std::vector<std::string>{"--allow-read", state_.path()}}) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), grant.begin(), grant.end());
+    args.insert(args.end(), {"--", "sh", "-c", script});
+    Outcome outcome = Corral(args);
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_EQ(outcome.out.find("\"event\""), std::string::npos) << "the trail was read: " << outcome.Describe();
+    EXPECT_EQ(outcome.out.find("audit.jsonl"), std::string::npos) << "the state was listed: " << outcome.Describe();
+  }
   ASSERT_EQ(Corral({"run", "--", "true"}).exit_code, 0);
   std::string text = ReadFile(StateTrail()).value_or("");
   EXPECT_EQ(text.find(token), std::string::npos);
-  ExpectWholeRuns(Records(StateTrail()), 3);
+  ExpectWholeRuns(Records(StateTrail()), 4);
   EXPECT_FALSE(Exists(workspace_ / "mine.jsonl"));
 }
 
