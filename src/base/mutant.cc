@@ -93,6 +93,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kPolicyFileCommand: return "policy_file_command";
     case Mutant::kPolicyFileHome: return "policy_file_home";
     case Mutant::kUnsearchableStores: return "unsearchable_stores";
+    case Mutant::kPtyStdio: return "pty_stdio";
   }
   return "none";
 }

@@ -16,6 +16,7 @@
 #include "exec/spawn.h"
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"
+#include "exec/pty_relay.h"
 #include "exec/terminal_state.h"
 
 extern char** environ;
@@ -92,6 +93,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     relay_write.Reset(fds[1]);
     command.stderr_fd = relay_write.get();
   }
+  // Interactive (stdin and stdout a terminal): the command gets a pty of its
+  // own, relayed (exec/pty_relay.h), and never the caller's terminal.
+  command.pty = CommandPtyFor();
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
@@ -109,6 +113,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                      .Set("level", LevelName(Level::kNone))
                      .Set("unconfined", true)
                      .Set("acknowledged", "danger-full-access"));
+    if (command.pty) terminal = TerminalState::Save();  // raw mode for the relay, put back after
     previous = BlockForwardedSignals();
     process = SpawnUnconfined(command);
   } else {
@@ -175,8 +180,14 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
 
   relay_write.Reset();  // the sandbox holds the only write end now
   Result<SupervisedExit> outcome = Error(ErrorKind::kInternal, "not supervised");
+  std::optional<PtyRelay> pty;
+  if (process.ok() && process->pty_master() >= 0) {
+    pty.emplace(process->pty_master());
+    pty->EnterRawMode();
+  }
   if (process.ok()) {
     SuperviseOptions supervise;
+    if (pty) supervise.pty = &*pty;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
@@ -223,6 +234,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // command, not for corral: drop it before restoring the mask.
   sigset_t forwarded = ForwardedSignals();
   ::sigaddset(&forwarded, SIGCHLD);
+  ::sigaddset(&forwarded, SIGWINCH);
   struct timespec zero = {0, 0};
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }
