@@ -112,12 +112,15 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
 
   std::optional<Relay> relay;
   if (options.relay) relay.emplace(*options.relay);
-  // What the command left behind, passed on once its tree is gone and the
-  // caller's terminal is put back.
+  // What the command left behind, passed on once its tree is gone: the
+  // pty's output while the terminal is still raw (the pty did the output
+  // processing; the relay never blocks, so nothing the command did can stall
+  // it), the stderr relay's once the terminal is put back (the command may
+  // have stopped that terminal's output).
   auto finish = [&] {
+    if (options.pty != nullptr) options.pty->Finish();
     if (options.terminal != nullptr) options.terminal->Restore();
     if (relay) relay->Finish();
-    if (options.pty != nullptr) options.pty->Finish();
     return ReadExit(process);
   };
   constexpr int kFixed = 5;

@@ -9,7 +9,7 @@
 //   a timeout or a lost init are reported as such, never as a command result.
 // - With a pty relay (exec/pty_relay.h), its bytes are copied both ways in the
 //   same loop, SIGWINCH passes the window size on, and once the tree is gone
-//   the terminal is put back before the relay passes on what is left.
+//   the relay passes on what is left, then the terminal is put back.
 #pragma once
 
 #include <chrono>

@@ -81,10 +81,15 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   Command command;
   command.argv = argv;
   std::optional<Result<Plan>> plan;
-  // Read-only runs relay stderr, to recognise a denied write (see denials.h).
+  // Interactive (stdin and stdout a terminal): the command gets a pty of its
+  // own, relayed (exec/pty_relay.h), and never the caller's terminal.
+  command.pty = CommandPtyFor();
+  // Read-only runs relay stderr, to recognise a denied write (see denials.h);
+  // not an interactive one, where the person reads the kernel's message on
+  // the pty (a second stream onto a raw terminal would lose its line ends).
   UniqueFd relay_read, relay_write;
   DenialScanner scanner;
-  if (!policy.unconfined() && policy.mode() == Mode::kReadOnly) {
+  if (!policy.unconfined() && policy.mode() == Mode::kReadOnly && !command.pty) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
       return Failed(audit, policy, Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno));
@@ -93,9 +98,6 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     relay_write.Reset(fds[1]);
     command.stderr_fd = relay_write.get();
   }
-  // Interactive (stdin and stdout a terminal): the command gets a pty of its
-  // own, relayed (exec/pty_relay.h), and never the caller's terminal.
-  command.pty = CommandPtyFor();
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
