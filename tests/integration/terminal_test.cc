@@ -59,20 +59,14 @@ struct TerminalSnapshot {
   }
 };
 
-// With a terminal on stdin the command gets a pty of its own (pty_test.cc)
-// and never holds the caller's; these tests give it the caller's terminal
-// the other way it can have it, on stderr with stdin not a terminal, where
-// nothing is relayed and corral's restore is what puts the terminal back.
-// The command then works on that terminal through its stdin (`<&2`).
-
 // `stty -echo` inside leaves the user's terminal with echo on.
 TEST_F(TerminalEscape, SttyInsideDoesNotOutliveTheRun) {
   Pty pty;
   TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
   ASSERT_NE(before.modes.c_lflag & ECHO, 0u);
   SpawnOptions options;
-  options.stderr_fd = pty.slave();
-  Outcome outcome = RunIn({}, {"sh", "-c", "stty -echo raw <&2"}, options);
+  options.stdin_fd = pty.slave();
+  Outcome outcome = RunIn({}, {"stty", "-echo", "raw"}, options);
   EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
   EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "");
 }
@@ -100,8 +94,8 @@ TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
   Pty pty;
   TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
   SpawnOptions options;
-  options.stderr_fd = pty.slave();
-  Outcome outcome = RunIn({"--allow-exec", ProbesDir()}, {"sh", "-c", "exec \"$0\" <&2", ProbePath("tty_state")}, options);
+  options.stdin_fd = pty.slave();
+  Outcome outcome = Probe("tty_state", {}, {}, options);
   EXPECT_PROBE_BLOCKED(outcome);  // TIOCEXCL and TIOCSETD were denied
   EXPECT_EQ(TerminalSnapshot::Of(pty.slave()).Changes(before), "") << outcome.Describe();
 }
@@ -113,15 +107,16 @@ TEST_F(TerminalEscape, NoTerminalStateOutlivesTheRun) {
 // flows again after it (a non-blocking write goes through).
 TEST_F(TerminalEscape, StoppedOutputDoesNotHangCorralsWrites) {
   const std::vector<std::vector<std::string>> runs = {
-      {"run", "--audit", "-", "--allow-exec", ProbesDir(), "--", "sh", "-c", "exec \"$0\" <&2", ProbePath("tty_state")},
+      {"run", "--audit", "-", "--allow-exec", ProbesDir(), "--", ProbePath("tty_state")},
       {"run", "--audit", "-", "--mode", "read-only", "--allow-exec", ProbesDir(), "--", "sh", "-c",
-       "\"$0\" <&2; echo relayed-after >&2", ProbePath("tty_state")},
+       "\"$0\"; echo relayed-after >&2", ProbePath("tty_state")},
   };
   for (const std::vector<std::string>& run : runs) {
     Pty pty;
     TerminalSnapshot before = TerminalSnapshot::Of(pty.slave());
     ASSERT_TRUE(before.output_flows);
     SpawnOptions options;
+    options.stdin_fd = pty.slave();
     options.stderr_fd = pty.slave();
     options.timeout = 20s;
     Outcome outcome = Corral(run, options);
