@@ -189,6 +189,29 @@ TEST_F(InteractivePty, BashHasJobControlOnAPtyOfItsOwn) {
   EXPECT_TRUE(Modes::Of(terminal.pty().slave()) == before) << "the terminal's modes are put back";
 }
 
+// danger-full-access has no sandbox, but an interactive run still gets a pty
+// of its own (the host's devpts then): the command holds none of the
+// caller's terminal, `stty size` is the terminal's, and typed input reaches it.
+TEST_F(InteractivePty, AnUnconfinedRunGetsAPtyToo) {
+  Terminal terminal(30, 90);
+  struct stat real;
+  ASSERT_EQ(::fstat(terminal.pty().slave(), &real), 0);
+  const std::string token = RandomToken("pty-danger");
+  Process corral(RunArgv({"--mode", "danger-full-access", "--i-understand-danger-full-access"},
+                         {"sh", "-c", "stty size; read line; echo \"GOT-$line\"; exit 3", token}),
+                 Defaults(terminal.options()));
+  ASSERT_TRUE(terminal.See("30 90")) << terminal.pty().Transcript();
+  pid_t sh = FindProcess(token, "sh");
+  ASSERT_GT(sh, 0);
+  std::vector<std::pair<int, struct stat>> fds = Descriptors(sh);
+  ASSERT_FALSE(fds.empty());
+  for (const auto& [fd, st] : fds) {
+    EXPECT_FALSE(st.st_dev == real.st_dev && st.st_ino == real.st_ino) << "the caller's terminal on fd " << fd;
+  }
+  EXPECT_TRUE(terminal.TypeAndSee("typed\r", "GOT-typed")) << terminal.pty().Transcript();
+  EXPECT_EQ(corral.Wait().exit_code, 3) << corral.Wait().Describe();
+}
+
 // Every byte the command writes reaches the terminal as it is: the relay
 // copies and interprets nothing (the 256 byte values, with the pty raw
 // inside, arrive in order and unchanged).
