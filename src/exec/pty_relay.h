@@ -12,6 +12,11 @@
 // pager shares the terminal, and a relay reading keys there in raw mode would
 // take them from it, so nothing changes then, as with stdin not a terminal.
 //
+// Why the sandbox's own devpts and not a pty corral opens on the host and
+// passes in: the slave's name then resolves inside (`tty`, ttyname(3), and
+// programs that reopen their terminal by name work), the command sees no pty
+// of the host's, and the instance goes away with the mount namespace.
+//
 //   std::optional<CommandPty> pty = CommandPtyFor();  // before the spawn
 //   command.pty = pty;
 //   ... Spawn ...
