@@ -103,6 +103,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kRestoreNoreplace: return "restore_noreplace";
     case Mutant::kSweepRecheck: return "sweep_recheck";
     case Mutant::kSweepMoveByPath: return "sweep_move_by_path";
+    case Mutant::kPtyStdio: return "pty_stdio";
   }
   return "none";
 }

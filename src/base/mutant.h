@@ -113,6 +113,7 @@ enum class Mutant {
   kRestoreNoreplace,   // quarantine restore replaces what is at PATH without --overwrite
   kSweepRecheck,       // the sweep moves what it located without resolving the path again from the root
   kSweepMoveByPath,    // the sweep moves what is at the path's name now (from /, symlinks followed), not what its descriptors hold
+  kPtyStdio,           // the command keeps the caller's terminal on its descriptors beside its own pty
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

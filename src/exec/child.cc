@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "base/mutant.h"
+#include "exec/descriptor_message.h"
 #include "kernel/hardening.h"
 #include "kernel/kernel_abi.h"
 #include "kernel/seccomp.h"
@@ -41,6 +42,43 @@ void CloseAllExcept(const int* keep, size_t count) {
     if (fd + 1 > first) first = fd + 1;
   }
   ::syscall(SYS_close_range, first, ~0u, 0);
+}
+
+// The command's own pty (when asked for): opened at /dev/ptmx, which in a
+// mount view is the sandbox's private devpts instance; the slave is opened
+// from the master (TIOCGPTPEER, no path to race), gets the caller's modes
+// and window size, and replaces each descriptor 0-2 that was the caller's
+// terminal, so that nothing here holds that terminal any more. The master
+// goes to corral, which relays it; no copy of it stays in the sandbox.
+int OpenPtyChild(const ChildContext& ctx) {
+  if (ctx.pty_socket_fd < 0) return 0;
+  int master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return errno;
+  int err = 0;
+  int unlock = 0;
+  int slave = -1;
+  if (::ioctl(master, TIOCSPTLCK, &unlock) != 0) err = errno;
+  if (err == 0 && (slave = ::ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) err = errno;
+  if (err == 0 && ::tcsetattr(slave, TCSANOW, &ctx.pty_modes) != 0) err = errno;
+  if (err == 0 && ::ioctl(slave, TIOCSWINSZ, &ctx.pty_size) != 0) err = errno;
+  if (err == 0) err = DescriptorMessage::Send(ctx.pty_socket_fd, master);
+  ::close(master);
+  ::close(ctx.pty_socket_fd);
+  for (int fd = 0; err == 0 && fd <= 2; ++fd) {
+    if ((ctx.pty_descriptors & (1u << fd)) == 0) continue;
+    if (fd > 0 && MutantActive(Mutant::kPtyStdio)) continue;
+    if (::dup2(slave, fd) < 0) err = errno;
+  }
+  if (slave >= 0) ::close(slave);
+  return err;
+}
+
+// The command leads a session of its own with its pty (already on stdin)
+// as the controlling terminal, and so the terminal's foreground group: a
+// shell gets job control, ^C and ^Z reach it through the pty.
+int TakeTerminalChild() {
+  if (::setsid() < 0) return errno;
+  return ::ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0 ? errno : 0;
 }
 
 // execvp without allocation: tries each PATH entry in turn. Returns the
@@ -104,9 +142,13 @@ int ExecSearch(const ChildContext& ctx) {
 // The confined command: PID 2 of the sandbox, cloned by init.
 int CommandMain(void* arg) {
   const ChildContext& ctx = *static_cast<const ChildContext*>(arg);
-  // Its own process group, so init can signal the command's whole tree
-  // without signalling itself.
-  ::setpgid(0, 0);
+  // Its own process group (with a pty, its own session), so init can signal
+  // the command's whole tree without signalling itself.
+  if (ctx.pty_descriptors == 0) {
+    ::setpgid(0, 0);
+  } else if (int e = TakeTerminalChild(); e != 0) {
+    ChildFail(ctx, ChildStage::kTerminal, e);
+  }
   // Without a PID namespace (best effort) init's death does not end the
   // command by itself: tie the command to init.
   if (!ctx.namespaces && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
@@ -211,6 +253,10 @@ int CatchSignals(sigset_t* waitset) {
 [[noreturn]] void RunUnconfined(const ChildContext& ctx) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
   if (::setsid() < 0) ChildFail(ctx, ChildStage::kSetsid, errno);
+  if (int e = OpenPtyChild(ctx); e != 0) ChildFail(ctx, ChildStage::kTerminal, e);
+  if (ctx.pty_descriptors != 0 && ::ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0) {
+    ChildFail(ctx, ChildStage::kTerminal, errno);
+  }
   if (::chdir(ctx.cwd) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
   ExecCommand(ctx);
 }
@@ -240,6 +286,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   int err = ctx.namespaces ? ApplyMountsChild(ctx.ops, ctx.op_count, ruleset, ctx.root_landlock, &report)
                            : AddHostRulesChild(ctx.ops, ctx.op_count, ruleset, &report);
   if (err != 0) ChildFail(ctx, report.stage, report.error, report.index);
+  if (int e = OpenPtyChild(ctx); e != 0) ChildFail(ctx, ChildStage::kTerminal, e);
 
   if (int e = NewSessionChild(); e != 0) ChildFail(ctx, ChildStage::kSetsid, e);
   if (int e = DisableCoreDumpsChild(); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);

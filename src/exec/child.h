@@ -21,16 +21,21 @@
 //     (TranslateReport in exec/spawn.h).
 //
 // Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
-// hostname -> mount view (+ Landlock rules) -> setsid -> RLIMIT_CORE=0 ->
+// hostname -> mount view (+ Landlock rules) -> the command's pty -> setsid -> RLIMIT_CORE=0 ->
 // capabilities dropped -> no_new_privs -> Landlock -> working directory ->
 // seccomp -> non-dumpable -> signals -> clone of the command -> init's own
 // allowlist filter (kernel/seccomp.h) -> wait loop. The command's clone
-// shares init's memory until it execs (CLONE_VM | CLONE_VFORK).
+// shares init's memory until it execs (CLONE_VM | CLONE_VFORK). With a pty
+// the command leads a session of its own with the pty as its controlling
+// terminal (a shell gets job control); without one it leads a process group
+// in init's session.
 #pragma once
 
 #include <linux/filter.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
+#include <termios.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -73,7 +78,16 @@ struct ChildContext {
   int report_fd = -1;
   int status_fd = -1;     // init writes the command's wait status here
   int lifeline_fd = -1;
-  int keep_fds[4] = {-1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
+  // The command's own pty (exec/pty_relay.h), when pty_socket_fd >= 0: the
+  // child opens it at /dev/ptmx (inside a mount view, the sandbox's private
+  // devpts instance), gives the slave the caller's modes and window size,
+  // sends the master to corral over this socket, and puts the slave on each
+  // descriptor 0-2 whose bit is set in pty_descriptors.
+  int pty_socket_fd = -1;
+  unsigned pty_descriptors = 0;
+  struct termios pty_modes = {};
+  struct winsize pty_size = {};
+  int keep_fds[5] = {-1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};
   mode_t umask = 022;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "exec/child.h"
+#include "exec/descriptor_message.h"
 #include "confine/env.h"
 #include "kernel/kernel_abi.h"
 
@@ -84,6 +86,31 @@ void PrepareCommand(Command& command, ChildContext& ctx, std::vector<char*>& arg
   ::pthread_sigmask(SIG_SETMASK, nullptr, &ctx.original_mask);
   for (int sig : kForwardedSignals) ::sigdelset(&ctx.original_mask, sig);
   ::sigdelset(&ctx.original_mask, SIGCHLD);
+  ::sigdelset(&ctx.original_mask, SIGWINCH);
+}
+
+// The channel the child sends the pty's master over, when the command gets
+// one: the child's end goes into `ctx`, the parent keeps the other.
+Result<UniqueFd> OpenPtyChannel(const Command& command, ChildContext& ctx, UniqueFd& child_end) {
+  if (!command.pty) return UniqueFd();
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot create a socket for the pty", "socketpair", errno);
+  }
+  child_end.Reset(fds[1]);
+  ctx.pty_socket_fd = fds[1];
+  ctx.pty_descriptors = command.pty->descriptors;
+  ctx.pty_modes = command.pty->modes;
+  ctx.pty_size = command.pty->size;
+  return UniqueFd(fds[0]);
+}
+
+// The pty's master, which the child sent before the command's exec (so it is
+// queued once the report pipe is at EOF).
+Result<UniqueFd> ReceivePtyMaster(int channel) {
+  UniqueFd master(DescriptorMessage::Receive(channel));
+  if (!master) return Error(ErrorKind::kInternal, "the sandbox did not pass out the command's pty; the run was stopped");
+  return master;
 }
 
 sock_fprog Program(std::span<const sock_filter> filter) {
@@ -166,6 +193,10 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
                                       "check`)");
     case ChildStage::kChdir:
       return err(ErrorKind::kInternal, "cannot enter a working directory inside the sandbox");
+    case ChildStage::kTerminal:
+      return err(ErrorKind::kInternal,
+                 "cannot give the command a pty of its own (stdin and stdout are a terminal); the command was "
+                 "not run. With stdin or stdout a file or a pipe the command runs without one");
     case ChildStage::kFork:
       return err(ErrorKind::kInternal, "cannot fork the command inside the sandbox");
     case ChildStage::kExec:
@@ -204,7 +235,9 @@ class Spawner {
     ctx.report_fd = report.write.get();
     ctx.status_fd = status.write.get();
     ctx.lifeline_fd = lifeline.read.get();
-    int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd};
+    UniqueFd pty_child_end;
+    CORRAL_ASSIGN_OR_RETURN(UniqueFd pty_channel, OpenPtyChannel(command, ctx, pty_child_end));
+    int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd, ctx.pty_socket_fd};
     std::sort(std::begin(keep), std::end(keep));  // here, not in the child
     std::copy(std::begin(keep), std::end(keep), ctx.keep_fds);
     ChildStack stack;
@@ -232,10 +265,14 @@ class Spawner {
     process.pidfd_.Reset(pidfd);
     process.status_ = std::move(status.read);
     report.write.Reset();
+    pty_child_end.Reset();
 
     ChildReport child_report;
     ssize_t n = ReadReport(report.read.get(), &child_report);
     if (n == 0) {
+      if (ctx.pty_socket_fd >= 0) {
+        CORRAL_ASSIGN_OR_RETURN(process.pty_master_, ReceivePtyMaster(pty_channel.get()));
+      }
       if (mode == SpawnMode::kProbeOnly) {
         process.Reap();
         if (!WIFEXITED(process.wait_status_) || WEXITSTATUS(process.wait_status_) != 0) {
@@ -260,6 +297,8 @@ class Spawner {
     ctx.cwd = command.cwd.c_str();
     CORRAL_ASSIGN_OR_RETURN(Pipe report, OpenPipe());
     ctx.report_fd = report.write.get();
+    UniqueFd pty_child_end;
+    CORRAL_ASSIGN_OR_RETURN(UniqueFd pty_channel, OpenPtyChannel(command, ctx, pty_child_end));
     ChildStack stack;
     CORRAL_TRY(stack.Map());
 
@@ -274,9 +313,13 @@ class Spawner {
     process.pid_ = pid;
     process.pidfd_.Reset(pidfd);
     report.write.Reset();
+    pty_child_end.Reset();
 
     ChildReport child_report;
     ssize_t n = ReadReport(report.read.get(), &child_report);
+    if (n == 0 && pty_channel) {
+      CORRAL_ASSIGN_OR_RETURN(process.pty_master_, ReceivePtyMaster(pty_channel.get()));
+    }
     if (n == 0) return process;
     process.Reap();
     if (n != static_cast<ssize_t>(sizeof child_report)) {
@@ -300,6 +343,7 @@ sigset_t ForwardedSignals() {
 sigset_t BlockForwardedSignals() {
   sigset_t set = ForwardedSignals();
   ::sigaddset(&set, SIGCHLD);
+  ::sigaddset(&set, SIGWINCH);  // a window size change, for the pty relay
   sigset_t previous;
   ::pthread_sigmask(SIG_BLOCK, &set, &previous);
   return previous;
@@ -316,6 +360,7 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::move(other.pidfd_);
     status_ = std::move(other.status_);
+    pty_master_ = std::move(other.pty_master_);
     status_taken_ = other.status_taken_;
     command_status_ = other.command_status_;
     reaped_ = std::exchange(other.reaped_, true);

@@ -29,7 +29,9 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
+#include <termios.h>
 
 #include <optional>
 #include <string>
@@ -43,12 +45,24 @@
 
 namespace corral {
 
+// A pty of the command's own, for a caller whose stdin is a terminal
+// (exec/pty_relay.h: CommandPtyFor makes one from the caller's terminal, and
+// PtyRelay relays the master). The command leads a session with the pty as
+// its controlling terminal; the descriptors that were the caller's terminal
+// are the pty's slave instead, so the command holds none of the caller's.
+struct CommandPty {
+  unsigned descriptors = 0;  // bit N set: descriptor N (0-2) gets the slave
+  struct termios modes = {};  // the slave starts with the caller's modes...
+  struct winsize size = {};   // ...and window size
+};
+
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH unless it has a '/'
   std::vector<std::string> env;   // "NAME=value", already scrubbed
   std::string cwd;                // SpawnUnconfined only: a confined spawn enters the plan's
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
   int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
+  std::optional<CommandPty> pty;  // given: the command's own pty, its master in SandboxProcess::pty_master
 };
 
 // The signals corral forwards to the sandbox.
@@ -68,6 +82,8 @@ class SandboxProcess {
   int pidfd() const { return pidfd_.get(); }
   // Unconfined (danger-full-access): the command itself, with no init.
   bool unconfined() const { return unconfined_; }
+  // The master of the command's pty (Command::pty), or -1.
+  int pty_master() const { return pty_master_.get(); }
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
@@ -105,6 +121,7 @@ class SandboxProcess {
   pid_t pid_ = -1;
   UniqueFd pidfd_;
   UniqueFd status_;  // init writes the command's wait status here
+  UniqueFd pty_master_;
   bool status_taken_ = false;
   std::optional<int> command_status_;
   bool reaped_ = false;
@@ -128,7 +145,8 @@ Result<SandboxProcess> SpawnUnconfined(Command& command);
 // mount-view stage.
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report);
 
-// Blocks the forwarded signals and SIGCHLD; returns the previous mask.
+// Blocks the forwarded signals, SIGCHLD and SIGWINCH (which the supervisor
+// passes on to a pty); returns the previous mask.
 sigset_t BlockForwardedSignals();
 
 }  // namespace corral

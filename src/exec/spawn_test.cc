@@ -103,6 +103,10 @@ const Row kRows[] = {
     {ChildStage::kChdir, ENOENT, -1, ErrorKind::kInternal, "cannot enter a working directory inside the sandbox",
      "working directory"},
     {ChildStage::kFork, EAGAIN, -1, ErrorKind::kInternal, "cannot fork the command inside the sandbox", "fork"},
+    {ChildStage::kTerminal, ENOSPC, -1, ErrorKind::kInternal,
+     "cannot give the command a pty of its own (stdin and stdout are a terminal); the command was not run. With "
+     "stdin or stdout a file or a pipe the command runs without one",
+     "the command's pty"},
     {ChildStage::kExec, ENOENT, -1, ErrorKind::kNotFound, "not found inside the sandbox", ""},
     {ChildStage::kExec, EACCES, -1, ErrorKind::kExec, "cannot execute the command inside the sandbox", "exec"},
     {ChildStage::kNone, 0, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage", "none"},
@@ -130,11 +134,11 @@ TEST(TranslateReport, EachStageBecomesItsError) {
 TEST(TranslateReport, TheTableNamesEveryStage) {
   std::set<uint32_t> covered;
   for (const Row& row : kRows) covered.insert(static_cast<uint32_t>(row.stage));
-  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kInitSeccomp); ++stage) {
+  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kTerminal); ++stage) {
     EXPECT_TRUE(covered.count(stage)) << "no row for stage " << ChildStageName(static_cast<ChildStage>(stage));
   }
-  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kInitSeccomp) + 1)), "unknown")
-      << "a stage after kInitSeccomp: extend the table and this bound";
+  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kTerminal) + 1)), "unknown")
+      << "a stage after kTerminal: extend the table and this bound";
 }
 
 }  // namespace

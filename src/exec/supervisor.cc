@@ -99,8 +99,11 @@ class Relay {
 
 Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions& options) {
   UniqueFd signals;
-  if (options.forward_signals) {
-    sigset_t set = ForwardedSignals();
+  if (options.forward_signals || options.pty != nullptr) {
+    sigset_t set;
+    ::sigemptyset(&set);
+    if (options.forward_signals) set = ForwardedSignals();
+    if (options.pty != nullptr) ::sigaddset(&set, SIGWINCH);
     signals.Reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
     if (!signals) return Error::FromErrno(ErrorKind::kInternal, "cannot watch signals", "signalfd", errno);
   }
@@ -109,44 +112,57 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
 
   std::optional<Relay> relay;
   if (options.relay) relay.emplace(*options.relay);
+  // What the command left behind, passed on once its tree is gone: the
+  // pty's output while the terminal is still raw (the pty did the output
+  // processing; the relay never blocks, so nothing the command did can stall
+  // it), the stderr relay's once the terminal is put back (the command may
+  // have stopped that terminal's output).
+  auto finish = [&] {
+    if (options.pty != nullptr) options.pty->Finish();
+    if (options.terminal != nullptr) options.terminal->Restore();
+    if (relay) relay->Finish();
+    return ReadExit(process);
+  };
+  constexpr int kFixed = 5;
   for (;;) {
     // Init's status pipe ends the run as soon as the sandbox is empty; its
     // exit (the pidfd) comes after the kernel has freed the namespaces.
     bool want_status = !process.unconfined() && !process.status_taken();
-    struct pollfd fds[5] = {{process.pidfd(), POLLIN, 0},
-                            {signals.get(), POLLIN, 0},
-                            {relay ? relay->input_fd() : -1, POLLIN, 0},
-                            {relay ? relay->output_fd() : -1, POLLOUT, 0},
-                            {want_status ? process.status_fd() : -1, POLLIN, 0}};
+    struct pollfd fds[kFixed + 4] = {{process.pidfd(), POLLIN, 0},
+                                     {signals.get(), POLLIN, 0},
+                                     {relay ? relay->input_fd() : -1, POLLIN, 0},
+                                     {relay ? relay->output_fd() : -1, POLLOUT, 0},
+                                     {want_status ? process.status_fd() : -1, POLLIN, 0}};
+    for (int i = kFixed; i < kFixed + 4; ++i) fds[i] = {-1, 0, 0};
+    if (options.pty != nullptr) options.pty->Fill(fds + kFixed);
     int wait_ms = -1;
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       wait_ms = left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
     }
-    int ready = ::poll(fds, 5, wait_ms);
+    int ready = ::poll(fds, kFixed + 4, wait_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Error::FromErrno(ErrorKind::kInternal, "cannot wait for the sandbox", "poll", errno);
     }
     if (relay && fds[2].revents != 0) relay->Read();
     if (relay && fds[3].revents != 0) relay->Write();
+    if (options.pty != nullptr) options.pty->Handle(fds + kFixed);
     if (fds[4].revents != 0) {
-      if (process.TakeStatus() && process.emptied()) {
-        if (options.terminal != nullptr) options.terminal->Restore();
-        if (relay) relay->Finish();
-        return ReadExit(process);
-      }
+      if (process.TakeStatus() && process.emptied()) return finish();
       continue;  // without a PID namespace of its own, or init died: wait for init
     }
     if (fds[0].revents != 0) {
       process.Reap();
-      if (options.terminal != nullptr) options.terminal->Restore();
-      if (relay) relay->Finish();
-      return ReadExit(process);
+      return finish();
     }
     if (signals && (fds[1].revents & POLLIN) != 0) {
       struct signalfd_siginfo info;
       while (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        if (static_cast<int>(info.ssi_signo) == SIGWINCH) {
+          if (options.pty != nullptr) options.pty->Resize();
+          continue;
+        }
         CORRAL_TRY(process.Forward(static_cast<int>(info.ssi_signo)));
       }
       continue;

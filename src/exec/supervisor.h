@@ -7,6 +7,9 @@
 //   tree with it.
 // - The result is the command's own exit code, or the signal that killed it;
 //   a timeout or a lost init are reported as such, never as a command result.
+// - With a pty relay (exec/pty_relay.h), its bytes are copied both ways in the
+//   same loop, SIGWINCH passes the window size on, and once the tree is gone
+//   the relay passes on what is left, then the terminal is put back.
 #pragma once
 
 #include <chrono>
@@ -14,6 +17,7 @@
 
 #include "base/result.h"
 #include "exec/denials.h"
+#include "exec/pty_relay.h"
 #include "exec/spawn.h"
 #include "exec/terminal_state.h"
 
@@ -37,6 +41,9 @@ struct SuperviseOptions {
   // relay passes on what it left there (a terminal the command stopped
   // would block that write for good).
   const TerminalState* terminal = nullptr;
+  // The command's own pty, relayed with the caller's terminal; SIGWINCH must
+  // be blocked (BlockForwardedSignals does).
+  PtyRelay* pty = nullptr;
 };
 
 // How the supervised command ended.

@@ -1,7 +1,9 @@
 // The caller's terminal, saved before a run and put back after it.
 //
-// A confined command shares the caller's terminal through descriptors 0-2,
-// and what it sets there outlives it: `stty -echo` leaves echo off in the
+// In an interactive run (stdin and stdout a terminal) the command gets a pty
+// of its own (exec/pty_relay.h) and this restores the raw mode the relay
+// set. Otherwise a command may share the caller's terminal through
+// descriptors 0-2, and what it sets there outlives it: `stty -echo` leaves echo off in the
 // user's shell, tcflow(TCOOFF) stops all output. The seccomp filter denies
 // the settings with no business in a sandbox (the line discipline, exclusive
 // mode: kernel/seccomp.h); the rest cannot be denied, shells and editors

@@ -34,6 +34,7 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kMaskMoved: return "masked path identity";
     case ChildStage::kDumpable: return "non-dumpable init";
     case ChildStage::kInitSeccomp: return "init's seccomp filter";
+    case ChildStage::kTerminal: return "the command's pty";
   }
   return "unknown";
 }

@@ -37,6 +37,7 @@ enum class ChildStage : uint32_t {
   kMaskMoved,     // a path to hide is no longer the (dev, inode) the mask walk saw
   kDumpable,      // making init non-dumpable (PR_SET_DUMPABLE)
   kInitSeccomp,   // init's own allowlist filter
+  kTerminal,      // the command's own pty: opened, passed out, made its controlling terminal
 };
 
 struct ChildReport {

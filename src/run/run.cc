@@ -16,6 +16,7 @@
 #include "exec/spawn.h"
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"
+#include "exec/pty_relay.h"
 #include "exec/terminal_state.h"
 
 extern char** environ;
@@ -80,10 +81,15 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   Command command;
   command.argv = argv;
   std::optional<Result<Plan>> plan;
-  // Read-only runs relay stderr, to recognise a denied write (see denials.h).
+  // Interactive (stdin and stdout a terminal): the command gets a pty of its
+  // own, relayed (exec/pty_relay.h), and never the caller's terminal.
+  command.pty = CommandPtyFor();
+  // Read-only runs relay stderr, to recognise a denied write (see denials.h);
+  // not an interactive one, where the person reads the kernel's message on
+  // the pty (a second stream onto a raw terminal would lose its line ends).
   UniqueFd relay_read, relay_write;
   DenialScanner scanner;
-  if (!policy.unconfined() && policy.mode() == Mode::kReadOnly) {
+  if (!policy.unconfined() && policy.mode() == Mode::kReadOnly && !command.pty) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
       return Failed(audit, policy, Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno));
@@ -109,6 +115,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                      .Set("level", LevelName(Level::kNone))
                      .Set("unconfined", true)
                      .Set("acknowledged", "danger-full-access"));
+    if (command.pty) terminal = TerminalState::Save();  // raw mode for the relay, put back after
     previous = BlockForwardedSignals();
     process = SpawnUnconfined(command);
   } else {
@@ -175,8 +182,14 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
 
   relay_write.Reset();  // the sandbox holds the only write end now
   Result<SupervisedExit> outcome = Error(ErrorKind::kInternal, "not supervised");
+  std::optional<PtyRelay> pty;
+  if (process.ok() && process->pty_master() >= 0) {
+    pty.emplace(process->pty_master());
+    pty->EnterRawMode();
+  }
   if (process.ok()) {
     SuperviseOptions supervise;
+    if (pty) supervise.pty = &*pty;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
     if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
@@ -223,6 +236,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // command, not for corral: drop it before restoring the mask.
   sigset_t forwarded = ForwardedSignals();
   ::sigaddset(&forwarded, SIGCHLD);
+  ::sigaddset(&forwarded, SIGWINCH);
   struct timespec zero = {0, 0};
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }

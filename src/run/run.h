@@ -12,7 +12,10 @@
 // The result says whether the exit status came from the command or from
 // corral, so callers never mistake a sandbox refusal for a command failure.
 // Under read-only mode the command's stderr is relayed through corral and
-// scanned for the kernel's denial texts (RunResult::denial).
+// scanned for the kernel's denial texts (RunResult::denial). When this
+// process's stdin and stdout are terminals, the command gets a pty of its
+// own, relayed with that terminal in raw mode (exec/pty_relay.h), and no
+// stderr scan.
 #pragma once
 
 #include <optional>

@@ -215,6 +215,7 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
   int stdin_fd = options.stdin_fd >= 0 ? options.stdin_fd : null_fd;
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   const int stderr_fd = options.stderr_fd >= 0 ? options.stderr_fd : err_fd_;
+  const int stdout_fd = options.stdout_fd >= 0 ? options.stdout_fd : out_fd_;
   const int tty = options.controlling_tty;
   const bool new_session = options.new_session || tty >= 0;
 
@@ -226,7 +227,7 @@ Process::Process(const std::vector<std::string>& argv, const SpawnOptions& optio
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
-    if (::dup2(stdin_fd, 0) < 0 || ::dup2(out_fd_, 1) < 0 || ::dup2(stderr_fd, 2) < 0) ::_exit(126);
+    if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) ::_exit(126);
     if (new_session && ::setsid() < 0) ::_exit(126);
     if (tty >= 0 && ::ioctl(tty, TIOCSCTTY, 0) != 0) ::_exit(126);
     if (cwd != nullptr && ::chdir(cwd) != 0) ::_exit(126);
@@ -381,6 +382,20 @@ std::string Pty::Injected() const { return DrainFd(master_, 300) + DrainFd(slave
 const std::string& Pty::Transcript(std::chrono::milliseconds wait) {
   transcript_ += DrainFd(master_, static_cast<int>(wait.count()));
   return transcript_;
+}
+
+size_t Pty::Discard(std::chrono::milliseconds wait) const {
+  size_t total = 0;
+  auto end = std::chrono::steady_clock::now() + wait;
+  struct pollfd pfd = {master_, POLLIN, 0};
+  while (std::chrono::steady_clock::now() < end && ::poll(&pfd, 1, 10) >= 0) {
+    if ((pfd.revents & POLLIN) == 0) continue;
+    char buffer[1 << 14];
+    ssize_t n = ::read(master_, buffer, sizeof buffer);
+    if (n <= 0) break;
+    total += static_cast<size_t>(n);
+  }
+  return total;
 }
 
 void Pty::Type(const std::string& text) const {

@@ -65,12 +65,13 @@ struct SpawnOptions {
   std::vector<std::string> unset_env;
   int stdin_fd = -1;                        // default: /dev/null
   int stderr_fd = -1;                       // default: captured
+  int stdout_fd = -1;                       // default: captured
   std::chrono::milliseconds timeout = 60s;  // then SIGKILL, and timed_out
   // The child calls setsid(), so it starts with no controlling terminal...
   bool new_session = false;
   // ...and, given a terminal's fd (Pty::slave()), makes that terminal its
   // controlling one (TIOCSCTTY): /dev/tty then resolves to it. Implies
-  // new_session. stdout and stderr stay captured.
+  // new_session. stdout and stderr stay captured unless given.
   int controlling_tty = -1;
 };
 
@@ -143,6 +144,7 @@ class Pty {
   Pty& operator=(const Pty&) = delete;
 
   int slave() const { return slave_; }
+  int master() const { return master_; }
   // Non-canonical with echo: an injected byte is readable at once on the
   // slave and echoed to the master.
   void NonCanonical() const;
@@ -153,6 +155,8 @@ class Pty {
   const std::string& Transcript(std::chrono::milliseconds wait = 0ms);
   // Types `text` at the terminal.
   void Type(const std::string& text) const;
+  // Reads and drops what the master shows for `wait`; returns how many bytes.
+  size_t Discard(std::chrono::milliseconds wait) const;
 
  private:
   int master_ = -1, slave_ = -1;
