@@ -93,6 +93,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kPolicyFileCommand: return "policy_file_command";
     case Mutant::kPolicyFileHome: return "policy_file_home";
     case Mutant::kUnsearchableStores: return "unsearchable_stores";
+    case Mutant::kApprovalAnswerParse: return "approval_answer_parse";
   }
   return "none";
 }

@@ -103,6 +103,7 @@ enum class Mutant {
   kPolicyFileCommand,  // a compiled policy file runs any command, not only the one it was wrapped for
   kPolicyFileHome,     // a compiled policy file compiled for another home is loaded as it is
   kUnsearchableStores,  // a credential store linked into a directory the caller cannot search adds nothing
+  kApprovalAnswerParse,  // the approval channel takes any answer line as allow-once
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

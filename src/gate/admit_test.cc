@@ -353,3 +353,40 @@ TEST_F(AdmitTest, APolicyFileIsOnlyWhatItsLoaderAccepts) {
 
 }  // namespace
 }  // namespace corral::gate
+
+namespace corral::gate {
+namespace {
+
+// allow-for-session is written to the session's log by the gate, and a
+// later admission of the same session, from the log read back, asks no one.
+TEST_F(AdmitTest, AllowForSessionIsRecordedAndALaterAdmissionOfTheSessionAsksNoOne) {
+  ASSERT_TRUE(trail_.ok());
+  Result<SessionStore> store = SessionStore::Open(tree_.Dir("sessions"));
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  ASSERT_TRUE(store->Create("s1", workspace_).ok());
+  AdmitRequest first = Request(kDangerous, ApprovalPolicy::kAskDangerous);
+  Resolved(first).session = store->Load("s1").value();
+  ScriptedApprover approver({ApprovalAnswer::kAllowForSession});
+  Result<AdmittedRun> admitted = Admit(std::move(first), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  ASSERT_EQ(approver.asked.size(), 1u);
+  EXPECT_EQ(approver.asked[0].session_answer, SessionAnswer::kOffered);
+  EXPECT_EQ(approver.asked[0].context.session, "s1");
+  EXPECT_EQ(approver.asked[0].context.workspace, workspace_);
+
+  AdmitRequest second = Request(kDangerous, ApprovalPolicy::kAskDangerous);
+  Resolved(second).session = store->Load("s1").value();
+  ScriptedApprover nobody;
+  Result<AdmittedRun> again = Admit(std::move(second), nobody);
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_TRUE(nobody.asked.empty());
+  EXPECT_EQ(Records().back()["basis"], "remembered-for-session");
+
+  // Without the session, the same command is asked about again.
+  ScriptedApprover asked({ApprovalAnswer::kDeny});
+  EXPECT_FALSE(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), asked).ok());
+  EXPECT_EQ(asked.asked.size(), 1u);
+}
+
+}  // namespace
+}  // namespace corral::gate

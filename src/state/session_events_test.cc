@@ -192,3 +192,34 @@ TEST(SessionLogReader, ModeSourceNamesRoundTrip) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+TEST(SessionLogReader, ApprovalAllowEventsRoundTripAndListTheirClassesOnce) {
+  const std::string allow_push = R"({"v":1,"type":"approval/allow","ts":"t","data":{"class":"command:git-push"}})";
+  const std::string allow_rm = R"({"v":1,"type":"approval/allow","ts":"t","data":{"class":"command:rm-rf"}})";
+  Result<ParsedSessionLog> parsed =
+      ParseSessionLog(testing::Lines({testing::kStart, allow_push, testing::kReadOnly, allow_rm, allow_push}), "s");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->events[1].type(), "approval/allow");
+  EXPECT_EQ(parsed->events[1].ToJsonLine(), allow_push);
+  EXPECT_EQ(SessionAllowedClasses(parsed->events), (std::vector<std::string>{"command:git-push", "command:rm-rf"}));
+  // The mode is still the last sandbox/mode event's.
+  EXPECT_EQ(EffectiveSandboxMode(parsed->events)->mode, Mode::kReadOnly);
+}
+
+TEST(SessionLogReader, AnApprovalClassThatIsNotPrintableAsciiOrHasOtherKeysIsRefused) {
+  for (const std::string& data : {std::string(R"({"class":""})"), std::string(R"({"class":"a b"})"),
+                                  std::string(R"({"class":"\u001b[2J"})"), R"({"class":")" + std::string(129, 'a') + "\"}",
+                                  std::string(R"({"class":"x","argv":[]})"), std::string(R"({"class":1})")}) {
+    std::string line = R"({"v":1,"type":"approval/allow","ts":"t","data":)" + data + "}";
+    Result<ParsedSessionLog> parsed = ParseSessionLog(testing::Lines({testing::kStart, line}), "s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << data;
+    EXPECT_EQ(parsed.error().code(), "session_log_corrupt");
+    EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: "));
+  }
+}
+
+}  // namespace
+}  // namespace corral

@@ -205,6 +205,15 @@ std::optional<Mode> Session::mode() const {
   return last->mode;
 }
 
+std::vector<std::string> Session::allowed_classes() const { return SessionAllowedClasses(events_); }
+
+Status Session::RecordApproval(std::string_view class_key) {
+  if (!IsSessionApprovalClass(class_key)) {
+    return Error(ErrorKind::kUsage, "approval class " + Quote(class_key) + " cannot be recorded in a session");
+  }
+  return Append(SessionEvent::Stamped(ApprovalAllowData{std::string(class_key)}));
+}
+
 Status Session::RecordMode(Mode mode, ModeSource source) {
   return Append(SessionEvent::Stamped(SandboxModeData{mode, source}));
 }

@@ -392,3 +392,23 @@ TEST_F(SessionLogTest, ConcurrentAppendsLandAsWholeLines) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+TEST_F(SessionLogTest, AnApprovalAllowedForTheSessionSurvivesAReload) {
+  Result<Session> session = store_->Create("approvals", "/src/app");
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+  ASSERT_TRUE(session->RecordApproval("command:git-push").ok());
+  EXPECT_EQ(session->allowed_classes(), std::vector<std::string>{"command:git-push"});
+  Status bad = session->RecordApproval("not ascii \x1b");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind(), ErrorKind::kUsage);
+  Result<Session> again = store_->Load("approvals");
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_EQ(again->allowed_classes(), std::vector<std::string>{"command:git-push"});
+  EXPECT_EQ(again->events().size(), 2u);
+}
+
+}  // namespace
+}  // namespace corral
