@@ -94,6 +94,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kPolicyFileHome: return "policy_file_home";
     case Mutant::kUnsearchableStores: return "unsearchable_stores";
     case Mutant::kApprovalAnswerParse: return "approval_answer_parse";
+    case Mutant::kSessionApprovalScope: return "session_approval_scope";
   }
   return "none";
 }

@@ -104,6 +104,7 @@ enum class Mutant {
   kPolicyFileHome,     // a compiled policy file compiled for another home is loaded as it is
   kUnsearchableStores,  // a credential store linked into a directory the caller cannot search adds nothing
   kApprovalAnswerParse,  // the approval channel takes any answer line as allow-once
+  kSessionApprovalScope,  // an allow-for-session answer covers its class in every mode and workspace
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

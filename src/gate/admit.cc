@@ -43,14 +43,18 @@ ApprovalContext ContextOf(const ResolvedRequest& resolved, const HostContext& ho
 // of the session start from.
 Status CheckApproval(ResolvedRequest& resolved, const std::vector<std::string>& argv, const HostContext& host,
                      Destination destination, Approver& approver, const AuditTrail& trail) {
+  ApprovalContext context = ContextOf(resolved, host);
   std::vector<std::string> remembered;
-  if (resolved.session) remembered = resolved.session->allowed_classes();
-  ApprovalGate gate(resolved.approval, &approver, ContextOf(resolved, host), std::move(remembered));
+  if (resolved.session) remembered = resolved.session->allowed_classes(resolved.spec.mode, context.workspace);
+  ApprovalGate gate(resolved.approval, &approver, context, std::move(remembered));
   ApprovalRecord approval = gate.Check(Action::Command(argv));
   if (resolved.approval != ApprovalPolicy::kAllowAll) trail.Record(approval.ToAuditEvent());
   std::string nothing_ran = destination == Destination::kSpawn ? "; nothing was run" : "";
   if (approval.allowed && approval.basis == ApprovalBasis::kAnsweredForSession && resolved.session) {
-    if (Status recorded = resolved.session->RecordApproval(approval.class_key); !recorded.ok()) {
+    // Bound to what was asked: the class, in this mode (or a narrower one)
+    // and this workspace.
+    ApprovalAllowData answered{approval.class_key, resolved.spec.mode, context.workspace};
+    if (Status recorded = resolved.session->RecordApproval(std::move(answered)); !recorded.ok()) {
       return Error(ErrorKind::kDenied, "approval: " + approval.class_key +
                                            " was allowed for the session, but recording it in the session log "
                                            "failed (" + recorded.error().ToString() + ")" + nothing_ran)

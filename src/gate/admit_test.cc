@@ -388,5 +388,37 @@ TEST_F(AdmitTest, AllowForSessionIsRecordedAndALaterAdmissionOfTheSessionAsksNoO
   EXPECT_EQ(asked.asked.size(), 1u);
 }
 
+// The answer covers what was asked: the class in that workspace, in that
+// mode or a narrower one. A wider mode or another workspace asks again.
+TEST_F(AdmitTest, AllowForSessionDoesNotCoverAWiderModeOrAnotherWorkspace) {
+  ASSERT_TRUE(trail_.ok());
+  Result<SessionStore> store = SessionStore::Open(tree_.Dir("sessions"));
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  ASSERT_TRUE(store->Create("s2", workspace_).ok());
+  AdmitRequest first = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kReadOnly);
+  Resolved(first).session = store->Load("s2").value();
+  ScriptedApprover approver({ApprovalAnswer::kAllowForSession});
+  ASSERT_TRUE(Admit(std::move(first), approver).ok());
+
+  AdmitRequest wider = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kWorkspaceWrite);
+  Resolved(wider).session = store->Load("s2").value();
+  ScriptedApprover asked_wider({ApprovalAnswer::kDeny});
+  EXPECT_FALSE(Admit(std::move(wider), asked_wider).ok());
+  EXPECT_EQ(asked_wider.asked.size(), 1u);
+
+  AdmitRequest elsewhere = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kReadOnly);
+  Resolved(elsewhere).session = store->Load("s2").value();
+  Resolved(elsewhere).spec.workspace = tree_.Dir("other");
+  ScriptedApprover asked_elsewhere({ApprovalAnswer::kDeny});
+  EXPECT_FALSE(Admit(std::move(elsewhere), asked_elsewhere).ok());
+  EXPECT_EQ(asked_elsewhere.asked.size(), 1u);
+
+  AdmitRequest same = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kReadOnly);
+  Resolved(same).session = store->Load("s2").value();
+  ScriptedApprover nobody;
+  EXPECT_TRUE(Admit(std::move(same), nobody).ok());
+  EXPECT_TRUE(nobody.asked.empty());
+}
+
 }  // namespace
 }  // namespace corral::gate

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/mutant.h"
 #include "base/invariant.h"
 
 namespace corral {
@@ -103,13 +104,34 @@ Result<SandboxModeData> DecodeMode(const Json& data, const LineError& fail) {
 }
 
 Result<ApprovalAllowData> DecodeApproval(const Json& data, const LineError& fail) {
-  CORRAL_TRY(OnlyKeys(data, {"class"}, "approval/allow data", fail));
+  CORRAL_TRY(OnlyKeys(data, {"class", "mode", "workspace"}, "approval/allow data", fail));
   CORRAL_ASSIGN_OR_RETURN(std::string class_key, StringField(data, "class", "approval/allow data", fail));
   if (!IsSessionApprovalClass(class_key)) {
     return fail(kCorrupt, "approval/allow class " + Quote(class_key) + " is not 1 to " +
                               std::to_string(kMaxClassBytes) + " printable ASCII bytes");
   }
-  return ApprovalAllowData{std::move(class_key)};
+  CORRAL_ASSIGN_OR_RETURN(std::string mode_text, StringField(data, "mode", "approval/allow data", fail));
+  std::optional<Mode> mode = ParseMode(mode_text);
+  if (!mode) {
+    return fail(kCorrupt, "unknown sandbox mode " + Quote(mode_text) +
+                              " (expected read-only, workspace-write or danger-full-access)");
+  }
+  // The workspace the answer was given for: an absolute path, or null for a
+  // run with no workspace.
+  auto workspace = data.find("workspace");
+  if (workspace == data.end()) return fail(kCorrupt, "missing \"workspace\" in approval/allow data");
+  std::string root;
+  if (!workspace->is_null()) {
+    if (!workspace->is_string()) {
+      return fail(kCorrupt, std::string("\"workspace\" in approval/allow data must be a string or null, not ") +
+                                workspace->type_name());
+    }
+    root = workspace->get<std::string>();
+    if (root.empty() || root[0] != '/' || root.find('\0') != std::string::npos) {
+      return fail(kCorrupt, "approval/allow workspace " + Quote(root) + " is not an absolute path");
+    }
+  }
+  return ApprovalAllowData{std::move(class_key), *mode, std::move(root)};
 }
 
 Result<SessionEvent> DecodeEvent(const Json& line, const LineError& fail) {
@@ -193,6 +215,9 @@ std::string SessionEvent::ToJsonLine() const {
     body["cwd"] = start->cwd;
   } else if (const auto* approval = std::get_if<ApprovalAllowData>(&data)) {
     body["class"] = approval->class_key;
+    body["mode"] = std::string(ModeName(approval->mode));
+    body["workspace"] = approval->workspace.empty() ? nlohmann::ordered_json(nullptr)
+                                                    : nlohmann::ordered_json(approval->workspace);
   } else {
     const auto& mode = std::get<SandboxModeData>(data);
     body["mode"] = std::string(ModeName(mode.mode));
@@ -212,11 +237,15 @@ std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent
   return std::nullopt;
 }
 
-std::vector<std::string> SessionAllowedClasses(std::span<const SessionEvent> events) {
+std::vector<std::string> SessionAllowedClasses(std::span<const SessionEvent> events, Mode mode,
+                                               std::string_view workspace) {
   std::vector<std::string> classes;
   for (const SessionEvent& event : events) {
     const auto* approval = std::get_if<ApprovalAllowData>(&event.data);
     if (approval == nullptr) continue;
+    // Never wider than what was answered: not in a wider mode, not in another workspace.
+    bool other_scope = IsStrictlyWider(mode, approval->mode) || approval->workspace != workspace;
+    if (other_scope && !MutantActive(Mutant::kSessionApprovalScope)) continue;
     if (std::find(classes.begin(), classes.end(), approval->class_key) == classes.end()) {
       classes.push_back(approval->class_key);
     }

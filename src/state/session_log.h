@@ -67,12 +67,14 @@ class Session {
   // The last sandbox/mode event's mode, if the session has one.
   std::optional<Mode> mode() const;
 
-  // The class keys allowed for the session (approval/allow events).
-  std::vector<std::string> allowed_classes() const;
+  // The class keys the session allows for a run in `mode` with workspace
+  // root `workspace` ("" for none): SessionAllowedClasses.
+  std::vector<std::string> allowed_classes(Mode mode, std::string_view workspace) const;
 
-  // Appends an approval/allow event for `class_key` (IsSessionApprovalClass,
-  // else ErrorKind::kUsage), as RecordMode appends.
-  Status RecordApproval(std::string_view class_key);
+  // Appends an approval/allow event (a class that is not
+  // IsSessionApprovalClass, or a workspace that is neither "" nor absolute,
+  // is ErrorKind::kUsage), as RecordMode appends.
+  Status RecordApproval(ApprovalAllowData approval);
 
   // Appends a sandbox/mode event (one write(2) on an O_APPEND descriptor,
   // after cutting any torn tail). On a failed or short write the file is cut
