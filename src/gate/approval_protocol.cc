@@ -1,6 +1,7 @@
 #include "gate/approval_protocol.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/json_bytes.h"
 #include "base/mutant.h"
@@ -50,8 +51,19 @@ Result<ApprovalAnswer> ParseApprovalAnswer(std::string_view line, std::string_vi
     return Bad("approval_channel_oversize",
                "an answer line longer than " + std::to_string(kMaxAnswerLineBytes) + " bytes");
   }
-  Json json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  // A key twice ({"answer":"deny","answer":"allow-once"}) has no one meaning:
+  // refused, not read as its last value.
+  std::set<std::string> top_keys;
+  bool repeated = false;
+  Json::parser_callback_t note_keys = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth == 1 && event == Json::parse_event_t::key && !top_keys.insert(parsed.get<std::string>()).second) {
+      repeated = true;
+    }
+    return true;
+  };
+  Json json = Json::parse(line, note_keys, /*allow_exceptions=*/false);
   if (json.is_discarded()) return Bad(kMalformed, "the answer " + QuoteForError(line) + " is not JSON");
+  if (repeated) return Bad(kMalformed, "the answer " + QuoteForError(line) + " repeats a key");
   if (!json.is_object()) return Bad(kMalformed, std::string("the answer must be a JSON object, not ") + json.type_name());
   for (const auto& item : json.items()) {
     if (item.key() != "v" && item.key() != "id" && item.key() != "answer") {

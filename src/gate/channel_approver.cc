@@ -56,6 +56,21 @@ Result<ChannelApprover> ChannelApprover::FromFd(int fd, std::chrono::millisecond
     return Invalid(fd, "must be a connected stream socket (one end of a socketpair), which carries the "
                        "questions and the answers");
   }
+  // The same socket as stdin, stdout or stderr would pass into the sandbox
+  // with them, and the command could answer on it.
+  for (int stdio = 0; stdio <= 2; ++stdio) {
+    struct stat other {};
+    if (::fstat(stdio, &other) == 0 && other.st_dev == info.st_dev && other.st_ino == info.st_ino) {
+      return Invalid(fd, "is the same socket as descriptor " + std::to_string(stdio) +
+                             ", which passes into the sandbox; pass a socket of its own");
+    }
+  }
+  // A listening or never-connected socket has no harness at the other end.
+  struct sockaddr_storage peer {};
+  socklen_t peer_size = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<struct sockaddr*>(&peer), &peer_size) != 0) {
+    return Invalid(fd, "is a stream socket that is not connected (pass one end of a socketpair)");
+  }
   if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return Invalid(fd, "cannot be made close-on-exec");
   return ChannelApprover(UniqueFd(fd), timeout);
 }

@@ -38,8 +38,8 @@ class ChannelApprover : public Approver {
   static constexpr std::chrono::seconds kMaxTimeout{86400};
 
   // Takes descriptor `fd`, which must be 3 or above (0 to 2 pass into the
-  // sandbox) and a connected stream socket. Errors: ErrorKind::kUsage, code
-  // "approval_fd_invalid".
+  // sandbox), a connected stream socket, and not the socket that 0, 1 or 2
+  // is. Errors: ErrorKind::kUsage, code "approval_fd_invalid".
   static Result<ChannelApprover> FromFd(int fd, std::chrono::milliseconds timeout);
   ChannelApprover(UniqueFd fd, std::chrono::milliseconds timeout);
 

@@ -121,6 +121,10 @@ TEST_F(ChannelApproverTest, BadAnswersAreRefusedEachWithItsCode) {
       {[](const std::string&) { return std::string(kMaxAnswerLineBytes + 1, ' ') + "\n"; }, "approval_channel_oversize"},
       {[](const std::string& id) { return R"({"v":1,"id":")" + id + R"(","answer":"allow-once","x":1})" "\n"; },
        "approval_channel_malformed"},
+      {[](const std::string& id) {
+         return R"({"v":1,"id":")" + id + R"(","answer":"deny","answer":"allow-once"})" "\n";
+       },
+       "approval_channel_malformed"},
   };
   for (const auto& [reply, code] : cases) {
     Channel fresh;
@@ -183,6 +187,11 @@ TEST(ChannelApproverFd, OnlyAStreamSocketAboveStdioIsTaken) {
   Result<ChannelApprover> stdio = ChannelApprover::FromFd(2, 1s);
   ASSERT_FALSE(stdio.ok());
   EXPECT_THAT(stdio.error().message(), HasSubstr("3 or above"));
+  UniqueFd listening(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(listening.valid());
+  Result<ChannelApprover> unconnected = ChannelApprover::FromFd(listening.get(), 1s);
+  ASSERT_FALSE(unconnected.ok());
+  EXPECT_THAT(unconnected.error().message(), HasSubstr("not connected"));
   Result<ChannelApprover> closed = ChannelApprover::FromFd(1000, 1s);
   ASSERT_FALSE(closed.ok());
   EXPECT_EQ(closed.error().code(), "approval_fd_invalid");
