@@ -104,6 +104,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kSweepRecheck: return "sweep_recheck";
     case Mutant::kSweepMoveByPath: return "sweep_move_by_path";
     case Mutant::kPtyStdio: return "pty_stdio";
+    case Mutant::kApprovalAnswerParse: return "approval_answer_parse";
+    case Mutant::kSessionApprovalScope: return "session_approval_scope";
   }
   return "none";
 }

@@ -114,6 +114,8 @@ enum class Mutant {
   kSweepRecheck,       // the sweep moves what it located without resolving the path again from the root
   kSweepMoveByPath,    // the sweep moves what is at the path's name now (from /, symlinks followed), not what its descriptors hold
   kPtyStdio,           // the command keeps the caller's terminal on its descriptors beside its own pty
+  kApprovalAnswerParse,  // the approval channel takes any answer line as allow-once
+  kSessionApprovalScope,  // an allow-for-session answer covers its class in every mode and workspace
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/approval_flags.h"
 #include "cli/policy_flags.h"
 #include "policy/policy.h"
 
@@ -21,6 +22,7 @@ struct RunCommand {
   std::optional<std::string> policy_file;
   std::optional<std::string> sandbox_permissions;  // escalation: the wider mode for this one call
   std::optional<std::string> justification;
+  ApprovalFlags approval;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
   // A run refused before its flags could be parsed (`args`: the words
@@ -45,6 +47,7 @@ struct WrapCommand {
   std::optional<std::string> backend;
   std::optional<std::string> policy_dir;
   std::optional<std::string> audit;  // passed to the native runner's argv
+  ApprovalFlags approval;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;
 };

@@ -2,10 +2,11 @@
 //
 // Resolve the policy (config, preset, profile, session, flags), pass the
 // gate (gate::Admit: approval, escalation, the Gated dimensions' grants, on
-// the terminal), then run the admitted command confined and relay its exit
-// code. Every decision lands in the audit trail (audit/audit.h says where);
-// stderr gets corral's own lines only for what must be acted on: a refusal,
-// the sweep's findings, a degraded run, a readable credential store.
+// the terminal or the --approval-fd channel), then run the admitted command
+// confined and relay its exit code. Every decision lands in the audit trail
+// (audit/audit.h says where); stderr gets corral's own lines only for what
+// must be acted on: a refusal, the sweep's findings, a degraded run, a
+// readable credential store.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +26,6 @@
 #include "repair/sweep_journal.h"
 #include "gate/admit.h"
 #include "gate/escalation.h"
-#include "gate/tty_approver.h"
 #include "policy/policy_file.h"
 
 namespace corral::cli {
@@ -172,6 +172,7 @@ void RunCommand::Register(CLI::App& app) {
                  "and an approval on the terminal")
       ->type_name("MODE");
   app.add_option("--justification", justification, "why the escalation is needed")->type_name("TEXT");
+  approval.Register(app);
 }
 
 int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& error) {
@@ -191,6 +192,9 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& e
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
+  // Who answers the gate: made first, so a channel is close-on-exec at once.
+  Result<std::unique_ptr<Approver>> approver = approval.MakeApprover();
+
   Result<HostContext> host = CaptureHostContext();
   // --audit, else the user config's audit.trail (only the user's: a
   // project file cannot move the trail), else the state directory. A user
@@ -206,6 +210,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   Result<AuditTrail> opened = OpenTrail(chosen, HomeOrEnv(host));
   if (!opened.ok()) return RefuseTrail(opened.error());
   AuditTrail trail = std::move(opened).value();
+  if (!approver.ok()) return Refuse(trail, approver.error());
   if (!host.ok()) return Refuse(trail, host.error());
   // Before any policy looks at the tree: what runs whose corral was killed
   // before their sweep left at protected paths.
@@ -238,9 +243,11 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     request.justification = justification;
   }
 
-  // The gate asks on the terminal; it records its own refusals.
-  TtyApprover tty;
-  Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), tty);
+  // The gate asks on the terminal or the channel; it records its own
+  // refusals. The channel is closed as soon as the gate has decided: the
+  // command never holds it.
+  Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), **approver);
+  approver->reset();
   if (listings) listings->Save();
   if (!admitted.ok()) {
     PrintError(admitted.error().ToString());

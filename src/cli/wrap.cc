@@ -7,10 +7,13 @@
 // unless --best-effort accepts the gaps. A refusal exits with corral's usual
 // code (77 for danger-full-access, 125 for no backend or a partial one) and,
 // with --json, prints {"error": {...}} (cli/refusal.h). Nothing is run,
-// except the backend probes of detection. The native backend's compiled
-// policy goes to <state>/policies (policy/policy_file.h says what is cleaned
-// up there) unless --policy-dir names another directory; --audit (else the
-// user config's audit.trail) is passed on in its argv.
+// except the backend probes of detection. The gate asks at wrap time, on
+// the terminal or the --approval-fd channel (closed before detection); the
+// printed argv never asks again, so it carries no channel. The native
+// backend's compiled policy goes to <state>/policies (policy/policy_file.h
+// says what is cleaned up there) unless --policy-dir names another
+// directory; --audit (else the user config's audit.trail) is passed on in
+// its argv.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -25,7 +28,6 @@
 #include "confine/detect.h"
 #include "exec/backend_probes.h"
 #include "gate/admit.h"
-#include "gate/tty_approver.h"
 #include "state/state_dir.h"
 
 namespace corral::cli {
@@ -69,9 +71,13 @@ void WrapCommand::Register(CLI::App& app) {
                  "the wrapped run's audit trail: FILE (absolute) or - for stderr, passed to the native runner "
                  "(default: audit.trail from the user config, else the state directory's trail)")
       ->type_name("FILE");
+  approval.Register(app);
 }
 
 int WrapCommand::Execute(std::vector<std::string> command) const {
+  // Who answers the gate (at wrap time: the argv printed never asks again).
+  Result<std::unique_ptr<Approver>> approver = approval.MakeApprover();
+  if (!approver.ok()) return Fail(approver.error(), json);
   Result<HostContext> host = CaptureHostContext();
   if (!host.ok()) return Fail(host.error(), json);
   Result<ResolvedRequest> resolved = flags.Resolve(*host);
@@ -85,8 +91,8 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   request.policy = std::move(resolved).value();
   request.host = *host;
   request.destination = gate::Destination::kWrapped;
-  TtyApprover tty;
-  Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), tty);
+  Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), **approver);
+  approver->reset();  // the channel closes before detection runs anything
   if (!admitted.ok()) return Fail(admitted.error(), json);
   const Policy& policy = admitted->policy();
   // Loud at wrap time too (the native runner says it again, and audits it, at each run).

@@ -27,16 +27,42 @@ Status CheckTrailOutOfReach(const Policy& policy, const AuditTrail& trail) {
   return {};
 }
 
-// The approval gate: allow, deny or ask (never persisted).
-Status CheckApproval(const ResolvedRequest& resolved, const std::vector<std::string>& argv, Destination destination,
-                     Approver& approver, const AuditTrail& trail) {
-  ApprovalGate gate(resolved.approval, &approver);
+// The run a question is about, as an approver that is a program sees it.
+ApprovalContext ContextOf(const ResolvedRequest& resolved, const HostContext& host) {
+  ApprovalContext context;
+  context.policy = std::string(ApprovalPolicyName(resolved.approval));
+  context.mode = std::string(ModeName(resolved.spec.mode));
+  context.cwd = host.cwd;
+  if (!resolved.spec.no_workspace) context.workspace = resolved.spec.workspace.value_or(host.cwd);
+  if (resolved.session) context.session = resolved.session->id();
+  return context;
+}
+
+// The approval gate: allow, deny or ask. Only an allow-for-session answer is
+// kept, as an approval/allow event in the session's log, which later runs
+// of the session start from.
+Status CheckApproval(ResolvedRequest& resolved, const std::vector<std::string>& argv, const HostContext& host,
+                     Destination destination, Approver& approver, const AuditTrail& trail) {
+  ApprovalContext context = ContextOf(resolved, host);
+  std::vector<std::string> remembered;
+  if (resolved.session) remembered = resolved.session->allowed_classes(resolved.spec.mode, context.workspace);
+  ApprovalGate gate(resolved.approval, &approver, context, std::move(remembered));
   ApprovalRecord approval = gate.Check(Action::Command(argv));
   if (resolved.approval != ApprovalPolicy::kAllowAll) trail.Record(approval.ToAuditEvent());
+  std::string nothing_ran = destination == Destination::kSpawn ? "; nothing was run" : "";
+  if (approval.allowed && approval.basis == ApprovalBasis::kAnsweredForSession && resolved.session) {
+    // Bound to what was asked: the class, in this mode (or a narrower one)
+    // and this workspace.
+    ApprovalAllowData answered{approval.class_key, resolved.spec.mode, context.workspace};
+    if (Status recorded = resolved.session->RecordApproval(std::move(answered)); !recorded.ok()) {
+      return Error(ErrorKind::kDenied, "approval: " + approval.class_key +
+                                           " was allowed for the session, but recording it in the session log "
+                                           "failed (" + recorded.error().ToString() + ")" + nothing_ran)
+          .WithCode("approval_denied");
+    }
+  }
   if (approval.allowed) return {};
-  std::string message = "approval: " + approval.rationale;
-  if (destination == Destination::kSpawn) message += "; nothing was run";
-  return Error(ErrorKind::kDenied, std::move(message)).WithCode("approval_denied");
+  return Error(ErrorKind::kDenied, "approval: " + approval.rationale + nothing_ran).WithCode("approval_denied");
 }
 
 // Escalation: strictly wider, justified, approved, for this call only.
@@ -52,7 +78,7 @@ Status DecideEscalation(const AdmitRequest& request, ResolvedRequest& resolved, 
   escalation.justification = request.justification;
   escalation.action = Action::Command(request.argv).Summary();
   escalation.ceiling = resolved.mode_ceiling;
-  ApproverEscalationChannel channel(approver);
+  ApproverEscalationChannel channel(approver, ContextOf(resolved, request.host), request.argv);
   Result<EscalationGrant> grant = ApproveEscalation(escalation, &channel);
   AuditEvent event("escalation");
   event.Set("from", ModeName(spec.mode)).Set("to", request.sandbox_permissions.value_or(""));
@@ -77,8 +103,8 @@ Status DecideEscalation(const AdmitRequest& request, ResolvedRequest& resolved, 
 // Each Gated dimension, asked about for this command under this policy. The
 // answer is the grant: the AdmittedRun that carries the command and the
 // policy is made right after, and only from them.
-Status GrantGated(const ResolvedRequest& resolved, const std::vector<std::string>& argv, Approver& approver,
-                  const AuditTrail& trail) {
+Status GrantGated(const ResolvedRequest& resolved, const std::vector<std::string>& argv, const HostContext& host,
+                  Approver& approver, const AuditTrail& trail) {
   if (MutantActive(Mutant::kGatedGrant)) return {};
   for (Dimension dimension : resolved.gated) {
     std::string name(DimensionName(dimension));
@@ -86,6 +112,9 @@ Status GrantGated(const ResolvedRequest& resolved, const std::vector<std::string
     question.summary = "grant " + name + " to: " + Action::Command(argv).Summary();
     question.rationale = "the profile gates " + name + "; a grant covers this one command, once";
     question.class_key = "grant:" + name;
+    question.kind = QuestionKind::kGrant;
+    question.argv = argv;
+    question.context = ContextOf(resolved, host);
     Result<ApprovalAnswer> answer = approver.Request(question);
     bool allowed = answer.ok() && *answer != ApprovalAnswer::kDeny;
     AuditEvent event("grant");
@@ -155,7 +184,7 @@ Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   }
   // The audit trail lives outside the command's reach, even in the workspace.
   if (trail.file()) resolved.spec.own_files.push_back(*trail.file());
-  if (Status approval = CheckApproval(resolved, request.argv, request.destination, approver, trail); !approval.ok()) {
+  if (Status approval = CheckApproval(resolved, request.argv, request.host, request.destination, approver, trail); !approval.ok()) {
     return refused(approval.error());
   }
   if (Status escalation = DecideEscalation(request, resolved, approver, trail); !escalation.ok()) {
@@ -164,7 +193,7 @@ Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   Result<Policy> policy = BuildPolicy(request.host, resolved.spec);
   if (!policy.ok()) return refused(policy.error());
   if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return reach.error();
-  if (Status granted = GrantGated(resolved, request.argv, approver, trail); !granted.ok()) {
+  if (Status granted = GrantGated(resolved, request.argv, request.host, approver, trail); !granted.ok()) {
     return refused(granted.error());
   }
   if (policy->unconfined()) RecordAcknowledged(resolved, *policy, trail);

@@ -2,7 +2,7 @@
 //
 // Every front end (`corral run`, `corral wrap`, the executor library, the MCP
 // server) hands Admit what it resolved and an Approver (the terminal's
-// TtyApprover, a test's fake). Only Admit makes an AdmittedRun, and
+// TtyApprover, a harness's ChannelApprover, a test's fake). Only Admit makes an AdmittedRun, and
 // RunConfined (run/run.h) runs nothing else, so no caller spawns a command
 // the gate did not admit. For a resolved request, in this order:
 //
@@ -10,7 +10,8 @@
 //      with a Gated dimension is refused before anyone is asked: a grant is
 //      for one spawn here                    -> kDenied "gated_not_wrappable"
 //   2. approval (approval.h): allow, deny, or ask the approver; recorded as
-//      `approval` unless the policy is allow-all
+//      `approval` unless the policy is allow-all; an allow-for-session
+//      answer is appended to the session's log
 //                                            -> kDenied "approval_denied"
 //   3. escalation, when sandbox_permissions or justification is given
 //      (escalation.h, asked through the same approver): recorded as
@@ -44,9 +45,14 @@
 // and nothing can change them, so a grant is bound to the command, the cwd
 // and the policy by construction. It cannot be made outside Admit (a private
 // constructor), copied, or kept for later: RunConfined takes it by value, so
-// one admission runs one command once. No answer outlives the call: an "a"
-// (allow for the run) covers this admission only, and the next asks again.
-// With no approver that can answer (no terminal), every question is a "no".
+// one admission runs one command once. Only one answer outlives the call:
+// allow-for-session, offered only for an approval question in a session
+// (ResolvedRequest::session), is appended to that session's log as an
+// approval/allow event before the admission, and a later Admit with that
+// session allows the class without asking (a failed append refuses the
+// run). An "a" (allow for the run) covers this admission only, and the next
+// asks again. With no approver that can answer (no terminal, a broken
+// channel), every question is a "no".
 #pragma once
 
 #include <optional>

@@ -353,3 +353,72 @@ TEST_F(AdmitTest, APolicyFileIsOnlyWhatItsLoaderAccepts) {
 
 }  // namespace
 }  // namespace corral::gate
+
+namespace corral::gate {
+namespace {
+
+// allow-for-session is written to the session's log by the gate, and a
+// later admission of the same session, from the log read back, asks no one.
+TEST_F(AdmitTest, AllowForSessionIsRecordedAndALaterAdmissionOfTheSessionAsksNoOne) {
+  ASSERT_TRUE(trail_.ok());
+  Result<SessionStore> store = SessionStore::Open(tree_.Dir("sessions"));
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  ASSERT_TRUE(store->Create("s1", workspace_).ok());
+  AdmitRequest first = Request(kDangerous, ApprovalPolicy::kAskDangerous);
+  Resolved(first).session = store->Load("s1").value();
+  ScriptedApprover approver({ApprovalAnswer::kAllowForSession});
+  Result<AdmittedRun> admitted = Admit(std::move(first), approver);
+  ASSERT_TRUE(admitted.ok()) << admitted.error().ToString();
+  ASSERT_EQ(approver.asked.size(), 1u);
+  EXPECT_EQ(approver.asked[0].session_answer, SessionAnswer::kOffered);
+  EXPECT_EQ(approver.asked[0].context.session, "s1");
+  EXPECT_EQ(approver.asked[0].context.workspace, workspace_);
+
+  AdmitRequest second = Request(kDangerous, ApprovalPolicy::kAskDangerous);
+  Resolved(second).session = store->Load("s1").value();
+  ScriptedApprover nobody;
+  Result<AdmittedRun> again = Admit(std::move(second), nobody);
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_TRUE(nobody.asked.empty());
+  EXPECT_EQ(Records().back()["basis"], "remembered-for-session");
+
+  // Without the session, the same command is asked about again.
+  ScriptedApprover asked({ApprovalAnswer::kDeny});
+  EXPECT_FALSE(Admit(Request(kDangerous, ApprovalPolicy::kAskDangerous), asked).ok());
+  EXPECT_EQ(asked.asked.size(), 1u);
+}
+
+// The answer covers what was asked: the class in that workspace, in that
+// mode or a narrower one. A wider mode or another workspace asks again.
+TEST_F(AdmitTest, AllowForSessionDoesNotCoverAWiderModeOrAnotherWorkspace) {
+  ASSERT_TRUE(trail_.ok());
+  Result<SessionStore> store = SessionStore::Open(tree_.Dir("sessions"));
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  ASSERT_TRUE(store->Create("s2", workspace_).ok());
+  AdmitRequest first = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kReadOnly);
+  Resolved(first).session = store->Load("s2").value();
+  ScriptedApprover approver({ApprovalAnswer::kAllowForSession});
+  ASSERT_TRUE(Admit(std::move(first), approver).ok());
+
+  AdmitRequest wider = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kWorkspaceWrite);
+  Resolved(wider).session = store->Load("s2").value();
+  ScriptedApprover asked_wider({ApprovalAnswer::kDeny});
+  EXPECT_FALSE(Admit(std::move(wider), asked_wider).ok());
+  EXPECT_EQ(asked_wider.asked.size(), 1u);
+
+  AdmitRequest elsewhere = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kReadOnly);
+  Resolved(elsewhere).session = store->Load("s2").value();
+  Resolved(elsewhere).spec.workspace = tree_.Dir("other");
+  ScriptedApprover asked_elsewhere({ApprovalAnswer::kDeny});
+  EXPECT_FALSE(Admit(std::move(elsewhere), asked_elsewhere).ok());
+  EXPECT_EQ(asked_elsewhere.asked.size(), 1u);
+
+  AdmitRequest same = Request(kDangerous, ApprovalPolicy::kAskDangerous, Mode::kReadOnly);
+  Resolved(same).session = store->Load("s2").value();
+  ScriptedApprover nobody;
+  EXPECT_TRUE(Admit(std::move(same), nobody).ok());
+  EXPECT_TRUE(nobody.asked.empty());
+}
+
+}  // namespace
+}  // namespace corral::gate

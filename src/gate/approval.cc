@@ -140,8 +140,18 @@ std::string_view ApprovalAnswerName(ApprovalAnswer answer) {
     case ApprovalAnswer::kAllowOnce: return "allow-once";
     case ApprovalAnswer::kDeny: return "deny";
     case ApprovalAnswer::kAllowForRun: return "allow-for-run";
+    case ApprovalAnswer::kAllowForSession: return "allow-for-session";
   }
   return "deny";
+}
+
+std::string_view QuestionKindName(QuestionKind kind) {
+  switch (kind) {
+    case QuestionKind::kApproval: return "approval";
+    case QuestionKind::kEscalation: return "escalation";
+    case QuestionKind::kGrant: return "grant";
+  }
+  return "approval";
 }
 
 std::string_view ApprovalBasisName(ApprovalBasis basis) {
@@ -150,6 +160,8 @@ std::string_view ApprovalBasisName(ApprovalBasis basis) {
     case ApprovalBasis::kAnsweredOnce: return "answered-once";
     case ApprovalBasis::kAnsweredForRun: return "answered-for-run";
     case ApprovalBasis::kRemembered: return "remembered-for-run";
+    case ApprovalBasis::kAnsweredForSession: return "answered-for-session";
+    case ApprovalBasis::kRememberedForSession: return "remembered-for-session";
     case ApprovalBasis::kAnsweredDeny: return "answered-deny";
     case ApprovalBasis::kNoApprover: return "no-approver";
     case ApprovalBasis::kApproverFailed: return "approver-failed";
@@ -169,7 +181,12 @@ AuditEvent ApprovalRecord::ToAuditEvent() const {
   return event;
 }
 
-ApprovalGate::ApprovalGate(ApprovalPolicy policy, Approver* approver) : policy_(policy), approver_(approver) {}
+ApprovalGate::ApprovalGate(ApprovalPolicy policy, Approver* approver, ApprovalContext context,
+                           std::vector<std::string> allowed_for_session)
+    : policy_(policy),
+      approver_(approver),
+      context_(std::move(context)),
+      allowed_for_session_(allowed_for_session.begin(), allowed_for_session.end()) {}
 
 ApprovalRecord ApprovalGate::Check(const Action& action) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -189,15 +206,34 @@ ApprovalRecord ApprovalGate::Check(const Action& action) {
     record.basis = ApprovalBasis::kRemembered;
     return record;
   }
+  if (allowed_for_session_.count(verdict.class_key) != 0) {
+    record.allowed = true;
+    record.basis = ApprovalBasis::kRememberedForSession;
+    return record;
+  }
   if (approver_ == nullptr) {
     record.basis = ApprovalBasis::kNoApprover;
     record.rationale += "; nobody to ask, so denied";
     return record;
   }
-  Result<ApprovalAnswer> answer = approver_->Request({record.action, verdict.rationale, verdict.class_key});
+  ApprovalRequest request;
+  request.summary = record.action;
+  request.rationale = verdict.rationale;
+  request.class_key = verdict.class_key;
+  request.kind = QuestionKind::kApproval;
+  request.argv = action.argv;
+  request.context = context_;
+  request.session_answer = context_.session.empty() ? SessionAnswer::kNotOffered : SessionAnswer::kOffered;
+  Result<ApprovalAnswer> answer = approver_->Request(request);
+  if (answer.ok() && *answer == ApprovalAnswer::kAllowForSession &&
+      request.session_answer == SessionAnswer::kNotOffered) {
+    answer = Error(ErrorKind::kDenied, "the approver answered allow-for-session, which was not offered (no session)")
+                 .WithCode("approval_answer_not_offered");
+  }
   if (!answer.ok()) {
     record.basis = ApprovalBasis::kApproverFailed;
     record.rationale += "; could not ask (" + answer.error().ToString() + "), so denied";
+    record.approver_error = answer.error();
     return record;
   }
   switch (*answer) {
@@ -209,6 +245,11 @@ ApprovalRecord ApprovalGate::Check(const Action& action) {
       allowed_for_run_.insert(verdict.class_key);
       record.allowed = true;
       record.basis = ApprovalBasis::kAnsweredForRun;
+      break;
+    case ApprovalAnswer::kAllowForSession:
+      allowed_for_run_.insert(verdict.class_key);
+      record.allowed = true;
+      record.basis = ApprovalBasis::kAnsweredForSession;
       break;
     case ApprovalAnswer::kDeny:
       record.allowed = false;

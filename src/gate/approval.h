@@ -11,8 +11,11 @@
 //   ask-dangerous-tool-edit  as ask-dangerous, and edits (write, edit) are
 //                            asked about too.
 // An ApprovalGate turns "ask" into a question for an Approver (the CLI's is
-// TtyApprover). Answers are y (this call), n (refuse) and a (every call of
-// this class for the rest of the run).
+// TtyApprover, or ChannelApprover for a harness). Answers are allow-once (y,
+// this call), deny (n), allow-for-run (a: every call of this class for the
+// rest of the run) and allow-for-session (a harness's channel only, and only
+// in a session: the gate's caller records the class in the session log, and
+// later gates of that session start with it allowed).
 //
 //   TtyApprover tty;
 //   ApprovalGate gate(ApprovalPolicy::kAskDangerous, &tty);
@@ -21,9 +24,12 @@
 //   if (!record.allowed) return ...;
 //
 // Security: the gate fails closed. With no approver, or an approver that
-// fails (no terminal, a hang-up), an "ask" is a denial, never an allow. An
-// "a" answer lives in the gate object only: it is never written anywhere,
-// and a new gate (a new run) asks again. Policy "deny" is final: no approver
+// fails (no terminal, a hang-up, a malformed answer), an "ask" is a denial,
+// never an allow. An "a" answer lives in the gate object only: it is never
+// written anywhere, and a new gate (a new run) asks again. Only an
+// allow-for-session answer, which the gate offers only when it was given a
+// session, outlives the gate, and only through the session log; an
+// approver that gives it where it was not offered is refused. Policy "deny" is final: no approver
 // answer can turn it into an allow. allow-all removes the question entirely;
 // the sandbox is then the only control.
 #pragma once
@@ -74,16 +80,40 @@ struct Verdict {
 Verdict Decide(ApprovalPolicy policy, const Action& action);
 
 enum class ApprovalAnswer {
-  kAllowOnce,    // y: this call only
-  kDeny,         // n
-  kAllowForRun,  // a: every call of this class, for this gate's life
+  kAllowOnce,        // y: this call only
+  kDeny,             // n
+  kAllowForRun,      // a: every call of this class, for this gate's life
+  kAllowForSession,  // every call of this class, for the rest of the session
 };
-std::string_view ApprovalAnswerName(ApprovalAnswer answer);  // "allow-once", "deny", "allow-for-run"
+// "allow-once", "deny", "allow-for-run", "allow-for-session"
+std::string_view ApprovalAnswerName(ApprovalAnswer answer);
+
+// What is asked: whether a command may run (approval), a wider mode for one
+// call (escalation, escalation.h), or a profile's Gated dimension for one
+// command (grant, admit.h).
+enum class QuestionKind { kApproval, kEscalation, kGrant };
+std::string_view QuestionKindName(QuestionKind kind);  // "approval", "escalation", "grant"
+
+// Whether allow-for-session may be answered.
+enum class SessionAnswer { kNotOffered, kOffered };
+
+// The run a question is about, for an approver that is a program.
+struct ApprovalContext {
+  std::string policy;     // the approval policy's name
+  std::string mode;       // the sandbox mode the run would have
+  std::string cwd;        // the run's working directory
+  std::string workspace;  // the workspace root; empty with --no-workspace
+  std::string session;    // the session id; empty with no session
+};
 
 struct ApprovalRequest {
   std::string summary;    // Action::Summary()
   std::string rationale;  // why the policy asks
   std::string class_key;  // what "a" would cover
+  QuestionKind kind = QuestionKind::kApproval;
+  std::vector<std::string> argv{};  // the command asked about
+  ApprovalContext context{};
+  SessionAnswer session_answer = SessionAnswer::kNotOffered;
 };
 
 // Asks someone. An Error means nobody could answer: the gate denies.
@@ -99,6 +129,8 @@ enum class ApprovalBasis {
   kAnsweredOnce,     // the approver said y
   kAnsweredForRun,   // the approver said a
   kRemembered,       // an earlier a for this class, in this gate
+  kAnsweredForSession,    // the approver said allow-for-session
+  kRememberedForSession,  // an earlier allow-for-session, from the session log
   kAnsweredDeny,     // the approver said n
   kNoApprover,       // the policy asked but there is no approver
   kApproverFailed,   // the approver returned an error
@@ -114,6 +146,8 @@ struct ApprovalRecord {
   bool allowed = false;
   ApprovalBasis basis = ApprovalBasis::kPolicy;
   std::string rationale;
+  // kApproverFailed: what the approver reported.
+  std::optional<Error> approver_error;
 
   // An "approval" record: action, class, policy, decision, outcome
   // (allowed/denied), basis and rationale.
@@ -123,8 +157,12 @@ struct ApprovalRecord {
 class ApprovalGate {
  public:
   // `approver` may be null (every "ask" is then denied); it is not owned and
-  // must outlive the gate.
-  ApprovalGate(ApprovalPolicy policy, Approver* approver);
+  // must outlive the gate. `context` is passed on with each question; with a
+  // session in it (context.session), allow-for-session is offered, and the
+  // classes in `allowed_for_session` (the session's earlier answers) are
+  // allowed without asking.
+  ApprovalGate(ApprovalPolicy policy, Approver* approver, ApprovalContext context = {},
+               std::vector<std::string> allowed_for_session = {});
   ApprovalGate(const ApprovalGate&) = delete;
   ApprovalGate& operator=(const ApprovalGate&) = delete;
 
@@ -137,6 +175,8 @@ class ApprovalGate {
  private:
   const ApprovalPolicy policy_;
   Approver* const approver_;
+  const ApprovalContext context_;
+  const std::set<std::string> allowed_for_session_;
   std::mutex mutex_;
   std::set<std::string> allowed_for_run_;
 };

@@ -176,3 +176,42 @@ TEST(ApprovalGate, RecordIsAnAuditEvent) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+const Action kSessionPush = Action::Command({"git", "push"});
+
+TEST(ApprovalGate, AClassTheSessionAllowedIsNotAskedAboutButPolicyDenyStaysFinal) {
+  ::corral::testing::ScriptedApprover approver;
+  ApprovalContext context{"ask-dangerous", "workspace-write", "/w", "/w", "s1"};
+  ApprovalGate gate(ApprovalPolicy::kAskDangerous, &approver, context, {"command:git-push"});
+  ApprovalRecord record = gate.Check(kSessionPush);
+  EXPECT_TRUE(record.allowed);
+  EXPECT_EQ(record.basis, ApprovalBasis::kRememberedForSession);
+  EXPECT_TRUE(approver.asked.empty());
+  ApprovalGate deny_all(ApprovalPolicy::kDenyAll, &approver, context, {"command:git-push"});
+  EXPECT_FALSE(deny_all.Check(kSessionPush).allowed);
+}
+
+TEST(ApprovalGate, AllowForSessionIsOfferedOnlyInASessionAndRefusedElsewhere) {
+  ::corral::testing::ScriptedApprover approver({ApprovalAnswer::kAllowForSession, ApprovalAnswer::kAllowForSession});
+  ApprovalGate in_session(ApprovalPolicy::kAskDangerous, &approver,
+                          ApprovalContext{"ask-dangerous", "read-only", "/w", "/w", "s1"});
+  ApprovalRecord record = in_session.Check(kSessionPush);
+  EXPECT_TRUE(record.allowed);
+  EXPECT_EQ(record.basis, ApprovalBasis::kAnsweredForSession);
+  ASSERT_EQ(approver.asked.size(), 1u);
+  EXPECT_EQ(approver.asked[0].session_answer, SessionAnswer::kOffered);
+  EXPECT_EQ(approver.asked[0].argv, (std::vector<std::string>{"git", "push"}));
+  EXPECT_EQ(approver.asked[0].context.mode, "read-only");
+  ApprovalGate no_session(ApprovalPolicy::kAskDangerous, &approver);
+  ApprovalRecord refused = no_session.Check(kSessionPush);
+  EXPECT_FALSE(refused.allowed);
+  EXPECT_EQ(refused.basis, ApprovalBasis::kApproverFailed);
+  ASSERT_TRUE(refused.approver_error.has_value());
+  EXPECT_EQ(refused.approver_error->code(), "approval_answer_not_offered");
+}
+
+}  // namespace
+}  // namespace corral

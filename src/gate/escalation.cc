@@ -40,6 +40,9 @@ Result<EscalationAnswer> ApproverEscalationChannel::Request(const EscalationQues
                     " for this one call";
   request.rationale = "the model says: " + justification;
   request.class_key = "escalation:" + std::string(ModeName(question.target));
+  request.kind = QuestionKind::kEscalation;
+  request.argv = argv_;
+  request.context = context_;
   CORRAL_ASSIGN_OR_RETURN(ApprovalAnswer answer, approver_.Request(request));
   return answer == ApprovalAnswer::kDeny ? EscalationAnswer::kReject : EscalationAnswer::kApprove;
 }

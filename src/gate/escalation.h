@@ -71,11 +71,17 @@ class EscalationApprover {
 // escalation is never remembered.
 class ApproverEscalationChannel : public EscalationApprover {
  public:
-  explicit ApproverEscalationChannel(Approver& approver) : approver_(approver) {}
+  // `context` and `argv` go with the question (for an approver that is a
+  // program, ChannelApprover).
+  explicit ApproverEscalationChannel(Approver& approver, ApprovalContext context = {},
+                                     std::vector<std::string> argv = {})
+      : approver_(approver), context_(std::move(context)), argv_(std::move(argv)) {}
   Result<EscalationAnswer> Request(const EscalationQuestion& question) override;
 
  private:
   Approver& approver_;
+  ApprovalContext context_;
+  std::vector<std::string> argv_;
 };
 
 enum class EscalationOutcome { kNotRequested, kAllowedOnce, kRejected, kCancelled, kUnavailable };

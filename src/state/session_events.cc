@@ -2,9 +2,11 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/mutant.h"
 #include "base/invariant.h"
 
 namespace corral {
@@ -13,6 +15,8 @@ namespace {
 constexpr int kVersion = 1;
 constexpr std::string_view kTypeStart = "session/start";
 constexpr std::string_view kTypeMode = "sandbox/mode";
+constexpr std::string_view kTypeApproval = "approval/allow";
+constexpr size_t kMaxClassBytes = 128;
 // Longer lines are never written by corral: a cwd is at most PATH_MAX.
 constexpr size_t kMaxLineBytes = 64 * 1024;
 
@@ -99,6 +103,37 @@ Result<SandboxModeData> DecodeMode(const Json& data, const LineError& fail) {
   return SandboxModeData{*mode, *source};
 }
 
+Result<ApprovalAllowData> DecodeApproval(const Json& data, const LineError& fail) {
+  CORRAL_TRY(OnlyKeys(data, {"class", "mode", "workspace"}, "approval/allow data", fail));
+  CORRAL_ASSIGN_OR_RETURN(std::string class_key, StringField(data, "class", "approval/allow data", fail));
+  if (!IsSessionApprovalClass(class_key)) {
+    return fail(kCorrupt, "approval/allow class " + Quote(class_key) + " is not 1 to " +
+                              std::to_string(kMaxClassBytes) + " printable ASCII bytes");
+  }
+  CORRAL_ASSIGN_OR_RETURN(std::string mode_text, StringField(data, "mode", "approval/allow data", fail));
+  std::optional<Mode> mode = ParseMode(mode_text);
+  if (!mode) {
+    return fail(kCorrupt, "unknown sandbox mode " + Quote(mode_text) +
+                              " (expected read-only, workspace-write or danger-full-access)");
+  }
+  // The workspace the answer was given for: an absolute path, or null for a
+  // run with no workspace.
+  auto workspace = data.find("workspace");
+  if (workspace == data.end()) return fail(kCorrupt, "missing \"workspace\" in approval/allow data");
+  std::string root;
+  if (!workspace->is_null()) {
+    if (!workspace->is_string()) {
+      return fail(kCorrupt, std::string("\"workspace\" in approval/allow data must be a string or null, not ") +
+                                workspace->type_name());
+    }
+    root = workspace->get<std::string>();
+    if (root.empty() || root[0] != '/' || root.find('\0') != std::string::npos) {
+      return fail(kCorrupt, "approval/allow workspace " + Quote(root) + " is not an absolute path");
+    }
+  }
+  return ApprovalAllowData{std::move(class_key), *mode, std::move(root)};
+}
+
 Result<SessionEvent> DecodeEvent(const Json& line, const LineError& fail) {
   if (!line.is_object()) return fail(kCorrupt, std::string("an event must be a JSON object, not ") + line.type_name());
   // The version first: a later version may have other keys.
@@ -111,9 +146,9 @@ Result<SessionEvent> DecodeEvent(const Json& line, const LineError& fail) {
   auto type = line.find("type");
   if (type == line.end() || !type->is_string()) return fail(kCorrupt, "missing or non-string \"type\"");
   const std::string& type_name = type->get_ref<const std::string&>();
-  if (type_name != kTypeStart && type_name != kTypeMode) {
-    return fail("session_log_unknown_type",
-                "unknown event type " + Quote(type_name) + " (expected session/start or sandbox/mode)");
+  if (type_name != kTypeStart && type_name != kTypeMode && type_name != kTypeApproval) {
+    return fail("session_log_unknown_type", "unknown event type " + Quote(type_name) +
+                                                " (expected session/start, sandbox/mode or approval/allow)");
   }
   CORRAL_TRY(OnlyKeys(line, {"v", "type", "ts", "data"}, "the event", fail));
   CORRAL_ASSIGN_OR_RETURN(std::string ts, StringField(line, "ts", "the event", fail));
@@ -127,6 +162,8 @@ Result<SessionEvent> DecodeEvent(const Json& line, const LineError& fail) {
   event.ts = std::move(ts);
   if (type_name == kTypeStart) {
     CORRAL_ASSIGN_OR_RETURN(event.data, DecodeStart(*data, fail));
+  } else if (type_name == kTypeApproval) {
+    CORRAL_ASSIGN_OR_RETURN(event.data, DecodeApproval(*data, fail));
   } else {
     CORRAL_ASSIGN_OR_RETURN(event.data, DecodeMode(*data, fail));
   }
@@ -153,11 +190,18 @@ std::optional<ModeSource> ParseModeSource(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view SessionEvent::type() const {
-  return std::holds_alternative<SessionStartData>(data) ? kTypeStart : kTypeMode;
+bool IsSessionApprovalClass(std::string_view class_key) {
+  bool printable = !class_key.empty() && class_key.size() <= kMaxClassBytes;
+  for (char c : class_key) printable = printable && c > 0x20 && c <= 0x7e;
+  return printable;
 }
 
-SessionEvent SessionEvent::Stamped(std::variant<SessionStartData, SandboxModeData> data) {
+std::string_view SessionEvent::type() const {
+  if (std::holds_alternative<SessionStartData>(data)) return kTypeStart;
+  return std::holds_alternative<ApprovalAllowData>(data) ? kTypeApproval : kTypeMode;
+}
+
+SessionEvent SessionEvent::Stamped(SessionEventData data) {
   return SessionEvent{UtcNow(), std::move(data)};
 }
 
@@ -169,6 +213,11 @@ std::string SessionEvent::ToJsonLine() const {
   nlohmann::ordered_json body = nlohmann::ordered_json::object();
   if (const auto* start = std::get_if<SessionStartData>(&data)) {
     body["cwd"] = start->cwd;
+  } else if (const auto* approval = std::get_if<ApprovalAllowData>(&data)) {
+    body["class"] = approval->class_key;
+    body["mode"] = std::string(ModeName(approval->mode));
+    body["workspace"] = approval->workspace.empty() ? nlohmann::ordered_json(nullptr)
+                                                    : nlohmann::ordered_json(approval->workspace);
   } else {
     const auto& mode = std::get<SandboxModeData>(data);
     body["mode"] = std::string(ModeName(mode.mode));
@@ -186,6 +235,22 @@ std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> SessionAllowedClasses(std::span<const SessionEvent> events, Mode mode,
+                                               std::string_view workspace) {
+  std::vector<std::string> classes;
+  for (const SessionEvent& event : events) {
+    const auto* approval = std::get_if<ApprovalAllowData>(&event.data);
+    if (approval == nullptr) continue;
+    // Never wider than what was answered: not in a wider mode, not in another workspace.
+    bool other_scope = IsStrictlyWider(mode, approval->mode) || approval->workspace != workspace;
+    if (other_scope && !MutantActive(Mutant::kSessionApprovalScope)) continue;
+    if (std::find(classes.begin(), classes.end(), approval->class_key) == classes.end()) {
+      classes.push_back(approval->class_key);
+    }
+  }
+  return classes;
 }
 
 Result<ParsedSessionLog> ParseSessionLog(std::string_view text, std::string_view file) {

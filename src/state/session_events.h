@@ -3,10 +3,17 @@
 // One event per line:
 //   {"v":1,"type":"session/start","ts":"2026-01-02T03:04:05.000000Z","data":{"cwd":"/src/app"}}
 //   {"v":1,"type":"sandbox/mode","ts":"...","data":{"mode":"read-only","source":"user"}}
+//   {"v":1,"type":"approval/allow","ts":"...",
+//    "data":{"class":"command:git-push","mode":"workspace-write","workspace":"/src/app"}}
 // The first line is the one session/start, which fixes the session's working
 // directory for good. Each sandbox/mode event changes the session's mode;
 // the last one wins (EffectiveSandboxMode). Its source says who changed it:
-// the user, a delegated agent, or an approved escalation.
+// the user, a delegated agent, or an approved escalation. Each approval/allow
+// event records an "allow for the session" answer, with the mode and the
+// workspace (null: none) of the run it was given in: a command of that class
+// (gate/approval.h's class key) that the approval policy asks about is
+// allowed without asking for the rest of the session, in that workspace and
+// in that mode or a narrower one (SessionAllowedClasses).
 //
 //   CORRAL_ASSIGN_OR_RETURN(ParsedSessionLog log, ParseSessionLog(text, path));
 //   std::optional<SandboxModeData> mode = EffectiveSandboxMode(log.events);
@@ -56,14 +63,27 @@ struct SandboxModeData {
   bool operator==(const SandboxModeData&) const = default;
 };
 
+// data of an approval/allow event: the class key an approver allowed for
+// the session (1 to 128 bytes of printable ASCII, IsSessionApprovalClass),
+// and the mode and workspace root ("" for none) of the run it was asked in.
+struct ApprovalAllowData {
+  std::string class_key;
+  Mode mode = Mode::kReadOnly;
+  std::string workspace;
+  bool operator==(const ApprovalAllowData&) const = default;
+};
+bool IsSessionApprovalClass(std::string_view class_key);
+
+using SessionEventData = std::variant<SessionStartData, SandboxModeData, ApprovalAllowData>;
+
 struct SessionEvent {
   std::string ts;  // UTC, RFC 3339 with microseconds
-  std::variant<SessionStartData, SandboxModeData> data;
+  SessionEventData data;
 
   // An event stamped with the current time.
-  static SessionEvent Stamped(std::variant<SessionStartData, SandboxModeData> data);
+  static SessionEvent Stamped(SessionEventData data);
 
-  std::string_view type() const;  // "session/start" or "sandbox/mode"
+  std::string_view type() const;  // "session/start", "sandbox/mode" or "approval/allow"
   // The JSON line, without the trailing newline.
   std::string ToJsonLine() const;
   bool operator==(const SessionEvent&) const = default;
@@ -71,6 +91,12 @@ struct SessionEvent {
 
 // The last sandbox/mode event's data, if any (folded from the end).
 std::optional<SandboxModeData> EffectiveSandboxMode(std::span<const SessionEvent> events);
+
+// The class keys that the approval/allow events allow for a run in `mode`
+// with workspace root `workspace` ("" for none): those answered in the same
+// workspace and in `mode` or a wider one. In log order, each once.
+std::vector<std::string> SessionAllowedClasses(std::span<const SessionEvent> events, Mode mode,
+                                               std::string_view workspace);
 
 // What a log's text holds.
 struct ParsedSessionLog {

@@ -190,5 +190,54 @@ TEST(SessionLogReader, ModeSourceNamesRoundTrip) {
   EXPECT_FALSE(ParseModeSource("User").has_value());
 }
 
+// What "allow for the session" covers: the class, in the workspace it was
+// answered in, in that mode or a narrower one; never a wider mode, another
+// workspace, or a run with no workspace.
+TEST(SessionLogReader, ApprovalAllowEventsRoundTripAndAllowOnlyWhatWasAnswered) {
+  const std::string allow_push =
+      R"({"v":1,"type":"approval/allow","ts":"t","data":{"class":"command:git-push","mode":"workspace-write",)"
+      R"("workspace":"/src/app"}})";
+  const std::string allow_rm =
+      R"({"v":1,"type":"approval/allow","ts":"t","data":{"class":"command:rm-rf","mode":"read-only",)"
+      R"("workspace":"/src/app"}})";
+  const std::string allow_shell =
+      R"({"v":1,"type":"approval/allow","ts":"t","data":{"class":"command:unparsed-shell","mode":"read-only",)"
+      R"("workspace":null}})";
+  Result<ParsedSessionLog> parsed = ParseSessionLog(
+      testing::Lines({testing::kStart, allow_push, testing::kReadOnly, allow_rm, allow_push, allow_shell}), "s");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->events[1].type(), "approval/allow");
+  EXPECT_EQ(parsed->events[1].ToJsonLine(), allow_push);
+  EXPECT_EQ(parsed->events[5].ToJsonLine(), allow_shell);
+  using Classes = std::vector<std::string>;
+  EXPECT_EQ(SessionAllowedClasses(parsed->events, Mode::kReadOnly, "/src/app"),
+            (Classes{"command:git-push", "command:rm-rf"}));
+  EXPECT_EQ(SessionAllowedClasses(parsed->events, Mode::kWorkspaceWrite, "/src/app"), Classes{"command:git-push"});
+  EXPECT_EQ(SessionAllowedClasses(parsed->events, Mode::kDangerFullAccess, "/src/app"), Classes{});
+  EXPECT_EQ(SessionAllowedClasses(parsed->events, Mode::kReadOnly, "/src/other"), Classes{});
+  EXPECT_EQ(SessionAllowedClasses(parsed->events, Mode::kReadOnly, ""), Classes{"command:unparsed-shell"});
+  // The mode is still the last sandbox/mode event's.
+  EXPECT_EQ(EffectiveSandboxMode(parsed->events)->mode, Mode::kReadOnly);
+}
+
+TEST(SessionLogReader, AnApprovalEventThatIsNotExactlyClassModeAndWorkspaceIsRefused) {
+  const std::string ok_rest = R"(,"mode":"read-only","workspace":"/w"})";
+  for (const std::string& data :
+       {std::string(R"({"class":"")") + ok_rest, std::string(R"({"class":"a b")") + ok_rest,
+        std::string(R"({"class":"\u001b[2J")") + ok_rest, R"({"class":")" + std::string(129, 'a') + "\"" + ok_rest,
+        std::string(R"({"class":"x","argv":[])") + ok_rest, std::string(R"({"class":1)") + ok_rest,
+        std::string(R"({"class":"x"})"), std::string(R"({"class":"x","mode":"read-only"})"),
+        std::string(R"({"class":"x","mode":"wide","workspace":"/w"})"),
+        std::string(R"({"class":"x","mode":"read-only","workspace":"w"})"),
+        std::string(R"({"class":"x","mode":"read-only","workspace":""})"),
+        std::string(R"({"class":"x","mode":"read-only","workspace":1})")}) {
+    std::string line = R"({"v":1,"type":"approval/allow","ts":"t","data":)" + data + "}";
+    Result<ParsedSessionLog> parsed = ParseSessionLog(testing::Lines({testing::kStart, line}), "s.jsonl");
+    ASSERT_FALSE(parsed.ok()) << data;
+    EXPECT_EQ(parsed.error().code(), "session_log_corrupt") << data;
+    EXPECT_THAT(parsed.error().message(), StartsWith("s.jsonl:2: "));
+  }
+}
+
 }  // namespace
 }  // namespace corral

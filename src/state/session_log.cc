@@ -205,6 +205,20 @@ std::optional<Mode> Session::mode() const {
   return last->mode;
 }
 
+std::vector<std::string> Session::allowed_classes(Mode mode, std::string_view workspace) const {
+  return SessionAllowedClasses(events_, mode, workspace);
+}
+
+Status Session::RecordApproval(ApprovalAllowData approval) {
+  if (!IsSessionApprovalClass(approval.class_key)) {
+    return Error(ErrorKind::kUsage, "approval class " + Quote(approval.class_key) + " cannot be recorded in a session");
+  }
+  if (!approval.workspace.empty() && approval.workspace[0] != '/') {
+    return Error(ErrorKind::kUsage, "approval workspace " + Quote(approval.workspace) + " is not an absolute path");
+  }
+  return Append(SessionEvent::Stamped(std::move(approval)));
+}
+
 Status Session::RecordMode(Mode mode, ModeSource source) {
   return Append(SessionEvent::Stamped(SandboxModeData{mode, source}));
 }

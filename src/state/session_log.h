@@ -24,7 +24,8 @@
 // or that another uid owns is refused, as is a symlink, and the error says
 // the chmod/chown that fixes it. Session ids are checked (ValidateSessionId),
 // so an id can never name a path outside the directory. The log holds
-// working directories and mode changes only, never command output.
+// working directories, mode changes and the approval classes allowed for the
+// session only, never command output or a command's arguments.
 #pragma once
 
 #include <optional>
@@ -65,6 +66,15 @@ class Session {
   const std::vector<SessionEvent>& events() const { return events_; }
   // The last sandbox/mode event's mode, if the session has one.
   std::optional<Mode> mode() const;
+
+  // The class keys the session allows for a run in `mode` with workspace
+  // root `workspace` ("" for none): SessionAllowedClasses.
+  std::vector<std::string> allowed_classes(Mode mode, std::string_view workspace) const;
+
+  // Appends an approval/allow event (a class that is not
+  // IsSessionApprovalClass, or a workspace that is neither "" nor absolute,
+  // is ErrorKind::kUsage), as RecordMode appends.
+  Status RecordApproval(ApprovalAllowData approval);
 
   // Appends a sandbox/mode event (one write(2) on an O_APPEND descriptor,
   // after cutting any torn tail). On a failed or short write the file is cut

@@ -390,5 +390,23 @@ TEST_F(SessionLogTest, ConcurrentAppendsLandAsWholeLines) {
   EXPECT_EQ(after->events().size(), 401u);
 }
 
+TEST_F(SessionLogTest, AnApprovalAllowedForTheSessionSurvivesAReload) {
+  Result<Session> session = store_->Create("approvals", "/src/app");
+  ASSERT_TRUE(session.ok()) << session.error().ToString();
+  ASSERT_TRUE(session->RecordApproval({"command:git-push", Mode::kWorkspaceWrite, "/src/app"}).ok());
+  EXPECT_EQ(session->allowed_classes(Mode::kWorkspaceWrite, "/src/app"), std::vector<std::string>{"command:git-push"});
+  for (const ApprovalAllowData& bad : {ApprovalAllowData{"not ascii \x1b", Mode::kReadOnly, "/src/app"},
+                                       ApprovalAllowData{"command:rm-rf", Mode::kReadOnly, "relative"}}) {
+    Status refused = session->RecordApproval(bad);
+    ASSERT_FALSE(refused.ok()) << bad.class_key;
+    EXPECT_EQ(refused.error().kind(), ErrorKind::kUsage);
+  }
+  Result<Session> again = store_->Load("approvals");
+  ASSERT_TRUE(again.ok()) << again.error().ToString();
+  EXPECT_EQ(again->allowed_classes(Mode::kWorkspaceWrite, "/src/app"), std::vector<std::string>{"command:git-push"});
+  EXPECT_EQ(again->allowed_classes(Mode::kDangerFullAccess, "/src/app"), std::vector<std::string>{});
+  EXPECT_EQ(again->events().size(), 2u);
+}
+
 }  // namespace
 }  // namespace corral
