@@ -124,6 +124,22 @@ TEST_F(AuditRefusal, ATrailThatIsNotARegularFileIsRefused) {
   ExpectRefused({"--audit", outside_ / "fifo"}, outside_ / "missing");
 }
 
+// A trail another uid owns is refused, though corral could write to it. Only
+// root can give a file away, and an unprivileged caller cannot open another's
+// 0600 file to begin with, so the root pass is what sees this check.
+TEST_F(AuditRefusal, ATrailAnotherUidOwnsIsRefused) {
+  if (::geteuid() != 0) {
+    std::cerr << "[ NOTE ] making a file of another uid needs root: as uid " << ::getuid()
+              << " this checks nothing; the root pass does\n";
+    RecordProperty("other_uid_trail", "root pass only");
+    return;
+  }
+  WriteFile(outside_ / "theirs.jsonl", "");
+  ASSERT_EQ(::chown((outside_ / "theirs.jsonl").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chmod((outside_ / "theirs.jsonl").c_str(), 0666), 0);
+  ExpectRefused({"--audit", outside_ / "theirs.jsonl"}, outside_ / "theirs.jsonl");
+}
+
 // A trail in the workspace or in an --allow-write tree is refused: the
 // command could rewrite the directory around it. (A relative name is
 // refused before that, as a grant's is: Trail.ARelativeAuditPathIsRefusedLikeAGrantPath.)
