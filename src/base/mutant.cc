@@ -106,6 +106,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kPtyStdio: return "pty_stdio";
     case Mutant::kApprovalAnswerParse: return "approval_answer_parse";
     case Mutant::kSessionApprovalScope: return "session_approval_scope";
+    case Mutant::kRepeatedSignalKill: return "repeated_signal_kill";
   }
   return "none";
 }

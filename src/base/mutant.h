@@ -116,6 +116,7 @@ enum class Mutant {
   kPtyStdio,           // the command keeps the caller's terminal on its descriptors beside its own pty
   kApprovalAnswerParse,  // the approval channel takes any answer line as allow-once
   kSessionApprovalScope,  // an allow-for-session answer covers its class in every mode and workspace
+  kRepeatedSignalKill,    // a repeated signal to corral is only passed on, with no SIGCONT: a stopped or deaf command keeps corral
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -230,8 +230,13 @@ int CatchSignals(sigset_t* waitset) {
     int sig = ::sigwaitinfo(&waitset, &info);
     if (sig < 0) continue;
     if (sig != SIGCHLD) {
-      // The command's process group: it and its children.
-      if (!MutantActive(Mutant::kSignalForward)) ::kill(-command, sig);
+      // The command's process group: it and its children. Each forwarded
+      // signal ends a run, so it is followed by SIGCONT, as the kernel does
+      // on a terminal's hangup: a command that stopped itself still gets it.
+      if (!MutantActive(Mutant::kSignalForward)) {
+        ::kill(-command, sig);
+        if (!MutantActive(Mutant::kRepeatedSignalKill)) ::kill(-command, SIGCONT);
+      }
       continue;
     }
     for (;;) {

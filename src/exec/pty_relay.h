@@ -81,6 +81,9 @@ class PtyRelay {
   void Resize() const;
   // The command's tree is gone: pass on what is left on the pty, then stop.
   void Finish();
+  // Before Finish: the caller's terminal hung up (end of input, which a raw
+  // terminal reports only then, or an error either way): nobody is there.
+  bool TerminalHungUp() const { return !input_open_ || !output_open_; }
 
  private:
   void ReadMaster();

@@ -123,6 +123,23 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
     if (relay) relay->Finish();
     return ReadExit(process);
   };
+  // Every forwarded signal asks the run to end. The first is the command's
+  // to handle; a second one ends the sandbox whatever the command does with
+  // it, so a command that ignores signals or stopped itself cannot keep
+  // corral (nor, interactive, the raw terminal).
+  int forwarded = 0;
+  bool hung_up = false;
+  auto end_by = [&](int sig) -> Result<SupervisedExit> {
+    CORRAL_TRY(process.Kill());
+    process.Reap();
+    if (options.pty != nullptr) options.pty->Finish();
+    if (options.terminal != nullptr) options.terminal->Restore();
+    if (relay) relay->Finish();
+    SupervisedExit outcome;
+    outcome.kind = SupervisedExit::Kind::kSignaled;
+    outcome.signal = sig;
+    return outcome;
+  };
   constexpr int kFixed = 5;
   for (;;) {
     // Init's status pipe ends the run as soon as the sandbox is empty; its
@@ -148,6 +165,14 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
     if (relay && fds[2].revents != 0) relay->Read();
     if (relay && fds[3].revents != 0) relay->Write();
     if (options.pty != nullptr) options.pty->Handle(fds + kFixed);
+    // The caller's terminal hung up (its window closed): the command gets
+    // the SIGHUP a terminal of its own would give it, and counts as one
+    // signal more, so the window's own SIGHUP to corral ends the sandbox.
+    if (options.pty != nullptr && !hung_up && options.pty->TerminalHungUp()) {
+      hung_up = true;
+      if (++forwarded >= 2 && !MutantActive(Mutant::kRepeatedSignalKill)) return end_by(SIGHUP);
+      CORRAL_TRY(process.Forward(SIGHUP));
+    }
     if (fds[4].revents != 0) {
       if (process.TakeStatus() && process.emptied()) return finish();
       continue;  // without a PID namespace of its own, or init died: wait for init
@@ -163,7 +188,9 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
           if (options.pty != nullptr) options.pty->Resize();
           continue;
         }
-        CORRAL_TRY(process.Forward(static_cast<int>(info.ssi_signo)));
+        const int sig = static_cast<int>(info.ssi_signo);
+        if (++forwarded >= 2 && !MutantActive(Mutant::kRepeatedSignalKill)) return end_by(sig);
+        CORRAL_TRY(process.Forward(sig));
       }
       continue;
     }

@@ -212,6 +212,28 @@ TEST_F(Lifecycle, ForwardedSignalTerminatesACommandWithoutAHandler) {
   }
 }
 
+// The first signal to corral is the command's to handle; a second one ends
+// the sandbox, so a command that ignores every signal, or stopped itself
+// (the forwarded signal comes with a SIGCONT), cannot keep corral running.
+TEST_F(Lifecycle, ASecondSignalEndsACommandThatIgnoresOrStopped) {
+  const std::vector<std::string> scripts = {"trap '' INT TERM HUP QUIT; touch ready; while :; do sleep 0.05; done",
+                                            "touch ready; kill -STOP $$; echo resumed"};
+  for (const std::string& script : scripts) {
+    SCOPED_TRACE(script);
+    ::unlink((workspace_ / "ready").c_str());
+    std::unique_ptr<Process> run = StartReady(script);
+    ASSERT_EQ(::kill(run->pid(), SIGTERM), 0);
+    bool ended = WaitFor([&] { return !run->Running(); }, 2s);
+    if (!ended) ASSERT_EQ(::kill(run->pid(), SIGTERM), 0);
+    ASSERT_TRUE(WaitFor([&] { return !run->Running(); }, 5s)) << "corral still runs after two SIGTERMs";
+    const Outcome& outcome = run->Wait();
+    EXPECT_EQ(outcome.exit_code, 128 + SIGTERM) << outcome.Describe();
+    // The ignoring one needed the second signal; the stopped one died of the first.
+    EXPECT_EQ(ended, script.find("STOP") != std::string::npos) << outcome.Describe();
+    if (HasFailure()) break;
+  }
+}
+
 TEST_F(Lifecycle, SignalsBehaveAsOutsideTheSandbox) {
   // The command is not PID 1 (corral's init is), so a signal it sends itself,
   // SIGPIPE and SIGALRM take their default action as anywhere else.

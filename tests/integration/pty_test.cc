@@ -281,6 +281,40 @@ TEST_F(InteractivePty, ASignalOrATimeoutPutsTheTerminalBack) {
   }
 }
 
+// A hostile command cannot pin corral with the terminal raw: one that
+// stopped itself (SIGSTOP) or ignores every forwarded signal still ends when
+// the person signals corral (SIGHUP as when the window closes, then SIGTERM,
+// twice), and the terminal is put back. Otherwise only SIGKILL ends corral,
+// which leaves the terminal raw. Found by the red team; fails until corral
+// ends the sandbox itself (SIGCONT with a forwarded signal for the stopped
+// one, a kill when the signal is repeated or the terminal hung up).
+TEST_F(InteractivePty, ACommandThatIgnoresOrStopsCannotKeepCorral) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"sh", "-c", "echo STOPPING; kill -STOP $$; echo after"},
+      {"sh", "-c", "trap '' HUP TERM INT QUIT; echo IGNORING; while :; do sleep 1; done"},
+  };
+  for (const std::vector<std::string>& command : commands) {
+    Terminal terminal(24, 80);
+    Modes before = Modes::Of(terminal.pty().slave());
+    Process corral(RunArgv({}, command), Defaults(terminal.options()));
+    ASSERT_TRUE(terminal.See("ING")) << terminal.pty().Transcript();
+    std::this_thread::sleep_for(300ms);
+    auto signalled = std::chrono::steady_clock::now();
+    for (int sig : {SIGHUP, SIGTERM, SIGTERM}) {
+      if (!corral.Running()) break;
+      ::kill(corral.pid(), sig);
+      WaitFor([&] { return !corral.Running(); }, 3s);
+    }
+    bool ended = WaitFor([&] { return !corral.Running(); }, 5s);
+    auto took = std::chrono::steady_clock::now() - signalled;
+    EXPECT_TRUE(ended) << command[2] << ": corral still runs " << std::chrono::duration_cast<std::chrono::seconds>(took).count()
+                       << "s after SIGHUP, SIGTERM, SIGTERM";
+    EXPECT_TRUE(Modes::Of(terminal.pty().slave()) == before) << command[2] << ": the terminal is still raw";
+    if (!ended) ::kill(corral.pid(), SIGKILL);
+    corral.Wait();
+  }
+}
+
 // Without a terminal on stdin nothing changes: no pty, `tty` says so. With
 // stdin a terminal and stdout a pipe (`corral run -- git log | less`, the
 // pager sharing the terminal) nothing changes either: corral leaves the
