@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "config/config_file.h"
@@ -65,6 +66,10 @@ void Config::ApplyTo(PolicySpec& spec) const {
 #define CORRAL_APPLY_LIST(member, Adder, setting) spec.member.insert(spec.member.end(), member.begin(), member.end());
   CORRAL_CONFIG_LISTS(CORRAL_APPLY_LIST)
 #undef CORRAL_APPLY_LIST
+  for (const auto& [path, where] : path_origins) {
+    const bool project = std::find(project_paths.begin(), project_paths.end(), path) != project_paths.end();
+    (project ? spec.project_config_grants : spec.user_config_grants).push_back(path);
+  }
 #define CORRAL_APPLY_SETTING(member, Setter, setting) \
   if (member) spec.member = *member;
   CORRAL_SANDBOX_SETTINGS(CORRAL_APPLY_SETTING)

@@ -85,6 +85,10 @@ struct Config {
   std::map<std::string, std::string> origins;
   // Where each path grant was written: path -> "file:line:column: key".
   std::map<std::string, std::string> path_origins;
+  // The path grants only the project file wrote; the others in path_origins
+  // are the user file's. ApplyTo passes both on (PolicySpec's
+  // user_config_grants and project_config_grants).
+  std::vector<std::string> project_paths;
   // Each path grant and the workspace root exists and is reached without a
   // symlink; otherwise an error naming the file, line, column and key (code
   // "config_bad_value"), instead of one naming a flag nobody typed.

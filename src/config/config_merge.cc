@@ -28,21 +28,23 @@ void Append(std::vector<std::string>& to, const std::vector<Sourced<std::string>
   }
 }
 
-// A path grant also records where it was written, for errors found later.
+// A path grant also records where it was written, for errors found later,
+// and whether only the project file wrote it.
 void AppendPaths(std::vector<std::string>& to, const std::vector<Sourced<std::string>>& items, std::string_view key,
-                 Config& config) {
+                 ConfigScope scope, Config& config) {
   Append(to, items);
   for (const Sourced<std::string>& item : items) {
-    config.path_origins.try_emplace(item.value, item.where.ToString() + ": " + std::string(key));
+    bool first = config.path_origins.try_emplace(item.value, item.where.ToString() + ": " + std::string(key)).second;
+    if (first && scope == ConfigScope::kProject) config.project_paths.push_back(item.value);
   }
 }
 
 // One list's elements into the Config: a path grant with where it was
 // written.
 void AppendList(const ListSetting& setting, std::vector<std::string>& to,
-                const std::vector<Sourced<std::string>>& items, Config& config) {
+                const std::vector<Sourced<std::string>>& items, ConfigScope scope, Config& config) {
   if (setting.element == ListElement::kPath) {
-    AppendPaths(to, items, SandboxKey(setting), config);
+    AppendPaths(to, items, SandboxKey(setting), scope, config);
   } else {
     Append(to, items);
   }
@@ -69,7 +71,7 @@ void ApplyUser(const ConfigLayer& user, Config& config) {
     config.backend = user.backend->value;
     config.origins["sandbox.backend"] = user.backend->where.ToString();
   }
-#define CORRAL_APPEND_USER_LIST(member, Adder, setting) AppendList(setting, config.member, user.member, config);
+#define CORRAL_APPEND_USER_LIST(member, Adder, setting) AppendList(setting, config.member, user.member, ConfigScope::kUser, config);
   CORRAL_CONFIG_LISTS(CORRAL_APPEND_USER_LIST)
 #undef CORRAL_APPEND_USER_LIST
   config.files_read.push_back(user.file);
@@ -117,7 +119,7 @@ class ProjectMerge {
     CORRAL_TRY(CheckApproval(approval_ceiling));
     CORRAL_TRY(CheckPreset(mode_ceiling, approval_ceiling));
 #define CORRAL_APPEND_PROJECT_LIST(member, Adder, setting) \
-  AppendList(setting, config_.member, project_.member, config_);
+  AppendList(setting, config_.member, project_.member, ConfigScope::kProject, config_);
     CORRAL_CONFIG_LISTS(CORRAL_APPEND_PROJECT_LIST)
 #undef CORRAL_APPEND_PROJECT_LIST
     config_.files_read.push_back(project_.file);

@@ -127,6 +127,8 @@ std::string_view GrantOriginName(GrantOrigin origin) {
     case GrantOrigin::kFlag: return "flag";
     case GrantOrigin::kHome: return "home";
     case GrantOrigin::kCredential: return "credential";
+    case GrantOrigin::kUserConfig: return "user-config";
+    case GrantOrigin::kProjectConfig: return "project-config";
   }
   return "flag";
 }
@@ -341,6 +343,16 @@ Result<Policy> PolicyBuilder::Build() const {
   }
   std::vector<std::string> allowed_credentials;
   std::vector<std::pair<std::string, std::string>> user_grants;  // (flag, path), for the checks below
+  // A grant a config file wrote says which file; the rest are the request's.
+  auto origin_of = [&](const Requested& request, const std::string& path) {
+    auto wrote = [&](const std::vector<std::string>& grants) {
+      return std::find(grants.begin(), grants.end(), path) != grants.end();
+    };
+    if (request.origin != GrantOrigin::kFlag) return request.origin;
+    if (wrote(spec_.user_config_grants)) return GrantOrigin::kUserConfig;
+    if (wrote(spec_.project_config_grants)) return GrantOrigin::kProjectConfig;
+    return request.origin;
+  };
   for (const Requested& request : requested) {
     const bool credential = request.origin == GrantOrigin::kCredential;
     for (const std::string& path : request.paths) {
@@ -369,7 +381,7 @@ Result<Policy> PolicyBuilder::Build() const {
       flag_paths.push_back(pinned.path);
       user_roots.push_back(pinned.path);
       user_grants.emplace_back(request.flag, pinned.path);
-      add(pinned, narrow(request.access), request.origin);
+      add(pinned, narrow(request.access), origin_of(request, pinned.path));
     }
   }
   if (spec_.home == HomeMode::kReal) {

@@ -29,7 +29,11 @@
 
 namespace corral {
 
-enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome, kCredential };
+// Where a grant came from, as `explain` names it: "system", "workspace",
+// "flag" (a grant flag or a front end's argument), "user-config" (the user
+// config or a --config file), "project-config" (corral.toml), "home" (the
+// home view) or "credential" (--allow-credential).
+enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome, kCredential, kUserConfig, kProjectConfig };
 
 std::string_view GrantOriginName(GrantOrigin origin);
 

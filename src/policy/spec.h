@@ -49,6 +49,11 @@ struct PolicySpec {
   // Not a user setting: files corral itself trusts that the command line
   // named (a --config, --profile or --audit file). Hidden like forbid_read.
   std::vector<std::string> own_files;
+  // Not a user setting: the path grants a config file wrote (canonical
+  // text), the user's and the project's, so each grant can say where it came
+  // from (GrantOrigin); a grant here that a flag names too is the flag's.
+  std::vector<std::string> user_config_grants;
+  std::vector<std::string> project_config_grants;
 
   bool operator==(const PolicySpec&) const = default;
 };

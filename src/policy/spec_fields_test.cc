@@ -145,6 +145,8 @@ TEST(SpecFields, JsonRoundTripsEverySetting) {
   spec.network = NetworkMode::kAll;
   spec.timeout = std::chrono::seconds(42);
   spec.tmpfs_size = 512 * kMiB;
+  spec.user_config_grants = {"/user"};
+  spec.project_config_grants = {"/project"};
 #define CORRAL_FILL_LIST(member, Adder, setting) spec.member = {"/" #member, "/" #member "/2"};
   CORRAL_SANDBOX_LISTS(CORRAL_FILL_LIST)
 #undef CORRAL_FILL_LIST

@@ -105,6 +105,8 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
 #undef CORRAL_SETTING_TO_JSON
   out["system_roots"] = spec.system_roots;
   out["own_files"] = spec.own_files;
+  out["user_config_grants"] = spec.user_config_grants;
+  out["project_config_grants"] = spec.project_config_grants;
   return out;
 }
 
@@ -142,6 +144,10 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       CORRAL_ASSIGN_OR_RETURN(spec.system_roots, Bool(value, key));
     } else if (key == "own_files") {
       CORRAL_ASSIGN_OR_RETURN(spec.own_files, Strings(value, key));
+    } else if (key == "user_config_grants") {
+      CORRAL_ASSIGN_OR_RETURN(spec.user_config_grants, Strings(value, key));
+    } else if (key == "project_config_grants") {
+      CORRAL_ASSIGN_OR_RETURN(spec.project_config_grants, Strings(value, key));
     } else {
       return Bad(key, "unknown key");
     }

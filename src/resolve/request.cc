@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "base/mutant.h"
 #include "config/config.h"
 #include "config/profile_file.h"
+#include "policy/path_text.h"
 
 namespace corral {
 namespace {
@@ -31,6 +33,33 @@ Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, co
   }
   if (workspace.empty()) options.project_path.reset();  // no workspace, no project file
   return LoadConfig(options);
+}
+
+// One list's explicit overrides, added to the layers'. A path, as in a config
+// file, may start with "~" (the home); the same path twice under one flag is
+// a usage error, and a path a config file granted too is the flag's grant.
+Status AppendOverrides(const ListSetting& setting, const std::vector<std::string>& given, const HostContext& host,
+                       std::vector<std::string>& to, PolicySpec& spec) {
+  if (setting.element != ListElement::kPath) {
+    Append(to, given);
+    return Ok();
+  }
+  std::vector<std::string> named;  // canonical text where it has one
+  for (const std::string& text : given) {
+    const std::string flag = std::string(setting.flag) + " " + text;
+    Result<std::string> expanded = ExpandHome(text, host.home);
+    if (!expanded.ok()) return Error(ErrorKind::kUsage, flag + ": " + expanded.error().message());
+    Result<std::string> canonical = CanonicalAbsolutePath(*expanded);
+    const std::string& path = canonical.ok() ? *canonical : *expanded;
+    if (std::find(named.begin(), named.end(), path) != named.end()) {
+      return Error(ErrorKind::kUsage, flag + ": given twice; write a flag once per path");
+    }
+    named.push_back(path);
+    std::erase(spec.user_config_grants, path);
+    std::erase(spec.project_config_grants, path);
+    to.push_back(std::move(expanded).value());
+  }
+  return Ok();
 }
 
 // An explicit override of a scalar setting: a switch turns it on, anything
@@ -181,7 +210,8 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
     out.resolution.policy.workspace_root = host.cwd;
     out.resolution.root_layer = RootLayer::kCwd;
   }
-#define CORRAL_OVERRIDE_LIST(member, Adder, setting) Append(out.spec.member, flags.member);
+#define CORRAL_OVERRIDE_LIST(member, Adder, setting) \
+  CORRAL_TRY(AppendOverrides(setting, flags.member, host, out.spec.member, out.spec));
   CORRAL_SANDBOX_LISTS(CORRAL_OVERRIDE_LIST)
 #undef CORRAL_OVERRIDE_LIST
   if (flags.pin_sha256) out.spec.pin_sha256 = flags.pin_sha256;

@@ -403,6 +403,50 @@ TEST_F(RequestTest, ABadPathInAConfigFileNamesTheFileLineAndKey) {
   EXPECT_THAT(through.message(), HasSubstr("symlink"));
 }
 
+// Each config file's path grants are passed on as its own, so the policy can
+// say where a grant came from; a path a flag names too is the flag's.
+TEST_F(RequestTest, TheConfigFilesGrantsAreRecordedAsTheirs) {
+  std::string workspace = tree_.Dir("ws");
+  std::string data = tree_.Dir("data");
+  std::string tools = tree_.Dir("tools");
+  std::string build = tree_.Dir("ws/build");
+  User("[sandbox]\nallow_read = [\"" + data + "\"]\nallow_exec = [\"" + tools + "\"]\n");
+  Project(workspace, "allow_write = [\"build\"]\n");
+  RunRequest request = request_;
+  request.overrides.workspace = workspace;
+  request.overrides.allow_read = {tools};
+  ResolvedRequest resolved = Resolve(request);
+  EXPECT_THAT(resolved.spec.user_config_grants, ElementsAre(data));
+  EXPECT_THAT(resolved.spec.project_config_grants, ElementsAre(build));
+  EXPECT_THAT(resolved.spec.allow_read, ElementsAre(data, tools));
+}
+
+// A grant flag's leading "~" is the home, as a config file's is; "~user" is
+// refused; the same flag on the same path twice is a usage error, on two
+// flags it is not.
+TEST_F(RequestTest, GrantFlagsExpandTheHomeAndNameAPathOncePerFlag) {
+  RunRequest request = request_;
+  request.overrides.allow_exec = {"~/.nvm", "~"};
+  request.overrides.forbid_read = {"~/.env"};  // a pattern: BuildPolicy expands it
+  ResolvedRequest resolved = Resolve(request);
+  EXPECT_THAT(resolved.spec.allow_exec, ElementsAre(host_.home + "/.nvm", host_.home));
+  EXPECT_THAT(resolved.spec.forbid_read, ElementsAre("~/.env"));
+
+  request.overrides.allow_exec = {"~bob/.nvm"};
+  Error other = Refusal(request);
+  EXPECT_EQ(other.kind(), ErrorKind::kUsage);
+  EXPECT_EQ(other.message(), "--allow-exec ~bob/.nvm: \"~user\" paths are not supported; use an absolute path or ~/");
+
+  request.overrides.allow_exec = {"/opt/tool", "/opt//tool/"};
+  Error twice = Refusal(request);
+  EXPECT_EQ(twice.kind(), ErrorKind::kUsage);
+  EXPECT_EQ(twice.message(), "--allow-exec /opt//tool/: given twice; write a flag once per path");
+
+  request.overrides.allow_exec = {"/opt/tool"};
+  request.overrides.allow_write = {"/opt/tool"};
+  EXPECT_TRUE(ResolveRequest(request, host_).ok());
+}
+
 TEST_F(RequestTest, AnUnknownSessionIsAnError) {
   RunRequest request = request_;
   request.session_id = "no-such-session";

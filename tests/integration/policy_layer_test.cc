@@ -777,5 +777,89 @@ TEST_F(PolicyLayer, ExplainTextSaysTheSame) {
   }
 }
 
+// --- Grant flags and where each grant came from -------------------------------
+
+// The grant of `path` in explain --json's policy, or null.
+nlohmann::json GrantOf(const nlohmann::json& explained, const std::string& path) {
+  for (const nlohmann::json& grant : explained["policy"]["grants"]) {
+    if (grant["path"] == path) return grant;
+  }
+  return nullptr;
+}
+
+// A grant a --config file wrote is the user config's, in the JSON and in the
+// text; a flag naming the same path makes it the flag's.
+TEST_F(PolicyLayer, ExplainNamesTheUserConfigAsTheOriginOfItsGrants) {
+  outside_.Mkdir("data");
+  outside_.Mkdir("tools");
+  outside_.Write("user.toml", "[sandbox]\nallow_read = [\"" + outside_ / "data" + "\"]\nallow_exec = [\"" +
+                                  outside_ / "tools" + "\"]\n");
+  nlohmann::json out = ExplainJson({"--config", outside_ / "user.toml", "--allow-write", outside_ / "tools"});
+  EXPECT_EQ(GrantOf(out, outside_ / "data"), nlohmann::json({{"path", outside_ / "data"}, {"access", "r"},
+                                                             {"origin", "user-config"}, {"type", "directory"}}))
+      << out["policy"]["grants"];
+  EXPECT_EQ(GrantOf(out, outside_ / "tools")["origin"], "flag") << out["policy"]["grants"];
+  EXPECT_EQ(GrantOf(out, outside_ / "tools")["access"], "rwx") << out["policy"]["grants"];
+  EXPECT_EQ(GrantOf(out, workspace_.path())["origin"], "workspace") << out["policy"]["grants"];
+
+  Outcome text = Corral({"explain", "--config", outside_ / "user.toml", "--", "true"});
+  ASSERT_EQ(text.exit_code, 0) << text.Describe();
+  // The grants section's line: "  ACCESS PATH ORIGIN".
+  const std::string start = "\n  r    " + outside_ / "data";
+  ASSERT_NE(text.out.find(start), std::string::npos) << text.out;
+  std::string line = text.out.substr(text.out.find(start) + 1);
+  line = line.substr(0, line.find('\n'));
+  EXPECT_TRUE(line.ends_with(" user-config")) << line;
+}
+
+// The same flag naming the same path twice is a usage error naming both, and
+// nothing runs; two flags on one path, or a flag repeating a config entry,
+// combine.
+TEST_F(PolicyLayer, TheSameGrantFlagTwiceOnOnePathIsAUsageError) {
+  outside_.Mkdir("data");
+  Outcome twice = RunIn({"--allow-read", outside_ / "data", "--allow-read", outside_ / "data/"}, {"touch", "canary"});
+  ExpectNothingRan(twice, kExitUsage);
+  EXPECT_NE(twice.err.find("corral: --allow-read " + outside_ / "data/" + ": given twice; write a flag once per path"),
+            std::string::npos)
+      << twice.Describe();
+
+  nlohmann::json both = ExplainJson({"--allow-write", outside_ / "data", "--allow-exec", outside_ / "data"});
+  EXPECT_EQ(GrantOf(both, outside_ / "data")["access"], "rwx") << both["policy"]["grants"];
+
+  outside_.Write("user.toml", "[sandbox]\nallow_read = [\"" + outside_ / "data" + "\"]\n");
+  nlohmann::json repeated = ExplainJson({"--config", outside_ / "user.toml", "--allow-read", outside_ / "data"});
+  EXPECT_EQ(GrantOf(repeated, outside_ / "data")["origin"], "flag") << repeated["policy"]["grants"];
+  Outcome ran = RunIn({"--config", outside_ / "user.toml", "--allow-read", outside_ / "data"}, {"touch", "canary"});
+  EXPECT_EQ(ran.exit_code, 0) << ran.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary"));
+}
+
+// A leading "~" in a grant flag is $HOME, as in a config file: the program
+// in ~/tools runs; "~user" is refused and nothing runs.
+TEST_F(PolicyLayer, ALeadingTildeInAGrantFlagIsTheHome) {
+  TempDir home("corral-home");
+  home.Write("tools/hello", "#!/bin/sh\necho hello from the home\n", 0755);
+  SpawnOptions with_home;
+  with_home.env["HOME"] = home.path();
+  Outcome explained = Corral({"explain", "--json", "--allow-exec", "~/tools", "--allow-read", "~", "--", "true"},
+                             with_home);
+  ASSERT_EQ(explained.exit_code, 0) << explained.Describe();
+  nlohmann::json out = nlohmann::json::parse(explained.out);
+  EXPECT_EQ(GrantOf(out, home / "tools")["access"], "rx") << out["policy"]["grants"];
+  EXPECT_EQ(GrantOf(out, home / "tools")["origin"], "flag") << out["policy"]["grants"];
+  EXPECT_EQ(GrantOf(out, home.path())["access"], "r") << out["policy"]["grants"];
+
+  std::vector<std::string> argv = RunArgv({"--allow-exec", "~/tools"}, {home / "tools/hello"});
+  Outcome ran = Execute(argv, Defaults(with_home));
+  EXPECT_EQ(ran.exit_code, 0) << ran.Describe();
+  EXPECT_EQ(ran.out, "hello from the home\n") << ran.Describe();
+
+  Outcome other = Execute(RunArgv({"--allow-exec", "~nobody/tools"}, {"touch", "canary"}), Defaults(with_home));
+  ExpectNothingRan(other, kExitUsage);
+  EXPECT_NE(other.err.find("corral: --allow-exec ~nobody/tools: \"~user\" paths are not supported"),
+            std::string::npos)
+      << other.Describe();
+}
+
 }  // namespace
 }  // namespace corral_it
