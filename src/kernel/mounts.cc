@@ -183,17 +183,20 @@ int AttachTree(int tree, const char* rel, uint64_t attrs) {
   return MoveMountTo(tree, rel) != 0 ? errno : 0;
 }
 
-// Masks each top-level entry of the fresh procfs at `rel` that others may
-// not use (HiddenFromOthers), for a root caller, who owns them. It lists the
-// sandbox's own procfs, whose PID namespace holds init alone, so the listing
-// is its files and one process; a process directory (a digit first) follows
-// its process's owner and a symlink (self, mounts) is no file of its own.
-int MaskRootOnlyProc(const char* rel, uint64_t attrs) {
-  int dir = ::open(rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+// Masks each entry of the fresh procfs at `rel` that others may not use
+// (HiddenFromOthers), for a root caller, who owns them: at the top level
+// (slabinfo, kpageflags, ...) and below it (tty/driver). It lists the
+// sandbox's own procfs, whose PID namespace holds init alone. Left out: a
+// process directory (a digit first; it follows its process's owner), a
+// symlink (self, net, mounts: no file of its own), and the sysctl tree
+// (sys), which Landlock and the read-only mounts keep unwritable and whose
+// few root-only entries SECURITY.md lists. `path` holds `length` bytes of the
+// directory's path and has room for PATH_MAX.
+int MaskRootOnlyProcBelow(char* path, size_t length, int depth, uint64_t attrs) {
+  constexpr int kMaxDepth = 6;
+  int dir = ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) return errno;
   alignas(8) char buffer[4096];
-  char path[PATH_MAX];
-  const size_t rel_length = ::strlen(rel);
   int err = 0;
   while (err == 0) {
     ssize_t got = ::getdents64(dir, buffer, sizeof buffer);
@@ -206,26 +209,37 @@ int MaskRootOnlyProc(const char* rel, uint64_t attrs) {
       at += entry->d_reclen;
       const char* name = entry->d_name;
       if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-      if ((name[0] >= '0' && name[0] <= '9') || entry->d_type == DT_LNK) continue;
+      if (entry->d_type == DT_LNK) continue;
+      if (depth == 0 && ((name[0] >= '0' && name[0] <= '9') || ::strcmp(name, "sys") == 0)) continue;
       struct stat st;
       if (::fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         err = errno;
         break;
       }
-      if (!HiddenFromOthers(st.st_mode)) continue;
+      const bool hidden = HiddenFromOthers(st.st_mode);
+      if (!hidden && (!S_ISDIR(st.st_mode) || depth + 1 >= kMaxDepth)) continue;
       const size_t name_length = ::strlen(name);
-      if (rel_length + 1 + name_length + 1 > sizeof path) {
+      if (length + 1 + name_length + 1 > PATH_MAX) {
         err = ENAMETOOLONG;
         break;
       }
-      ::memcpy(path, rel, rel_length);
-      path[rel_length] = '/';
-      ::memcpy(path + rel_length + 1, name, name_length + 1);
-      err = BindMask(S_ISDIR(st.st_mode) ? kMaskDir : kMaskFile, -1, path, attrs);
+      path[length] = '/';
+      ::memcpy(path + length + 1, name, name_length + 1);
+      err = hidden ? BindMask(S_ISDIR(st.st_mode) ? kMaskDir : kMaskFile, -1, path, attrs)
+                   : MaskRootOnlyProcBelow(path, length + 1 + name_length, depth + 1, attrs);
+      path[length] = '\0';
     }
   }
   ::close(dir);
   return err;
+}
+
+int MaskRootOnlyProc(const char* rel, uint64_t attrs) {
+  char path[PATH_MAX];
+  const size_t length = ::strlen(rel);
+  if (length + 1 > sizeof path) return ENAMETOOLONG;
+  ::memcpy(path, rel, length + 1);
+  return MaskRootOnlyProcBelow(path, length, 0, attrs);
 }
 
 // The mask mutants (base/mutant.h): /etc's secrets, or every other mask

@@ -224,7 +224,9 @@ TEST_F(Lifecycle, ASecondSignalEndsACommandThatIgnoresOrStopped) {
     std::unique_ptr<Process> run = StartReady(script);
     ASSERT_EQ(::kill(run->pid(), SIGTERM), 0);
     bool ended = WaitFor([&] { return !run->Running(); }, 2s);
-    if (!ended) ASSERT_EQ(::kill(run->pid(), SIGTERM), 0);
+    if (!ended) {
+      ASSERT_EQ(::kill(run->pid(), SIGTERM), 0);
+    }
     ASSERT_TRUE(WaitFor([&] { return !run->Running(); }, 5s)) << "corral still runs after two SIGTERMs";
     const Outcome& outcome = run->Wait();
     EXPECT_EQ(outcome.exit_code, 128 + SIGTERM) << outcome.Describe();

@@ -197,35 +197,53 @@ TEST_F(ReadEscape, RootOnlyProcFilesStayUnreadable) {
   EXPECT_NE(outcome.out.find("MemTotal"), std::string::npos) << "control: /proc is there " << outcome.Describe();
 }
 
-// Every top-level /proc entry the host's /proc hides from others, not just
-// the two above: the sandbox lists its own procfs for them when it mounts it,
-// so an entry that listing missed would show here. Each is read inside (at
-// most 4 KiB, kmsg left out: reading it takes messages from the host's log)
-// and nothing of any comes out; the control reads a world-readable file.
-// For an unprivileged caller the kernel refuses them by itself; the masks
-// are what this sees for root (the proc_masks mutant).
-TEST_F(ReadEscape, EveryRootOnlyProcEntryOfTheHostIsMaskedInside) {
-  std::vector<std::string> hidden;
-  DIR* proc = ::opendir("/proc");
-  ASSERT_NE(proc, nullptr);
-  while (const struct dirent* entry = ::readdir(proc)) {
+// The /proc entries the host's procfs hides from others, below the top
+// level too (tty/driver), as CollectHiddenFromOthers finds them outside:
+// every process directory, symlink and the sysctl tree left out, as the
+// sandbox's own listing leaves them.
+void CollectHiddenFromOthers(const std::string& dir, int depth, std::vector<std::string>* files,
+                             std::vector<std::string>* dirs) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (listing == nullptr) return;
+  while (const struct dirent* entry = ::readdir(listing)) {
     std::string name = entry->d_name;
-    if (name == "." || name == ".." || name == "kmsg" || (name[0] >= '0' && name[0] <= '9')) continue;
+    if (name == "." || name == "..") continue;
+    if (depth == 0 && ((name[0] >= '0' && name[0] <= '9') || name == "sys" || name == "kmsg")) continue;
+    std::string path = dir + "/" + name;
     struct stat st;
-    if (::fstatat(::dirfd(proc), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0) hidden.push_back(name);
+    if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+    if (S_ISDIR(st.st_mode) && (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) {
+      dirs->push_back(path);
+    } else if (S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) == 0) {
+      files->push_back(path);
+    } else if (S_ISDIR(st.st_mode) && depth < 5) {
+      CollectHiddenFromOthers(path, depth + 1, files, dirs);
+    }
   }
-  ::closedir(proc);
-  ASSERT_FALSE(hidden.empty()) << "the host's /proc hides nothing from others: nothing to judge";
+  ::closedir(listing);
+}
+
+// Every /proc entry the host hides from others, not just the two above: the
+// sandbox lists its own procfs for them when it mounts it, so an entry that
+// listing missed would show here. Each file is read inside (at most 4 KiB;
+// kmsg left out: reading it takes messages from the host's log), each
+// directory listed, and nothing of any comes out; the control reads a
+// world-readable file. For an unprivileged caller the kernel refuses them by
+// itself; the masks are what this sees for root (the proc_masks mutant).
+TEST_F(ReadEscape, EveryRootOnlyProcEntryOfTheHostIsMaskedInside) {
+  std::vector<std::string> files, dirs;
+  CollectHiddenFromOthers("/proc", 0, &files, &dirs);
+  ASSERT_FALSE(files.empty()) << "the host's /proc hides nothing from others: nothing to judge";
   std::string script;
-  for (const std::string& name : hidden) script += "head -c 4096 /proc/" + name + " | od -An -c | head -3; ";
+  for (const std::string& path : files) script += "head -c 4096 " + path + " | od -An -c | head -3; ";
+  for (const std::string& path : dirs) script += "ls -A " + path + " 2>/dev/null; ";
   script += "head -c 200 /proc/version";
   Outcome outcome = RunIn({}, {"sh", "-c", script});
   // od prints nothing for an empty or unreadable file; any byte read shows as a line.
   std::string version = ReadFile("/proc/version").value_or("");
   ASSERT_FALSE(version.empty());
   EXPECT_EQ(outcome.out, version.substr(0, std::min<size_t>(200, version.size())))
-      << "something of a root-only /proc file came out: " << outcome.Describe();
+      << "something of a root-only /proc entry came out: " << outcome.Describe();
 }
 
 }  // namespace
