@@ -107,6 +107,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kApprovalAnswerParse: return "approval_answer_parse";
     case Mutant::kSessionApprovalScope: return "session_approval_scope";
     case Mutant::kRepeatedSignalKill: return "repeated_signal_kill";
+    case Mutant::kApprovalClose: return "approval_close";
   }
   return "none";
 }

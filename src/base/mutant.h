@@ -117,6 +117,7 @@ enum class Mutant {
   kApprovalAnswerParse,  // the approval channel takes any answer line as allow-once
   kSessionApprovalScope,  // an allow-for-session answer covers its class in every mode and workspace
   kRepeatedSignalKill,    // a repeated signal to corral is only passed on, with no SIGCONT: a stopped or deaf command keeps corral
+  kApprovalClose,         // corral keeps the approval channel open after the gate has decided
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -247,7 +247,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // refusals. The channel is closed as soon as the gate has decided: the
   // command never holds it.
   Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), **approver);
-  approver->reset();
+  if (!MutantActive(Mutant::kApprovalClose)) approver->reset();
   if (listings) listings->Save();
   if (!admitted.ok()) {
     PrintError(admitted.error().ToString());
