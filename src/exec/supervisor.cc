@@ -117,10 +117,13 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
   // processing; the relay never blocks, so nothing the command did can stall
   // it), the stderr relay's once the terminal is put back (the command may
   // have stopped that terminal's output).
-  auto finish = [&] {
+  auto put_back = [&] {
     if (options.pty != nullptr) options.pty->Finish();
     if (options.terminal != nullptr) options.terminal->Restore();
     if (relay) relay->Finish();
+  };
+  auto finish = [&] {
+    put_back();
     return ReadExit(process);
   };
   // Every forwarded signal asks the run to end. The first is the command's
@@ -132,9 +135,7 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
   auto end_by = [&](int sig) -> Result<SupervisedExit> {
     CORRAL_TRY(process.Kill());
     process.Reap();
-    if (options.pty != nullptr) options.pty->Finish();
-    if (options.terminal != nullptr) options.terminal->Restore();
-    if (relay) relay->Finish();
+    put_back();
     SupervisedExit outcome;
     outcome.kind = SupervisedExit::Kind::kSignaled;
     outcome.signal = sig;
