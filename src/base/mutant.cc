@@ -108,6 +108,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kSessionApprovalScope: return "session_approval_scope";
     case Mutant::kRepeatedSignalKill: return "repeated_signal_kill";
     case Mutant::kApprovalClose: return "approval_close";
+    case Mutant::kFreshRepositoryCheck: return "fresh_repository_check";
+    case Mutant::kRepositoryTopOwner: return "repository_top_owner";
   }
   return "none";
 }

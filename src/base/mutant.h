@@ -118,6 +118,8 @@ enum class Mutant {
   kSessionApprovalScope,  // an allow-for-session answer covers its class in every mode and workspace
   kRepeatedSignalKill,    // a repeated signal to corral is only passed on, with no SIGCONT: a stopped or deaf command keeps corral
   kApprovalClose,         // corral keeps the approval channel open after the gate has decided
+  kFreshRepositoryCheck,  // a repository the run created is put back in the tree without being checked
+  kRepositoryTopOwner,    // the top of a repository another user owns becomes the workspace
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

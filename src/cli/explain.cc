@@ -42,8 +42,14 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
     std::printf("gated        %s (asks for a single-use grant before the run)\n", Shown(gated).c_str());
   }
   for (const auto& note : policy["notes"]) std::printf("note         %s\n", Shown(note).c_str());
-  std::printf("workspace    %s\n",
-              policy["workspace"].is_null() ? "(none)" : Shown(policy["workspace"]).c_str());
+  std::printf("workspace    %s%s\n",
+              policy["workspace"].is_null() ? "(none)" : Shown(policy["workspace"]).c_str(),
+              Shown(layers["workspace_layer"]) == "repository"
+                  ? " (the top of the git repository the working directory is in)"
+                  : "");
+  if (!Shown(layers["workspace_note"]).empty()) {
+    std::printf("note         %s\n", Shown(layers["workspace_note"]).c_str());
+  }
   std::printf("cwd          %s\n", Shown(policy["cwd"]).c_str());
   std::printf("grants\n");
   for (const auto& grant : policy["grants"]) {
@@ -66,9 +72,12 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   for (const auto& entry : policy["protected"]) missing += entry["state"] == "missing";
   std::printf("  %zu missing protected paths: anything the command creates there is quarantined\n", missing);
   for (const auto& note : policy["protected_notes"]) std::printf("  note: %s\n", Shown(note).c_str());
-  std::printf("private      /tmp%s, $HOME=%s (empty), minimal /dev, fresh /proc\n",
+  std::printf("private      /tmp%s, $HOME=%s (%s), minimal /dev, fresh /proc\n",
               policy["private"]["tmp"].get<bool>() ? "" : " (granted instead)",
-              Shown(policy["private"]["home"]).c_str());
+              Shown(policy["private"]["home"]).c_str(),
+              policy["private"].value("home_gitconfig", false)
+                  ? "empty but for a .gitconfig with your git identity and default branch"
+                  : "empty");
   std::printf("tmpfs size   %s each for /tmp and $HOME, %s for /dev/shm (host memory; --tmpfs-size)\n",
               TmpfsSizeText(policy["private"]["tmpfs_size"].get<uint64_t>()).c_str(),
               TmpfsSizeText(policy["private"]["shm_size"].get<uint64_t>()).c_str());

@@ -51,7 +51,13 @@ void PrintFindings(const std::vector<SweepFinding>& findings) {
                              "(another run in this workspace renaming it), so corral cannot tell what is there; "
             : finding.path + ": the command " + finding.what + " a protected " +
                   (finding.what == "created" ? "path" : "symlink") + "; ";
+    if (finding.outcome == SweepFinding::Outcome::kAdmitted) {
+      PrintError(finding.path + ": the command created this repository; corral checked it and kept it (" +
+                 finding.detail + ": " + finding.moved_to + ")");
+      continue;
+    }
     switch (finding.outcome) {
+      case SweepFinding::Outcome::kAdmitted: break;
       case SweepFinding::Outcome::kQuarantined: line += "moved to " + finding.moved_to; break;
       case SweepFinding::Outcome::kNone:
         line += finding.error.empty() ? "it was restored" : "it could not be restored";
@@ -65,6 +71,7 @@ void PrintFindings(const std::vector<SweepFinding>& findings) {
         finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
       line += finding.outcome == SweepFinding::Outcome::kNone ? "" : ", and the symlink restored";
     }
+    if (!finding.detail.empty()) line += " (" + finding.detail + ")";
     if (!finding.error.empty()) line += " (" + finding.error + ")";
     PrintError(line);
   }

@@ -50,6 +50,7 @@ nlohmann::json DescribePolicy(const Policy& policy) {
   out["protected_notes"] = policy.protected_paths().notes;
   out["private"] = {{"tmp", policy.GrantFor("/tmp") == nullptr},
                     {"home", policy.home()},
+                    {"home_gitconfig", !policy.home_gitconfig().empty()},
                     {"dev", {"null", "zero", "full", "random", "urandom", "tty", "pts", "shm"}},
                     {"proc", policy.masks_root_only_proc()
                                  ? "fresh, for the sandbox's PID namespace; the entries others may not read are "

@@ -198,6 +198,16 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
       !IsWithin(home, "/proc")) {
     tmpfs(plan.Intern(home), plan.Intern(TmpfsOptions(policy.tmpfs_size(), "0700")),
           PrivateTreeRights(policy, rights, home), MountFlag::kNone);
+    // The user's git identity, and nothing else of their git config.
+    std::string gitconfig = home + "/.gitconfig";
+    if (!policy.home_gitconfig().empty() && !CoveredByGrant(policy, gitconfig)) {
+      MountOp op;
+      op.kind = MountKind::kFile;
+      op.flags = MountFlag::kNone;
+      op.source = plan.Intern(policy.home_gitconfig());
+      op.target = plan.Intern(gitconfig);
+      add(op);
+    }
   }
 
   // A path both protected and hidden is hidden: the mask replaces the bind

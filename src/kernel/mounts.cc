@@ -279,6 +279,24 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       if (::symlink(op.source, rel) != 0) return Fail(report, ChildStage::kSymlink, errno, index);
       continue;
     }
+    if (op.kind == MountKind::kFile) {
+      if (int err = MakeParents(rel); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
+      int fd = ::open(rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd < 0) return Fail(report, ChildStage::kMkdir, errno, index);
+      size_t length = ::strlen(op.source);
+      for (size_t done = 0; done < length;) {
+        ssize_t n = ::write(fd, op.source + done, length - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          int err = n < 0 ? errno : EIO;
+          ::close(fd);
+          return Fail(report, ChildStage::kMkdir, err, index);
+        }
+        done += static_cast<size_t>(n);
+      }
+      ::close(fd);
+      continue;
+    }
     if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
     // A pinned mask is mounted on the file the walk saw, never on one it makes.
     if (op.kind != MountKind::kReadOnly && !(op.kind == MountKind::kMask && op.Has(MountFlag::kPinned))) {
@@ -355,6 +373,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
         break;
       }
       case MountKind::kSymlink:
+      case MountKind::kFile:
         break;
     }
     if (op.fd >= 0) {

@@ -32,6 +32,7 @@ enum class MountKind : uint8_t {
   kProc,        // a fresh procfs for the sandbox's PID namespace
   kDevpts,      // a private devpts instance
   kReadOnly,    // re-bind `target` (inside the view) over itself, read-only
+  kFile,        // a new regular file at `target` (inside a tmpfs of the view) holding `source`'s text
 };
 
 // What a MountOp does beyond its kind, as a set of bits (combine with |).

@@ -17,6 +17,7 @@
 #include "base/mutant.h"
 #include "base/sha256.h"
 #include "policy/forbid.h"
+#include "policy/git_identity.h"
 #include "policy/home_view.h"
 
 namespace corral {
@@ -563,6 +564,7 @@ Result<Policy> PolicyBuilder::Build() const {
     CORRAL_INVARIANT(!read_only || !Has(policy.grants_[i].access, Access::kWrite),
                      "read-only mode leaves no writable grant");
   }
+  policy.home_gitconfig_ = GitIdentityConfig(policy.host_.home);
   policy.protected_ = DiscoverProtected(policy.WritableRoots());
   if (!policy.protected_.moved_roots.empty() && !MutantActive(Mutant::kDiscoveryMoved)) {
     return Error(ErrorKind::kPolicy, "protected paths: " + policy.protected_.moved_roots.front() +

@@ -85,6 +85,9 @@ class Policy {
 
   // The isolated, empty home directory's path inside the sandbox.
   const std::string& home() const { return host_.home; }
+  // What the private home's .gitconfig holds: the user's git identity only
+  // (policy/git_identity.h); "" when they have none, or the run is unconfined.
+  const std::string& home_gitconfig() const { return home_gitconfig_; }
 
   // Roots the sandbox may write (workspace and write grants), for the fence.
   std::vector<std::string> WritableRoots() const;
@@ -106,6 +109,7 @@ class Policy {
   HomeMode home_mode_ = HomeMode::kIsolated;
   std::vector<std::string> forbid_patterns_;
   std::vector<std::string> notes_;
+  std::string home_gitconfig_;
   std::optional<PinnedPath> workspace_;
   std::vector<PathGrant> grants_;
   std::vector<SystemSymlink> symlinks_;

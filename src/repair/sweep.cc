@@ -17,6 +17,7 @@
 #include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "policy/birth_time.h"
+#include "repair/fresh_repository.h"
 
 namespace corral {
 namespace {
@@ -195,17 +196,25 @@ std::optional<Located> Locate(const ProtectedPath& entry, const SweepRoots& root
 // Whether the tree is still as Locate found it: from the root again, one
 // component at a time, the directory that holds the entry is `at.parent`
 // and the entry is the object found there. Checked before every move.
-bool Unmoved(const Located& at) {
+// The directory that holds `at`, opened from the root again one component
+// at a time; invalid when it is no longer `at.parent`.
+UniqueFd ParentFromRoot(const Located& at) {
   UniqueFd dir(::fcntl(at.root.get(), F_DUPFD_CLOEXEC, 0));
   std::string rest = at.relative;
   for (size_t slash; dir && (slash = rest.find('/')) != std::string::npos; rest = rest.substr(slash + 1)) {
     dir = OpenDirectoryPath(dir.get(), rest.substr(0, slash));
   }
-  struct stat parent, pinned, entry;
-  return dir && ::fstat(dir.get(), &parent) == 0 && ::fstat(at.parent.get(), &pinned) == 0 &&
-         parent.st_dev == pinned.st_dev && parent.st_ino == pinned.st_ino &&
-         ::fstatat(dir.get(), at.name.c_str(), &entry, AT_SYMLINK_NOFOLLOW) == 0 && entry.st_dev == at.st.st_dev &&
-         entry.st_ino == at.st.st_ino;
+  struct stat parent, pinned;
+  bool same = dir && ::fstat(dir.get(), &parent) == 0 && ::fstat(at.parent.get(), &pinned) == 0 &&
+              parent.st_dev == pinned.st_dev && parent.st_ino == pinned.st_ino;
+  return same ? std::move(dir) : UniqueFd();
+}
+
+bool Unmoved(const Located& at) {
+  UniqueFd dir = ParentFromRoot(at);
+  struct stat entry;
+  return dir && ::fstatat(dir.get(), at.name.c_str(), &entry, AT_SYMLINK_NOFOLLOW) == 0 &&
+         entry.st_dev == at.st.st_dev && entry.st_ino == at.st.st_ino;
 }
 
 // Moves `at` to `name` in `to`, never over something already there.
@@ -316,10 +325,35 @@ std::string AsideName(const std::string& run, const std::string& name) {
   return aside;
 }
 
+std::string SafeRun(const std::string& run) {
+  std::string safe_run = run.empty() || run == "." || run == ".." ? "run" : run;
+  std::replace(safe_run.begin(), safe_run.end(), '/', '_');
+  return safe_run;
+}
+
+// Gives a directory at `at` its owner's rwx (a directory moves to another
+// parent only when its owner may write it) and the directory above it the
+// owner's write and search bits. False when `at` is no longer there.
+bool MakeMovable(const Located& at, ModeChanges* modes, std::vector<std::string>* errors) {
+  if (S_ISDIR(at.st.st_mode)) {
+    UniqueFd self = OpenDirectoryPath(at.parent.get(), at.name);
+    struct stat st;
+    if (!self || ::fstat(self.get(), &st) != 0 || st.st_dev != at.st.st_dev || st.st_ino != at.st.st_ino) {
+      errors->push_back(kTreeMoved);
+      return false;
+    }
+    if (!ChmodDirectory(self.get(), (at.st.st_mode & 07777) | S_IRWXU)) errors->push_back(Errno("giving it its owner's rwx"));
+  }
+  // Without effect when the caller does not own the directory; the move
+  // then says whether it mattered.
+  modes->Add(at.parent.get(), S_IWUSR | S_IXUSR);
+  return true;
+}
+
 // Takes `at` out of the tree (see the header for the order).
 SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::string& run, std::string what,
                      ModeChanges* modes, const SweepRacer& racer) {
-  SweepFinding finding{at.path, std::move(what), SweepFinding::Outcome::kLeftInPlace, {}, {}};
+  SweepFinding finding{at.path, std::move(what), SweepFinding::Outcome::kLeftInPlace, {}, {}, {}};
   std::vector<std::string> errors;
   auto done = [&] {
     for (const std::string& error : errors) finding.error += (finding.error.empty() ? "" : "; ") + error;
@@ -338,22 +372,8 @@ SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::s
     errors.push_back(kTreeMoved);
     return false;
   };
-  std::string safe_run = run.empty() || run == "." || run == ".." ? "run" : run;
-  std::replace(safe_run.begin(), safe_run.end(), '/', '_');
-
-  if (S_ISDIR(at.st.st_mode)) {
-    // A directory moves to another parent only when its owner may write it.
-    UniqueFd self = OpenDirectoryPath(at.parent.get(), at.name);
-    struct stat st;
-    if (!self || ::fstat(self.get(), &st) != 0 || st.st_dev != at.st.st_dev || st.st_ino != at.st.st_ino) {
-      errors.push_back(kTreeMoved);
-      return done();
-    }
-    if (!ChmodDirectory(self.get(), (at.st.st_mode & 07777) | S_IRWXU)) errors.push_back(Errno("giving it its owner's rwx"));
-  }
-  // Without effect when the caller does not own the directory; the move
-  // then says whether it mattered.
-  modes->Add(at.parent.get(), S_IWUSR | S_IXUSR);
+  std::string safe_run = SafeRun(run);
+  if (!MakeMovable(at, modes, &errors)) return done();
 
   // 1. corral's state directory.
   if (home.dir >= 0) {
@@ -405,6 +425,70 @@ SweepFinding TakeOut(const Located& at, const QuarantineHome& home, const std::s
   return done();
 }
 
+// Whether the directory that held `at` is still where it was, seen from the
+// root again, with nothing at `at.name` in it now.
+bool ParentUnmoved(const Located& at) {
+  UniqueFd dir = ParentFromRoot(at);
+  struct stat entry;
+  return dir && ::fstatat(dir.get(), at.name.c_str(), &entry, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+}
+
+// A `.git` directory the run created at a missing path: moved into corral's
+// quarantine, checked there, and a copy built from what was checked put
+// back when nothing in it runs code on the host (repair/fresh_repository.h).
+// Without corral's own quarantine (nothing else is out of every run's
+// reach), it is taken out like anything else.
+SweepFinding AdmitOrTakeOut(const Located& at, const QuarantineHome& home, const std::string& run,
+                            ModeChanges* modes, const SweepRacer& racer) {
+  if (home.dir < 0) return TakeOut(at, home, run, "created", modes, racer);
+  std::vector<std::string> errors;
+  std::string error;
+  std::string safe_run = SafeRun(run);
+  UniqueFd quarantine = StateQuarantine(home, safe_run, at.path, modes, &error);
+  if (!quarantine || !MakeMovable(at, modes, &errors) || !Unmoved(at) || !MoveTo(at, quarantine.get(), at.name)) {
+    return TakeOut(at, home, run, "created", modes, racer);
+  }
+  SweepFinding finding{at.path, "created", SweepFinding::Outcome::kQuarantined,
+                       home.path + "/quarantine/" + safe_run + at.path, {}, {}};
+  UniqueFd moved(::openat(quarantine.get(), at.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st;
+  if (!moved || ::fstat(moved.get(), &st) != 0 || st.st_dev != at.st.st_dev || st.st_ino != at.st.st_ino) {
+    finding.detail = "not admitted: it could not be opened in the quarantine";
+    return finding;
+  }
+  constexpr char kBuilt[] = ".git.admitted";
+  if (MutantActive(Mutant::kFreshRepositoryCheck)) {
+    // The mutant: the run's own directory goes back as it is, unchecked.
+    if (ParentUnmoved(at) &&
+        ::renameat2(quarantine.get(), at.name.c_str(), at.parent.get(), at.name.c_str(), RENAME_NOREPLACE) == 0) {
+      finding.outcome = SweepFinding::Outcome::kAdmitted;
+    }
+    return finding;
+  }
+  FreshRepository fresh = CheckFreshRepository(moved.get());
+  if (!fresh.unsafe.empty()) {
+    finding.detail = "not admitted: " + fresh.unsafe;
+    return finding;
+  }
+  std::string built = RebuildFreshRepository(moved.get(), fresh, quarantine.get(), kBuilt);
+  std::string built_path = finding.moved_to.substr(0, finding.moved_to.rfind('/') + 1) + kBuilt;
+  if (!built.empty()) {
+    finding.detail = "not admitted: building its copy in " + built_path + " failed (" + built + ")";
+    return finding;
+  }
+  if (!ParentUnmoved(at)) {
+    finding.detail = "not admitted: " + std::string(kTreeMoved) + " (its checked copy is " + built_path + ")";
+    return finding;
+  }
+  if (::renameat2(quarantine.get(), kBuilt, at.parent.get(), at.name.c_str(), RENAME_NOREPLACE) != 0) {
+    finding.detail = "not admitted: " + Errno("putting its checked copy " + built_path + " back");
+    return finding;
+  }
+  finding.outcome = SweepFinding::Outcome::kAdmitted;
+  finding.detail = "nothing in it runs on the host; its hooks/ (git's samples) and original config stay in the quarantine";
+  return finding;
+}
+
 std::string ReadLinkAt(int dir, const std::string& name) {
   char text[PATH_MAX];
   ssize_t n = ::readlinkat(dir, name.c_str(), text, sizeof text);
@@ -418,6 +502,7 @@ std::string_view OutcomeName(SweepFinding::Outcome outcome) {
     case SweepFinding::Outcome::kQuarantined: return "quarantined";
     case SweepFinding::Outcome::kLeftInPlace: return "left";
     case SweepFinding::Outcome::kNone: return "none";
+    case SweepFinding::Outcome::kAdmitted: return "admitted";
   }
   return "left";
 }
@@ -488,18 +573,23 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
       // Something may be there that the sweep cannot see: never report success.
       if (!error.empty()) {
         if (error.ends_with(kTreeMoved) || error.starts_with("the writable root ")) what = "unchecked";
-        findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error});
+        findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error, {}});
       }
       continue;
     }
     if (racer) racer(SweepStep::kLocated, at->path);
+    if (entry.state == State::kMissing && at->exists && S_ISDIR(at->st.st_mode) && at->path == entry.path &&
+        at->name == ".git") {
+      findings.push_back(AdmitOrTakeOut(*at, home, run, &modes, racer));
+      continue;
+    }
     if (entry.state != State::kSymlink) {
       findings.push_back(TakeOut(*at, home, run, what, &modes, racer));
       continue;
     }
     if (at->exists && S_ISLNK(at->st.st_mode) && ReadLinkAt(at->parent.get(), at->name) == entry.link_target) continue;
     SweepFinding finding = at->exists ? TakeOut(*at, home, run, what, &modes, racer)
-                                      : SweepFinding{entry.path, "removed", SweepFinding::Outcome::kNone, {}, {}};
+                                      : SweepFinding{entry.path, "removed", SweepFinding::Outcome::kNone, {}, {}, {}};
     if (finding.outcome != SweepFinding::Outcome::kLeftInPlace) {
       modes.Add(at->parent.get(), S_IWUSR | S_IXUSR);
       if (::symlinkat(entry.link_target.c_str(), at->parent.get(), at->name.c_str()) != 0) {

@@ -24,6 +24,11 @@
 //   4. none of these worked: it is left in place, and the finding says so
 //      (kLeftInPlace). The caller must not report success: corral exits
 //      kExitProtectedPathLeft.
+// A `.git` directory the run created where a missing one was recorded is
+// moved to 1. and checked there; when nothing in it can make a host git run
+// code, a copy built from what was checked goes back in its place
+// (kAdmitted, repair/fresh_repository.h), and what the check named stays
+// in the finding's `detail` otherwise. Without 1. it is never admitted.
 // Nothing is ever deleted or copied: a concurrent rename can make a
 // deletion walk into a directory it never meant to touch, a copy writes a
 // sparse file out in full, and a copy that fails halfway loses the evidence.
@@ -66,6 +71,7 @@ struct SweepFinding {
     kQuarantined,  // moved out of the way, to moved_to
     kLeftInPlace,  // could not be moved (or the tree moved meanwhile): it is still there
     kNone,         // nothing was there: the run removed a protected symlink
+    kAdmitted,     // a repository the run created, checked and put back (repair/fresh_repository.h)
   };
   std::string path;
   // "created" (at a missing path), "replaced" or "removed" (a symlink),
@@ -75,9 +81,12 @@ struct SweepFinding {
   Outcome outcome = Outcome::kLeftInPlace;
   std::string moved_to;  // for kQuarantined
   std::string error;     // every step that failed, and why
+  // For a repository the run created: why it was not admitted, or (when
+  // kAdmitted) what of it stayed in the quarantine, at moved_to.
+  std::string detail;
 };
 
-std::string_view OutcomeName(SweepFinding::Outcome outcome);  // "quarantined", "left", "none"
+std::string_view OutcomeName(SweepFinding::Outcome outcome);  // "quarantined", "left", "none", "admitted"
 
 // True when something the run made at a protected path is still there.
 bool AnyLeftInPlace(const std::vector<SweepFinding>& findings);

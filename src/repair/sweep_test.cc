@@ -129,7 +129,7 @@ class SweepTest : public ::testing::Test {
       std::istringstream parts(line);
       for (std::string field; std::getline(parts, field, '\t');) fields.push_back(field);
       fields.resize(5);
-      findings.push_back({fields[1], fields[2], static_cast<Outcome>(std::stoi(fields[0])), fields[3], fields[4]});
+      findings.push_back({fields[1], fields[2], static_cast<Outcome>(std::stoi(fields[0])), fields[3], fields[4], {}});
     }
     return findings;
   }

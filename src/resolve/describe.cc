@@ -12,6 +12,7 @@ nlohmann::json DescribeResolution(const ResolvedRequest& resolved) {
           {"mode_layer", ModeLayerName(r.mode_layer)},
           {"workspace_layer", RootLayerName(r.root_layer)},
           {"resolution", r.Describe()},
+          {"workspace_note", r.root_note},
           {"session", resolved.session ? nlohmann::json(resolved.session->id()) : nlohmann::json(nullptr)},
           {"approval", ApprovalPolicyName(resolved.approval)},
           {"approval_source", resolved.approval_source},

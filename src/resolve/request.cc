@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "config/profile_file.h"
 #include "policy/path_text.h"
+#include "resolve/repository_top.h"
 
 namespace corral {
 namespace {
@@ -112,13 +113,19 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   // The workspace decides which project file applies: an explicit one, else
   // the session's cwd, else the user config's fallback root, else the cwd.
   std::string workspace;
+  // Where no layer names a workspace, a run from inside a git repository
+  // takes its top.
+  std::string top_note;
+  std::optional<std::string> top;
+  if (!flags.workspace && !out.session && !flags.no_workspace) top = RepositoryTop(host, &top_note);
+  const std::string cwd_workspace = top.value_or(host.cwd);
   if (flags.workspace) {
     workspace = *flags.workspace;
   } else if (out.session) {
     workspace = out.session->cwd();
   } else if (!flags.no_workspace) {
     CORRAL_ASSIGN_OR_RETURN(Config user_only, ReadConfig(request, host, std::string()));
-    workspace = user_only.workspace_root.value_or(host.cwd);
+    workspace = user_only.workspace_root.value_or(cwd_workspace);
   }
   if (flags.no_workspace) workspace.clear();
   CORRAL_ASSIGN_OR_RETURN(Config config, ReadConfig(request, host, workspace));
@@ -207,8 +214,10 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   }
   if (!out.spec.workspace && !out.spec.no_workspace) {
     // No layer named one: the policy takes the working directory. Say so.
-    out.resolution.policy.workspace_root = host.cwd;
-    out.resolution.root_layer = RootLayer::kCwd;
+    out.resolution.policy.workspace_root = cwd_workspace;
+    out.resolution.root_layer = top ? RootLayer::kRepository : RootLayer::kCwd;
+    out.resolution.root_note = top_note;
+    if (top) out.spec.workspace = top;
   }
 #define CORRAL_OVERRIDE_LIST(member, Adder, setting) \
   CORRAL_TRY(AppendOverrides(setting, flags.member, host, out.spec.member, out.spec));

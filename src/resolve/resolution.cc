@@ -31,6 +31,7 @@ std::string_view RootLayerName(RootLayer layer) {
     case RootLayer::kSession: return "session";
     case RootLayer::kFallback: return "fallback";
     case RootLayer::kCwd: return "cwd";
+    case RootLayer::kRepository: return "repository";
     case RootLayer::kNone: return "none";
   }
   return "none";
@@ -53,8 +54,12 @@ std::string Resolution::Describe() const {
     case RootLayer::kSession: text += *policy.workspace_root + " (the session's cwd)"; break;
     case RootLayer::kFallback: text += *policy.workspace_root + " (the fallback root)"; break;
     case RootLayer::kCwd: text += *policy.workspace_root + " (the working directory)"; break;
+    case RootLayer::kRepository:
+      text += *policy.workspace_root + " (the top of the git repository the working directory is in)";
+      break;
     case RootLayer::kNone: text += "none"; break;
   }
+  if (!root_note.empty()) text += " (" + root_note + ")";
   return text;
 }
 

@@ -47,10 +47,12 @@ struct ExecutionPolicy {
 // Which layer decided each part, for the report and the audit trail.
 enum class ModeLayer { kOverride, kSession, kDefault };
 // kOverride: an explicit workspace (--workspace), set by ResolveRequest.
-enum class RootLayer { kOverride, kSession, kFallback, kCwd, kNone };
+enum class RootLayer { kOverride, kSession, kFallback, kCwd, kRepository, kNone };
 // kCwd: no layer named one, so the workspace is the working directory.
+// kRepository: no layer named one, and the working directory lies inside a
+// git repository, whose top is the workspace (resolve/repository_top.h).
 std::string_view ModeLayerName(ModeLayer layer);  // "override", "session", "default"
-std::string_view RootLayerName(RootLayer layer);  // "override", "session", "fallback", "cwd", "none"
+std::string_view RootLayerName(RootLayer layer);  // "override", "session", "fallback", "cwd", "repository", "none"
 
 struct Resolution {
   ExecutionPolicy policy;
@@ -58,6 +60,9 @@ struct Resolution {
   RootLayer root_layer = RootLayer::kNone;
   // Set when mode_layer is kSession: who recorded that mode.
   std::optional<ModeSource> session_source;
+  // Why the top of the repository the working directory is in was not taken
+  // as the workspace (resolve/repository_top.h); empty when none was refused.
+  std::string root_note;
 
   // One line, e.g. "mode workspace-write (from the session, set by user);
   // workspace /src/app (from the session)".

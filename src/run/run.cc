@@ -68,6 +68,7 @@ AuditEvent ProtectedEvent(const SweepFinding& finding) {
   event.Set("path", finding.path).Set("action", finding.what).Set("outcome", OutcomeName(finding.outcome));
   if (!finding.moved_to.empty()) event.Set("moved_to", finding.moved_to);
   if (!finding.error.empty()) event.Set("error", finding.error);
+  if (!finding.detail.empty()) event.Set("detail", finding.detail);
   return event;
 }
 

@@ -203,5 +203,126 @@ TEST_F(GitEscape, APointerThroughAPlantedSymlinkNeverLooksAtHostDirectories) {
   EXPECT_EQ(later.out.find("m_yes"), std::string::npos) << "a bind appeared because the host directory exists";
 }
 
+// `git init`, a commit and `git remote add` in a fresh workspace: the
+// repository stays, since nothing in it runs on the host; git's sample hooks
+// stay in the quarantine, and a host commit afterwards runs no hook.
+TEST_F(GitEscape, AFreshRepositoryWithOnlySafeKeysIsAdmitted) {
+  workspace_.Write("README", "hello\n");
+  std::string script =
+      "git init -q . && git config user.name bob && git config user.email bob@example.com && "
+      "git add README && git commit -qm first && git remote add origin https://example.com/x.git";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / ".git/HEAD")) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks")) << "the sample hooks stay in the quarantine";
+  EXPECT_NE(outcome.err.find("/.git: the command created this repository; corral checked it and kept it"),
+            std::string::npos)
+      << outcome.err;
+  std::vector<nlohmann::json> findings = AuditEvents("protected");
+  ASSERT_EQ(findings.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(findings[0]["outcome"], "admitted");
+  // The host's git reads it as the run left it, and runs nothing of it.
+  Outcome log = Execute({"/usr/bin/git", "-C", workspace_.path(), "log", "--format=%an %s"});
+  EXPECT_EQ(log.out, "bob first\n") << log.Describe();
+  Outcome remote = Execute({"/usr/bin/git", "-C", workspace_.path(), "remote", "get-url", "origin"});
+  EXPECT_EQ(remote.out, "https://example.com/x.git\n");
+}
+
+TEST_F(GitEscape, AFreshRepositoryWithAHookIsQuarantinedNamingIt) {
+  std::string script = "git init -q . && printf '" + EvilHook() +
+                       "' > .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git"));
+  EXPECT_NE(outcome.err.find("not admitted: hooks/pre-commit is a hook git could run"), std::string::npos)
+      << outcome.err;
+  HostGit(workspace_.path(), {"init", "-q", "."});
+  HostGit(workspace_.path(), {"commit", "-q", "--allow-empty", "-m", "x"});
+  EXPECT_FALSE(Exists(canary_)) << "the planted hook ran on the host";
+}
+
+TEST_F(GitEscape, AFreshRepositoryWithAnUnsafeKeyIsQuarantinedNamingIt) {
+  std::string script = "git init -q . && git config core.fsmonitor 'touch " + canary_ + "; false'";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git"));
+  EXPECT_NE(outcome.err.find("not admitted: config: core.fsmonitor (line 6) is not on the safe list"),
+            std::string::npos)
+      << outcome.err;
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_)) << "the planted fsmonitor ran on the host";
+}
+
+// A linked gitdir, an include or a symlinked config: all a host git would
+// follow, none admitted.
+TEST_F(GitEscape, AFreshRepositoryPointingElsewhereIsQuarantined) {
+  for (const std::string& plant : {
+           std::string("ln -sf ../cfg .git/config && printf '") + EvilConfig() + "' > cfg",
+           std::string("git config include.path ../cfg && printf '") + EvilConfig() + "' > cfg",
+           std::string("mkdir evil && cp -r .git/objects .git/refs evil/ && printf '") + EvilConfig() +
+               "' > evil/config && echo ../evil > .git/commondir",
+       }) {
+    Outcome outcome = RunIn({}, {"sh", "-c", "git init -q . && " + plant});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_FALSE(Exists(workspace_ / ".git")) << plant;
+    EXPECT_NE(outcome.err.find("not admitted: "), std::string::npos) << outcome.err;
+    HostGit(workspace_.path(), {"status"});
+    EXPECT_FALSE(Exists(canary_)) << plant;
+  }
+}
+
+// Run from a subdirectory of a repository, the workspace is its top, so git
+// finds the repository; the command starts where it was started.
+TEST_F(GitEscape, FromASubdirectoryTheRepositorysTopIsTheWorkspace) {
+  MakeRepo();
+  workspace_.Write("src/deep/file.c", "int x;\n");
+  SpawnOptions in_sub;
+  in_sub.cwd = workspace_ / "src/deep";
+  Outcome explain = Corral({"explain", "--", "true"}, in_sub);
+  EXPECT_EQ(explain.exit_code, 0) << explain.Describe();
+  EXPECT_NE(explain.out.find("workspace    " + workspace_.path() +
+                             " (the top of the git repository the working directory is in)"),
+            std::string::npos)
+      << explain.out;
+  Outcome outcome = RunIn({}, {"sh", "-c", "pwd && git rev-parse --show-toplevel && echo made > ../../top.txt"}, in_sub);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, workspace_ / "src/deep" + "\n" + workspace_.path() + "\n") << outcome.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "top.txt"), "made\n");
+}
+
+// A repository at the home (dotfiles) never makes the home the workspace.
+TEST_F(GitEscape, ARepositoryAtTheHomeNeverMakesTheHomeTheWorkspace) {
+  HostGit(outside_.path(), {"init", "-q", "."});
+  std::filesystem::create_directories(outside_ / "proj");
+  SpawnOptions in_proj;
+  in_proj.cwd = outside_ / "proj";
+  in_proj.env["HOME"] = outside_.path();
+  Outcome explain = Corral({"explain", "--", "true"}, in_proj);
+  EXPECT_EQ(explain.exit_code, 0) << explain.Describe();
+  EXPECT_NE(explain.out.find("workspace    " + outside_ / "proj" + "\n"), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("the home directory is never the workspace"), std::string::npos) << explain.out;
+}
+
+// The user's git identity and default branch reach the private home, and
+// nothing else of their git config: a commit inside works, and a helper or
+// an alias from their config is not there.
+TEST_F(GitEscape, TheUsersGitIdentityAndNothingElseReachesTheSandbox) {
+  WriteFile(outside_ / ".gitconfig",
+            "[user]\n\tname = Ana Test\n\temail = ana@example.com\n[init]\n\tdefaultBranch = trunk\n"
+            "[credential]\n\thelper = store-secret\n[alias]\n\tst = !touch " + canary_ + "\n");
+  SpawnOptions with_home;
+  with_home.env["HOME"] = outside_.path();
+  std::string script =
+      "cat ~/.gitconfig; git init -q . && echo x > f && git add f && git commit -qm c && "
+      "git log --format='%an <%ae> %D'";
+  Outcome outcome = RunIn({}, {"sh", "-c", script}, with_home);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("Ana Test <ana@example.com> HEAD -> trunk"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find("store-secret"), std::string::npos) << outcome.out;
+  EXPECT_EQ(outcome.out.find("alias"), std::string::npos) << outcome.out;
+  Outcome explain = Corral({"explain", "--", "true"}, with_home);
+  EXPECT_NE(explain.out.find("empty but for a .gitconfig with your git identity"), std::string::npos) << explain.out;
+}
+
 }  // namespace
 }  // namespace corral_it
