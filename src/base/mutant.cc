@@ -110,6 +110,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kApprovalClose: return "approval_close";
     case Mutant::kFreshRepositoryCheck: return "fresh_repository_check";
     case Mutant::kRepositoryTopOwner: return "repository_top_owner";
+    case Mutant::kWorktreeClaim: return "worktree_claim";
   }
   return "none";
 }

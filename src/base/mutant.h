@@ -120,6 +120,7 @@ enum class Mutant {
   kApprovalClose,         // corral keeps the approval channel open after the gate has decided
   kFreshRepositoryCheck,  // a repository the run created is put back in the tree without being checked
   kRepositoryTopOwner,    // the top of a repository another user owns becomes the workspace
+  kWorktreeClaim,         // a linked worktree's repository is granted although its gitdir does not point back at the workspace
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

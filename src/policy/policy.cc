@@ -18,6 +18,7 @@
 #include "base/sha256.h"
 #include "policy/forbid.h"
 #include "policy/git_identity.h"
+#include "policy/linked_worktree.h"
 #include "policy/home_view.h"
 
 namespace corral {
@@ -125,6 +126,7 @@ std::string_view GrantOriginName(GrantOrigin origin) {
   switch (origin) {
     case GrantOrigin::kSystem: return "system";
     case GrantOrigin::kWorkspace: return "workspace";
+    case GrantOrigin::kWorktree: return "worktree";
     case GrantOrigin::kFlag: return "flag";
     case GrantOrigin::kHome: return "home";
     case GrantOrigin::kCredential: return "credential";
@@ -264,6 +266,20 @@ Result<Policy> PolicyBuilder::Build() const {
   if (policy.workspace_) {
     add(*policy.workspace_, narrow(Access::kRead | Access::kWrite | Access::kExec), GrantOrigin::kWorkspace);
     user_roots.push_back(policy.workspace_->path);
+    // A linked worktree's git needs its repository: granted as the
+    // workspace is, without exec; its hooks and config stay protected.
+    std::string note;
+    std::optional<std::string> repository = LinkedWorktreeRepository(policy.workspace_->path, host_, &note);
+    if (!note.empty()) policy.notes_.push_back(note);
+    if (repository) {
+      Result<PinnedPath> pinned = PinDerivedPath(*repository, "the worktree's repository");
+      if (pinned.ok() && pinned->is_dir()) {
+        add(*pinned, narrow(Access::kRead | Access::kWrite), GrantOrigin::kWorktree);
+        user_roots.push_back(pinned->path);
+      } else {
+        policy.notes_.push_back("the worktree's repository " + *repository + " could not be pinned; it is not granted");
+      }
+    }
   }
   std::vector<std::string> flag_paths;
   struct Requested {

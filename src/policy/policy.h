@@ -33,7 +33,9 @@ namespace corral {
 // "flag" (a grant flag or a front end's argument), "user-config" (the user
 // config or a --config file), "project-config" (corral.toml), "home" (the
 // home view) or "credential" (--allow-credential).
-enum class GrantOrigin { kSystem, kWorkspace, kFlag, kHome, kCredential, kUserConfig, kProjectConfig };
+enum class GrantOrigin { kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig };
+// kWorktree: the repository of a workspace that is a linked worktree
+// (policy/linked_worktree.h).
 
 std::string_view GrantOriginName(GrantOrigin origin);
 

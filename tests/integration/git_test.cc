@@ -324,5 +324,52 @@ TEST_F(GitEscape, TheUsersGitIdentityAndNothingElseReachesTheSandbox) {
   EXPECT_NE(explain.out.find("empty but for a .gitconfig with your git identity"), std::string::npos) << explain.out;
 }
 
+// A linked worktree (`git worktree add`): git inside finds its repository
+// and commits land in it, while the main worktree's files stay unseen and
+// the repository's hooks and config stay read-only (judged by a host commit
+// in the main worktree afterwards: no canary).
+TEST_F(GitEscape, ALinkedWorktreeCommitsIntoItsRepositoryWhoseHooksStayReadOnly) {
+  const std::string main = outside_ / "main";
+  std::filesystem::create_directories(main);
+  WriteFile(main + "/secret.txt", "MAIN-WORKTREE-BYTES\n");
+  HostGit(main, {"init", "-q", "."});
+  HostGit(main, {"add", "secret.txt"});
+  HostGit(main, {"commit", "-q", "-m", "init"});
+  HostGit(main, {"worktree", "add", "-q", "-b", "wt", workspace_.path()});
+  ASSERT_TRUE(Exists(workspace_ / ".git")) << "git worktree add did not make the worktree";
+  Outcome explain = Corral({"explain", "--", "true"});
+  EXPECT_NE(explain.out.find(main + "/.git"), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("worktree"), std::string::npos) << explain.out;
+  std::string script =
+      "echo change > f && git add f && git -c user.name=w -c user.email=w@w commit -qm inside && "
+      "git log --format=%s -1; cat " + main + "/secret.txt; "
+      "printf '" + EvilHook() + "' > " + main + "/.git/hooks/post-commit; chmod 755 " + main + "/.git/hooks/post-commit; "
+      "printf '" + EvilConfig() + "' >> " + main + "/.git/config; true";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "inside\n") << outcome.Describe();
+  EXPECT_EQ(outcome.err.find("MAIN-WORKTREE-BYTES"), std::string::npos) << outcome.err;
+  Outcome log = Execute({"/usr/bin/git", "-C", main, "log", "wt", "--format=%s", "-1"});
+  EXPECT_EQ(log.out, "inside\n") << log.Describe();
+  HostGit(main, {"commit", "-q", "--allow-empty", "-m", "after"});
+  HostGit(main, {"status"});
+  EXPECT_FALSE(Exists(canary_)) << "a hook or config the run planted in the repository ran on the host";
+}
+
+// A `.git` file naming another worktree's gitdir, which does not point back
+// at this workspace, grants nothing of that repository.
+TEST_F(GitEscape, AWorktreePointerItsRepositoryDoesNotClaimGrantsNothing) {
+  const std::string main = outside_ / "main";
+  std::filesystem::create_directories(main);
+  HostGit(main, {"init", "-q", "."});
+  HostGit(main, {"commit", "-q", "--allow-empty", "-m", "init"});
+  HostGit(main, {"worktree", "add", "-q", "-b", "other", outside_ / "other"});
+  WriteFile(workspace_ / ".git", "gitdir: " + main + "/.git/worktrees/other\n");
+  Outcome explain = Corral({"explain", "--", "true"});
+  EXPECT_NE(explain.out.find("does not point back at " + workspace_ / ".git"), std::string::npos) << explain.out;
+  Outcome outcome = RunIn({}, {"sh", "-c", "cat " + main + "/.git/HEAD || echo unseen"});
+  EXPECT_EQ(outcome.out, "unseen\n") << outcome.Describe();
+}
+
 }  // namespace
 }  // namespace corral_it
