@@ -121,6 +121,7 @@ enum class Mutant {
   kFreshRepositoryCheck,  // a repository the run created is put back in the tree without being checked
   kRepositoryTopOwner,    // the top of a repository another user owns becomes the workspace
   kWorktreeClaim,         // a linked worktree's repository is granted although its gitdir does not point back at the workspace
+  kToolchainSecrets,      // a toolchain's own credential files (cargo's credentials.toml, a Node's etc/npmrc) are not hidden
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -10,6 +10,7 @@
 #include "confine/detect.h"
 #include "confine/plan.h"
 #include "base/exit_codes.h"
+#include "policy/search_path.h"
 #include "policy/tmpfs_size.h"
 
 namespace corral::cli {
@@ -19,8 +20,8 @@ namespace {
 // never reaches the terminal as a control (base/terminal.h).
 std::string Shown(const nlohmann::json& value) { return EscapeControls(value.get<std::string>()); }
 
-void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const nlohmann::json* plan,
-               const std::string& refusal, const std::vector<std::string>& command) {
+void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const nlohmann::json& path,
+               const nlohmann::json* plan, const std::string& refusal, const std::vector<std::string>& command) {
   std::printf("corral explain: what `corral run` would enforce (nothing was run)\n\n");
   std::string line;
   for (const std::string& arg : command) line += (line.empty() ? "" : " ") + EscapeControls(arg);
@@ -85,6 +86,8 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   std::string env;
   for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + Shown(name);
   std::printf("env          %s\n", env.c_str());
+  if (!path["warning"].is_null()) std::printf("PATH         warning: %s\n", Shown(path["warning"]).c_str());
+  for (const auto& entry : path["hidden"]) std::printf("PATH         not visible inside: %s\n", Shown(entry).c_str());
   std::printf("timeout      %s\n",
               policy["timeout"].is_null() ? "none" : (std::to_string(policy["timeout"].get<long long>()) + "s").c_str());
   std::printf("pin          %s\n", policy["pin_sha256"].is_null() ? "none" : Shown(policy["pin_sha256"]).c_str());
@@ -125,6 +128,10 @@ int ExplainCommand::Execute(std::vector<std::string> command) const {
   if (!policy.ok()) return ReportRefusal(policy.error(), format);
   nlohmann::json described = DescribePolicy(*policy);
   nlohmann::json layers = DescribeResolution(*resolved);
+  // What the command's PATH finds inside and outside (policy/search_path.h).
+  PathComparison compared = ComparePath(*policy, command.empty() ? std::string() : command.front());
+  nlohmann::json path = {{"warning", compared.warning ? nlohmann::json(*compared.warning) : nlohmann::json(nullptr)},
+                         {"hidden", compared.hidden}};
   // `corral run` refuses a configured backend it cannot run under before
   // anything else, danger-full-access included.
   Status runner = CheckRunnerBackend(resolved->backend);
@@ -136,11 +143,11 @@ int ExplainCommand::Execute(std::vector<std::string> command) const {
   std::string refusal = plan.ok() ? std::string() : plan.error().ToString();
   if (json) {
     nlohmann::json out = {{"command", command},     {"policy", described}, {"resolution", layers},
-                          {"plan", plan_json},
+                          {"path", path},           {"plan", plan_json},
                           {"refused", plan.ok() ? nlohmann::json(nullptr) : nlohmann::json(refusal)}};
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    PrintText(described, layers, plan.ok() ? &plan_json : nullptr, refusal, command);
+    PrintText(described, layers, path, plan.ok() ? &plan_json : nullptr, refusal, command);
   }
   if (plan.ok() || (runner.ok() && policy->unconfined())) return 0;
   return ExitCodeFor(plan.error().kind());

@@ -27,6 +27,7 @@
 #include "gate/admit.h"
 #include "gate/escalation.h"
 #include "policy/policy_file.h"
+#include "policy/search_path.h"
 
 namespace corral::cli {
 namespace {
@@ -263,6 +264,9 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   Policy policy = admitted->policy();  // for the report after the run
   std::string program = admitted->argv().empty() ? std::string() : admitted->argv()[0];
   AnnounceCredentials(policy, trail);
+  // A program or PATH entry the sandbox resolves elsewhere: one line, with the fix.
+  PathComparison path = ComparePath(policy, program);
+  if (path.warning) PrintError("warning: " + *path.warning);
   RunResult result = RunConfined(std::move(admitted).value(), CliRunOptions());
   if (result.error && policy_file) {
     PrintError(result.error->ToString());

@@ -8,6 +8,7 @@
 #include "policy/forbid.h"
 #include "policy/path_text.h"
 #include "policy/tmpfs_size.h"
+#include "policy/toolchains.h"
 
 namespace corral {
 namespace {
@@ -86,6 +87,19 @@ Status ReadEnvList(const TomlField& field, std::vector<Sourced<std::string>>& ou
   return Ok();
 }
 
+Status ReadToolchainList(const TomlField& field, std::vector<Sourced<std::string>>& out) {
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].value != "auto" && FindToolchain(items[i].value) == nullptr) {
+      TomlField element{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
+      return BadValue(element, QuoteForMessage(items[i].value) + " is not a toolchain corral knows; the names are " +
+                                   ToolchainNames());
+    }
+    out.push_back(items[i]);
+  }
+  return Ok();
+}
+
 Status ReadForbidList(const TomlField& field, const ParseContext& context, std::vector<Sourced<std::string>>& out) {
   CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
   for (size_t i = 0; i < items.size(); ++i) {
@@ -113,6 +127,7 @@ Status ReadList(const ListSetting& setting, const TomlField& field, const ParseC
     case ListElement::kPath: return ReadPathList(field, context, out);
     case ListElement::kEnvName: return ReadEnvList(field, out);
     case ListElement::kPattern: return ReadForbidList(field, context, out);
+    case ListElement::kToolchain: return ReadToolchainList(field, out);
   }
   return WrongType(field, "a list");
 }

@@ -267,8 +267,10 @@ class ProjectMerge {
       bool allowed = std::find(user.begin(), user.end(), name) != user.end() ||
                      std::find(builtin.begin(), builtin.end(), name) != builtin.end();
       if (!allowed) {
+        std::string what = setting.element == ListElement::kToolchain ? "grant the toolchain " + name
+                                                                       : "pass " + name + " through";
         return Widens(names[i].where, SandboxKey(setting) + "[" + std::to_string(i) + "]",
-                      "the project config cannot pass " + name + " through: the user config does not allow it, and " +
+                      "the project config cannot " + what + ": the user config does not allow it, and " +
                           OnlyUserCan("add names to " + std::string(setting.key)));
       }
     }

@@ -249,7 +249,7 @@ TEST(ConfigLoad, EndToEndBuildsTheExpectedPolicy) {
 
   PolicySpec spec;
   config->ApplyTo(spec);
-  HostContext host{files.workspace, files.home, ::getuid(), ::getgid(), {}};
+  HostContext host{files.workspace, files.home, ::getuid(), ::getgid(), {}, {}, {}};
   Result<Policy> policy = BuildPolicy(host, spec);
   ASSERT_TRUE(policy.ok()) << policy.error().message();
 
@@ -284,7 +284,7 @@ TEST(ConfigLoad, EndToEndBashOffNeedsTheAcknowledgement) {
   ASSERT_TRUE(config.ok()) << config.error().message();
   PolicySpec spec;
   config->ApplyTo(spec);
-  HostContext host{files.workspace, files.home, ::getuid(), ::getgid(), {}};
+  HostContext host{files.workspace, files.home, ::getuid(), ::getgid(), {}, {}, {}};
   Result<Policy> refused = BuildPolicy(host, spec);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("i_understand_danger_full_access"), std::string::npos);

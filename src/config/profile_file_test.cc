@@ -119,7 +119,7 @@ TEST(ProfileToml, EndToEndBuildsThePolicy) {
   Result<ProfileSpec> mapped = ToPolicySpec(profile.value());
   ASSERT_TRUE(mapped.ok()) << mapped.error().message();
   EXPECT_EQ(mapped->gated, std::vector<Dimension>{Dimension::kCommand});
-  HostContext host{workspace, home, ::getuid(), ::getgid(), {}};
+  HostContext host{workspace, home, ::getuid(), ::getgid(), {}, {}, {}};
   Result<Policy> policy = BuildPolicy(host, mapped->spec);
   ASSERT_TRUE(policy.ok()) << policy.error().message();
   EXPECT_EQ(policy->mode(), Mode::kWorkspaceWrite);

@@ -19,7 +19,7 @@ using ::corral::testing::TestTree;
 class ScrubEnvironmentTest : public ::testing::Test {
  protected:
   std::vector<std::string> Scrub(std::vector<const char*> entries, std::vector<std::string> allow_env = {}) {
-    PolicyBuilder builder(HostContext{tree_.Dir("ws"), tree_.Dir("home"), ::getuid(), ::getgid(), {}});
+    PolicyBuilder builder(HostContext{tree_.Dir("ws"), tree_.Dir("home"), ::getuid(), ::getgid(), {}, {}, {}});
     builder.WithoutSystemRoots();
     for (std::string& name : allow_env) builder.AllowEnv(std::move(name));
     Result<Policy> policy = builder.Build();
@@ -69,7 +69,7 @@ TEST_F(ScrubEnvironmentTest, DropsMalformedEntries) {
 }
 
 TEST_F(ScrubEnvironmentTest, NullEnvironIsEmpty) {
-  PolicyBuilder builder(HostContext{tree_.Dir("ws"), tree_.Dir("home"), ::getuid(), ::getgid(), {}});
+  PolicyBuilder builder(HostContext{tree_.Dir("ws"), tree_.Dir("home"), ::getuid(), ::getgid(), {}, {}, {}});
   Result<Policy> policy = builder.WithoutSystemRoots().Build();
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   EXPECT_EQ(ScrubEnvironment(*policy, nullptr),

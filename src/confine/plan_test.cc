@@ -35,7 +35,7 @@ class PlanTest : public ::testing::Test {
  protected:
   PlanTest() : workspace_(tree_.Dir("ws")), home_(tree_.Dir("home")) {}
 
-  PolicyBuilder Builder() const { return PolicyBuilder(HostContext{workspace_, home_, ::getuid(), ::getgid(), {}}); }
+  PolicyBuilder Builder() const { return PolicyBuilder(HostContext{workspace_, home_, ::getuid(), ::getgid(), {}, {}, {}}); }
   // Builds into `policy_` (kept alive for the plan) and compiles.
   Result<Plan> CompileWith(const PolicyBuilder& builder, const HostSupport& host) {
     Result<Policy> built = builder.Build();

@@ -41,7 +41,7 @@ class AdmitTest : public ::testing::Test {
  protected:
   AdmitTest() {
     workspace_ = tree_.Dir("ws");
-    host_ = HostContext{workspace_, tree_.Dir("home"), ::getuid(), ::getgid(), {}};
+    host_ = HostContext{workspace_, tree_.Dir("home"), ::getuid(), ::getgid(), {}, {}, {}};
   }
 
   // A request for `argv` under `approval`, in the workspace, recorded on trail_.

@@ -83,6 +83,12 @@ Result<PinnedPath> PinAbsolute(const std::string& path, std::string_view what) {
 
 }  // namespace
 
+std::string ResolvedOrEmpty(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) return "";
+  return resolved;
+}
+
 std::string CollapseSlashes(std::string_view path) {
   std::string out;
   out.reserve(path.size());

@@ -39,6 +39,10 @@ std::vector<std::string> PathSegments(const std::string& path);
 // Keeps "." and ".." so callers can reject them.
 std::string CollapseSlashes(std::string_view path);
 
+// Where an existing path leads (realpath: every symlink resolved), or ""
+// when it does not resolve.
+std::string ResolvedOrEmpty(const std::string& path);
+
 // True when `path` equals `root` or lies beneath it, comparing whole components.
 bool IsWithin(std::string_view path, std::string_view root);
 

@@ -19,6 +19,7 @@
 #include "policy/forbid.h"
 #include "policy/git_identity.h"
 #include "policy/linked_worktree.h"
+#include "policy/toolchains.h"
 #include "policy/home_view.h"
 
 namespace corral {
@@ -132,6 +133,7 @@ std::string_view GrantOriginName(GrantOrigin origin) {
     case GrantOrigin::kCredential: return "credential";
     case GrantOrigin::kUserConfig: return "user-config";
     case GrantOrigin::kProjectConfig: return "project-config";
+    case GrantOrigin::kToolchain: return "toolchain";
   }
   return "flag";
 }
@@ -288,12 +290,34 @@ Result<Policy> PolicyBuilder::Build() const {
     std::string flag;
     GrantOrigin origin;
   };
-  const Requested requested[] = {
+  std::vector<Requested> requested = {
       {spec_.allow_read, Access::kRead, std::string(kAllowReadList.flag), GrantOrigin::kFlag},
       {spec_.allow_write, Access::kRead | Access::kWrite, std::string(kAllowWriteList.flag), GrantOrigin::kFlag},
       {spec_.allow_exec, Access::kRead | Access::kExec, std::string(kAllowExecList.flag), GrantOrigin::kFlag},
       {spec_.allow_credential, Access::kRead, std::string(kAllowCredentialList.flag), GrantOrigin::kCredential},
   };
+  // Each toolchain's directories, granted as --allow-exec grants them; its
+  // secret files join the credential stores below.
+  CORRAL_ASSIGN_OR_RETURN(std::vector<const Toolchain*> toolchains, ResolveToolchains(spec_.allow_toolchain, host_));
+  std::vector<ToolchainLayout> layouts;
+  layouts.reserve(toolchains.size());  // `requested` holds references to each layout's dirs
+  for (const Toolchain* toolchain : toolchains) {
+    layouts.push_back(LayOut(*toolchain, host_));
+    if (layouts.back().dirs.empty()) {
+      std::string where;
+      for (const Toolchain::Dir& dir : toolchain->dirs) {
+        std::string one = dir.path.empty() ? "$" + std::string(dir.variable)
+                          : dir.variable.empty() ? std::string(dir.path)
+                                                 : std::string(dir.path) + " ($" + std::string(dir.variable) + ")";
+        where += (where.empty() ? "" : ", ") + one;
+      }
+      return Error(ErrorKind::kUsage, "--allow-toolchain " + std::string(toolchain->name) +
+                                          ": it is not installed here (none of " + where + " is a directory in " +
+                                          host_.home + ")");
+    }
+    requested.push_back({layouts.back().dirs, Access::kRead | Access::kExec,
+                         "--allow-toolchain " + std::string(toolchain->name), GrantOrigin::kToolchain});
+  }
   // The stores, as absolute paths, in $HOME and in the passwd entry's home
   // when $HOME names another directory.
   std::vector<std::string> homes = {host_.home};
@@ -303,6 +327,17 @@ Result<Policy> PolicyBuilder::Build() const {
     for (const std::string& pattern : HomeCredentialPatterns()) {
       CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(pattern, home));
       credentials.push_back(std::move(path));
+    }
+  }
+  for (const ToolchainLayout& layout : layouts) {
+    credentials.insert(credentials.end(), layout.secrets.begin(), layout.secrets.end());
+  }
+  // --home real shows every toolchain that exists: their secrets too.
+  if (spec_.home == HomeMode::kReal) {
+    for (const Toolchain& toolchain : Toolchains()) {
+      if (std::find(toolchains.begin(), toolchains.end(), &toolchain) != toolchains.end()) continue;
+      std::vector<std::string> secrets = LayOut(toolchain, host_).secrets;
+      credentials.insert(credentials.end(), secrets.begin(), secrets.end());
     }
   }
   // A store that is a symlink, or lies under one (~/.gnupg -> dotfiles/gnupg),

@@ -33,9 +33,12 @@ namespace corral {
 // "flag" (a grant flag or a front end's argument), "user-config" (the user
 // config or a --config file), "project-config" (corral.toml), "home" (the
 // home view) or "credential" (--allow-credential).
-enum class GrantOrigin { kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig };
+enum class GrantOrigin {
+  kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig, kToolchain
+};
 // kWorktree: the repository of a workspace that is a linked worktree
-// (policy/linked_worktree.h).
+// (policy/linked_worktree.h); kToolchain ("toolchain"): a directory of an
+// --allow-toolchain name (policy/toolchains.h).
 
 std::string_view GrantOriginName(GrantOrigin origin);
 

@@ -32,7 +32,7 @@ class PolicyTest : public ::testing::Test {
  protected:
   PolicyTest() : workspace_(tree_.Dir("ws")), home_(tree_.Dir("home")) {}
 
-  HostContext Host() const { return HostContext{workspace_, home_, ::getuid(), ::getgid(), {}}; }
+  HostContext Host() const { return HostContext{workspace_, home_, ::getuid(), ::getgid(), {}, {}, {}}; }
   PolicyBuilder Builder() const { return PolicyBuilder(Host()); }
 
   // The fingerprint, or the error when the build failed.

@@ -18,6 +18,7 @@
 #include "base/hidden_from_others.h"
 #include "base/mutant.h"
 #include "base/unique_fd.h"
+#include "policy/toolchains.h"
 
 namespace corral {
 namespace {
@@ -67,6 +68,12 @@ Result<HostContext> CaptureHostContext() {
     host.home = CollapseSlashes(home);
   } else {
     host.home = host.passwd_home.empty() ? "/nonexistent" : host.passwd_home;
+  }
+  if (const char* path = ::getenv("PATH"); path != nullptr) host.path_env = path;
+  for (std::string_view variable : ToolchainVariables()) {
+    if (const char* value = ::getenv(std::string(variable).c_str()); value != nullptr) {
+      host.toolchain_env.emplace(variable, value);
+    }
   }
   // Compare against the physical homes, so a symlinked $HOME is still caught.
   char resolved[PATH_MAX];

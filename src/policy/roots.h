@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct HostContext {
   uid_t uid = 0;
   gid_t gid = 0;
   std::string passwd_home;  // the passwd entry's home, which $HOME may hide
+  // The caller's $PATH, and the variables that move a toolchain's
+  // directories (CARGO_HOME, PYENV_ROOT, ...: policy/toolchains.h) as set.
+  std::string path_env;
+  std::map<std::string, std::string> toolchain_env;
 
   // corral's own state: the config, the session logs and quarantine, the
   // compiled policies. A sandbox must never be able to change them.

@@ -105,6 +105,7 @@ std::string_view ListFlagValue(const ListSetting& setting) {
     case ListElement::kPath: return "PATH";
     case ListElement::kEnvName: return "NAME";
     case ListElement::kPattern: return "PATTERN";
+    case ListElement::kToolchain: return "NAME";
   }
   return "VALUE";
 }
@@ -121,6 +122,7 @@ std::string RenderDocRow(const ListSetting& setting) {
       type = "array of strings (variable names: letters, digits, `_`, not starting with a digit)";
       break;
     case ListElement::kPattern: type = "array of strings (patterns)"; break;
+    case ListElement::kToolchain: type = "array of strings (toolchain names, or `\"auto\"`)"; break;
   }
   return Row(setting.key, type, "`[]`", setting.flag, setting.doc);
 }
@@ -147,7 +149,7 @@ std::vector<std::string> RenderNarrowingRows(std::span<const ListSetting* const>
         may_not = "grant anything outside (`/etc`, `~/.bashrc`, `/ws-other` next to `/ws`)";
         break;
       case ProjectListRule::kUserAllows:
-        may = "name variables the user config (or the built-in allowlist) already allows";
+        may = "repeat names the user config already gives (for variables, also the built-in allowlist)";
         may_not = "add any other name";
         break;
       case ProjectListRule::kAdds:

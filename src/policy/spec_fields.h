@@ -279,6 +279,7 @@ enum class ListElement {
   kPath,     // a path: "~" expanded, the scope's relative-path rule, canonical text (config_file.h)
   kEnvName,  // an environment variable name: letters, digits and _, not starting with a digit
   kPattern,  // a forbid_read pattern (policy/forbid.h)
+  kToolchain,  // a toolchain's name, or "auto" (policy/toolchains.h)
 };
 
 // How the project file may touch a list. Each refusal is a
@@ -349,6 +350,22 @@ inline constexpr ListSetting kForbidReadList{
            "[Patterns](#paths-patterns-and-).",
 };
 
+// Security: each name grants directories of the home read and exec, so a
+// project file may only repeat names the user already gave.
+inline constexpr ListSetting kAllowToolchainList{
+    .key = "allow_toolchain",
+    .element = ListElement::kToolchain,
+    .flag = "--allow-toolchain",
+    .flag_help = "run the toolchain NAME from your home, read-only: rustup, pyenv, nvm, volta, fnm, go, sdkman, "
+                 "asdf, mise, deno, bun, local-bin, or auto (those on your PATH); its credential files stay hidden "
+                 "(repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .doc = "Toolchains in the home granted read and exec, by name (`rustup` is `~/.cargo` and `~/.rustup`; the "
+           "table is `Toolchains` in `src/policy/toolchains.cc`), or `\"auto\"`: those holding an entry of "
+           "`PATH`. Their credential files (`~/.cargo/credentials.toml`, each Node's `etc/npmrc`, ...) stay "
+           "hidden. See [Toolchains in your home](../README.md#toolchains-in-your-home).",
+};
+
 // Security: dangerous. Read grants of credential stores (policy/home_view.h)
 // that every other grant hides; each is audited and said on stderr. Not a
 // config key: a credential is shown one run at a time, by the person typing
@@ -375,6 +392,7 @@ inline constexpr ListSetting kAllowCredentialList{
   X(allow_write, AllowWrite, kAllowWriteList)  \
   X(allow_exec, AllowExec, kAllowExecList)     \
   X(allow_env, AllowEnv, kAllowEnvList)        \
+  X(allow_toolchain, AllowToolchain, kAllowToolchainList) \
   X(forbid_read, ForbidRead, kForbidReadList)
 #define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
 #define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)

@@ -577,6 +577,9 @@ SpawnOptions SandboxTest::Defaults(SpawnOptions options) const {
   if (options.cwd.empty()) options.cwd = workspace_.path();
   options.env.emplace("XDG_STATE_HOME", state_.path());
   options.env.emplace("XDG_CONFIG_HOME", config_.path());
+  // The system's PATH, not the developer's: a toolchain in their home
+  // (pyenv's shims) would add corral's PATH warning to every run.
+  options.env.emplace("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
   return options;
 }
 

@@ -1,0 +1,219 @@
+#include "policy/search_path.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <memory>
+
+#include "policy/path.h"
+#include "policy/toolchains.h"
+
+namespace corral {
+namespace {
+
+// The most names a warning spells out before "and N more".
+constexpr size_t kNamesShown = 3;
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string Parent(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+class Comparer {
+ public:
+  explicit Comparer(const Policy& policy) : policy_(policy), host_(policy.host()) {
+    for (const std::string& text : SplitSearchPath(host_.path_env)) {
+      if (text.empty() || text.front() != '/') continue;  // relative: the cwd's, the same inside
+      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false};
+      struct stat st;
+      if (entry.canonical.empty() || ::stat(entry.canonical.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      entry.visible = Runs(entry.canonical);
+      entries_.push_back(std::move(entry));
+    }
+  }
+
+  PathComparison Compare(const std::string& program) {
+    PathComparison result;
+    for (const Entry& entry : entries_) {
+      if (entry.visible) continue;
+      std::string line = Short(entry.text) + " (" + Fix(entry.canonical) + ")";
+      if (std::find(result.hidden.begin(), result.hidden.end(), line) == result.hidden.end()) {
+        result.hidden.push_back(line);
+      }
+    }
+    result.warning = ProgramWarning(program);
+    if (!result.warning) result.warning = ShadowWarning();
+    return result;
+  }
+
+ private:
+  struct Entry {
+    std::string text;       // as PATH has it, slashes collapsed
+    std::string canonical;  // where it leads
+    bool visible;           // programs there run inside
+  };
+  struct Found {
+    const Entry* entry = nullptr;
+    std::string path;       // entry->text + "/" + name
+    std::string canonical;  // the file it leads to
+  };
+
+  // Whether the host file at `canonical` is shown, and may run, inside.
+  bool Runs(const std::string& canonical) const {
+    const PathGrant* grant = policy_.GrantFor(canonical);
+    return grant != nullptr && Has(grant->access, Access::kExec);
+  }
+
+  // The first entry holding `name` outside (kOutside) or inside.
+  enum class Side { kOutside, kInside };
+  std::optional<Found> Lookup(const std::string& name, Side side) const {
+    for (const Entry& entry : entries_) {
+      if (side == Side::kInside && !entry.visible) continue;
+      std::string path = entry.text + "/" + name;
+      if (!IsExecutableFile(path)) continue;
+      std::string canonical = ResolvedOrEmpty(path);
+      if (side == Side::kInside && !Runs(canonical)) continue;
+      return Found{&entry, path, canonical};
+    }
+    return std::nullopt;
+  }
+
+  // "~/.pyenv/shims" for a path in the home.
+  std::string Short(const std::string& path) const {
+    if (path != host_.home && IsWithin(path, host_.home)) return "~" + path.substr(host_.home.size());
+    return path;
+  }
+
+  // The toolchain holding `canonical`, from its directories found once.
+  const Toolchain* Holding(const std::string& canonical) const {
+    if (!toolchain_dirs_) {
+      toolchain_dirs_.emplace();
+      for (const Toolchain& toolchain : Toolchains()) {
+        for (const std::string& dir : LayOut(toolchain, host_).dirs) toolchain_dirs_->emplace_back(&toolchain, dir);
+      }
+    }
+    for (const auto& [toolchain, dir] : *toolchain_dirs_) {
+      if (IsWithin(canonical, dir)) return toolchain;
+    }
+    return nullptr;
+  }
+
+  // The grant that would show `canonical` (a directory or a file).
+  std::string Fix(const std::string& canonical) const {
+    if (const Toolchain* toolchain = Holding(canonical); toolchain != nullptr) {
+      return "--allow-toolchain " + std::string(toolchain->name);
+    }
+    return "--allow-exec " + Short(canonical);
+  }
+
+  // What would show `found` inside: its entry, and where it leads.
+  std::string FixFor(const Found& found) const {
+    std::string fix = found.entry->visible ? "" : Fix(found.entry->canonical);
+    if (!Runs(found.canonical)) {
+      std::string target = Fix(Parent(found.canonical));
+      if (target != fix) fix += (fix.empty() ? "" : " ") + target;
+    }
+    return fix;
+  }
+
+  std::optional<std::string> ProgramWarning(const std::string& program) const {
+    if (program.empty()) return std::nullopt;
+    if (program.find('/') != std::string::npos) {
+      std::string path = program.front() == '/' ? program : host_.cwd + "/" + program;
+      std::string canonical = ResolvedOrEmpty(path);
+      if (canonical.empty() || !IsExecutableFile(canonical) || Runs(canonical)) return std::nullopt;
+      return program + " is not visible inside; " + Fix(Parent(canonical)) + " would fix it";
+    }
+    std::optional<Found> outside = Lookup(program, Side::kOutside);
+    if (!outside) return std::nullopt;  // not found outside either: the run says so
+    std::optional<Found> inside = Lookup(program, Side::kInside);
+    if (!inside || inside->canonical != outside->canonical) {
+      return program + " is " + Short(outside->path) + " outside but " +
+             (inside ? Short(inside->path) + " inside" : std::string("not found inside")) + "; " + FixFor(*outside) +
+             " would fix it";
+    }
+    // The same file, from a toolchain whose other directories it needs
+    // (cargo's proxies run ~/.rustup's compilers).
+    const Toolchain* toolchain = Holding(outside->canonical);
+    if (toolchain == nullptr) return std::nullopt;
+    std::string missing;
+    for (const std::string& dir : LayOut(*toolchain, host_).dirs) {
+      if (!Runs(dir)) missing += (missing.empty() ? "" : ", ") + Short(dir);
+    }
+    if (missing.empty()) return std::nullopt;
+    return program + " is from the " + std::string(toolchain->name) + " toolchain, but " + missing +
+           " is not visible inside; --allow-toolchain " + std::string(toolchain->name) + " would fix it";
+  }
+
+  // The names a hidden entry holds that resolve, inside, to another program.
+  std::optional<std::string> ShadowWarning() const {
+    std::vector<std::string> names;
+    std::vector<std::string> fixes;
+    std::string first_entry;
+    for (const Entry& entry : entries_) {
+      if (entry.visible) continue;
+      std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(entry.canonical.c_str()), ::closedir);
+      if (!listing) continue;
+      std::vector<std::string> here;
+      while (const dirent* file = ::readdir(listing.get())) {
+        if (file->d_name[0] != '.') here.emplace_back(file->d_name);
+      }
+      std::sort(here.begin(), here.end());
+      for (const std::string& name : here) {
+        std::optional<Found> outside = Lookup(name, Side::kOutside);
+        if (!outside || outside->entry != &entry) continue;  // found earlier on PATH, or not a program
+        std::optional<Found> inside = Lookup(name, Side::kInside);
+        if (!inside || inside->canonical == outside->canonical) continue;
+        if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+        names.push_back(name);
+        if (first_entry.empty()) first_entry = Short(entry.text);
+        std::string fix = FixFor(*outside);
+        if (std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
+      }
+    }
+    if (names.empty()) return std::nullopt;
+    std::string shown;
+    for (size_t i = 0; i < names.size() && i < kNamesShown; ++i) shown += (i == 0 ? "" : ", ") + names[i];
+    if (names.size() > kNamesShown) shown += " and " + std::to_string(names.size() - kNamesShown) + " more";
+    std::string fix;
+    for (const std::string& one : fixes) fix += (fix.empty() ? "" : " ") + one;
+    return shown + (names.size() == 1 ? " resolves" : " resolve") + " to another program inside: " + first_entry +
+           (fixes.size() > 1 ? " and other PATH entries are" : " is") + " not visible there; " + fix +
+           " would fix it";
+  }
+
+  const Policy& policy_;
+  const HostContext& host_;
+  std::vector<Entry> entries_;
+  mutable std::optional<std::vector<std::pair<const Toolchain*, std::string>>> toolchain_dirs_;
+};
+
+}  // namespace
+
+std::vector<std::string> SplitSearchPath(std::string_view value) {
+  std::vector<std::string> entries;
+  if (value.empty()) return entries;
+  while (true) {
+    size_t colon = value.find(':');
+    entries.emplace_back(value.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    value.remove_prefix(colon + 1);
+  }
+  return entries;
+}
+
+PathComparison ComparePath(const Policy& policy, const std::string& program) {
+  if (policy.unconfined()) return {};
+  return Comparer(policy).Compare(program);
+}
+
+}  // namespace corral

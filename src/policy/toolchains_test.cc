@@ -1,0 +1,176 @@
+// The toolchain table on a fake home (where each one lies, which variables
+// move it, which secret files it hides), and the PATH comparison's lines.
+#include "policy/toolchains.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "policy/policy.h"
+#include "policy/search_path.h"
+#include "testing/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+using ::corral::testing::TestTree;
+
+class ToolchainsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    host_.home = tree_.Dir("home");
+    host_.cwd = tree_.Dir("ws");
+    host_.uid = ::getuid();
+    host_.gid = ::getgid();
+  }
+  std::string Program(const std::string& relative) {
+    std::string path = tree_.File(relative, "#!/bin/sh\n");
+    ::chmod(path.c_str(), 0755);
+    return path;
+  }
+  TestTree tree_;
+  HostContext host_;
+};
+
+TEST_F(ToolchainsTest, ANameIsItsExistingDirectories) {
+  tree_.Dir("home/.cargo/bin");
+  const Toolchain* rustup = FindToolchain("rustup");
+  ASSERT_NE(rustup, nullptr);
+  EXPECT_EQ(LayOut(*rustup, host_).dirs, std::vector<std::string>{tree_.Join("home/.cargo")});
+  tree_.Dir("home/.rustup");
+  EXPECT_EQ(LayOut(*rustup, host_).dirs,
+            (std::vector<std::string>{tree_.Join("home/.cargo"), tree_.Join("home/.rustup")}));
+  EXPECT_EQ(FindToolchain("cargo"), nullptr);
+}
+
+TEST_F(ToolchainsTest, AVariableMovesADirectoryOnlyInsideTheHome) {
+  tree_.Dir("home/.local/share/cargo");
+  tree_.Dir("opt/cargo");
+  const Toolchain& rustup = *FindToolchain("rustup");
+  host_.toolchain_env["CARGO_HOME"] = tree_.Join("home/.local/share/cargo");
+  EXPECT_EQ(LayOut(rustup, host_).dirs, std::vector<std::string>{tree_.Join("home/.local/share/cargo")});
+  host_.toolchain_env["CARGO_HOME"] = tree_.Join("opt/cargo");  // outside: the default, which does not exist
+  EXPECT_TRUE(LayOut(rustup, host_).dirs.empty());
+  host_.toolchain_env["CARGO_HOME"] = host_.home;  // the whole home is no toolchain
+  EXPECT_TRUE(LayOut(rustup, host_).dirs.empty());
+  host_.toolchain_env.clear();
+  host_.toolchain_env["GOPATH"] = tree_.Join("home/gopath") + ":" + tree_.Join("home/other");
+  tree_.Dir("home/gopath");
+  EXPECT_EQ(LayOut(*FindToolchain("go"), host_).dirs, std::vector<std::string>{tree_.Join("home/gopath")});
+}
+
+TEST_F(ToolchainsTest, SecretFilesAreFoundInEveryInstalledVersion) {
+  tree_.File("home/.nvm/versions/node/v18.0.0/etc/npmrc", "token");
+  tree_.File("home/.nvm/versions/node/v20.1.0/etc/npmrc", "token");
+  tree_.Dir("home/.nvm/versions/node/v21.0.0/etc");
+  tree_.File("home/.cargo/credentials.toml", "token");
+  EXPECT_EQ(LayOut(*FindToolchain("nvm"), host_).secrets,
+            (std::vector<std::string>{tree_.Join("home/.nvm/versions/node/v18.0.0/etc/npmrc"),
+                                      tree_.Join("home/.nvm/versions/node/v20.1.0/etc/npmrc")}));
+  EXPECT_EQ(LayOut(*FindToolchain("rustup"), host_).secrets,
+            std::vector<std::string>{tree_.Join("home/.cargo/credentials.toml")});
+}
+
+TEST_F(ToolchainsTest, AutoIsTheToolchainsHoldingAPathEntry) {
+  tree_.Dir("home/.pyenv/shims");
+  tree_.Dir("home/.cargo/bin");
+  tree_.Dir("home/.nvm");  // installed, but not on PATH
+  host_.path_env = tree_.Join("home/.cargo/bin") + "::relative:" + tree_.Join("home/.pyenv/shims") + ":/usr/bin";
+  Result<std::vector<const Toolchain*>> chosen = ResolveToolchains({"auto"}, host_);
+  ASSERT_TRUE(chosen.ok()) << chosen.error().ToString();
+  ASSERT_EQ(chosen->size(), 2u);
+  EXPECT_EQ((*chosen)[0]->name, "rustup");
+  EXPECT_EQ((*chosen)[1]->name, "pyenv");
+  Result<std::vector<const Toolchain*>> both = ResolveToolchains({"pyenv", "auto", "pyenv"}, host_);
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->size(), 2u) << "each once";
+}
+
+TEST_F(ToolchainsTest, AnUnknownNameIsOneUsageErrorListingTheNames) {
+  Result<std::vector<const Toolchain*>> chosen = ResolveToolchains({"rustc"}, host_);
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_EQ(chosen.error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(chosen.error().message(),
+            "--allow-toolchain rustc: not a toolchain corral knows; the names are rustup, pyenv, nvm, volta, fnm, "
+            "go, sdkman, asdf, mise, deno, bun, local-bin, or auto");
+}
+
+TEST_F(ToolchainsTest, AGrantedToolchainHidesItsSecretsAndAMissingOneIsRefused) {
+  tree_.File("home/.nvm/versions/node/v20.1.0/etc/npmrc", "token");
+  Result<Policy> policy = PolicyBuilder(host_).AllowToolchain("nvm").Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  const PathGrant* grant = policy->GrantFor(tree_.Join("home/.nvm/versions"));
+  ASSERT_NE(grant, nullptr);
+  EXPECT_EQ(grant->origin, GrantOrigin::kToolchain);
+  EXPECT_EQ(grant->access, Access::kRead | Access::kExec);
+  bool hidden = false;
+  for (const MaskedPath& mask : policy->masks()) hidden |= mask.path == tree_.Join("home/.nvm/versions/node/v20.1.0/etc/npmrc");
+  EXPECT_TRUE(hidden);
+  Result<Policy> missing = PolicyBuilder(host_).AllowToolchain("volta").Build();
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind(), ErrorKind::kUsage);
+  EXPECT_NE(missing.error().message().find("--allow-toolchain volta: it is not installed here"), std::string::npos);
+}
+
+TEST(SearchPathTest, SplitKeepsEmptyEntriesInOrder) {
+  EXPECT_EQ(SplitSearchPath(""), std::vector<std::string>{});
+  EXPECT_EQ(SplitSearchPath("/a::b:"), (std::vector<std::string>{"/a", "", "b", ""}));
+}
+
+TEST_F(ToolchainsTest, ComparePathNamesTheProgramThatRunsElsewhere) {
+  Program("home/.pyenv/shims/sh");
+  Program("home/.cargo/bin/cargo");
+  tree_.Dir("home/.rustup");
+  host_.path_env = tree_.Join("home/.pyenv/shims") + ":" + tree_.Join("home/.cargo/bin") + ":/usr/bin:/bin";
+  Result<Policy> policy = PolicyBuilder(host_).Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  PathComparison shadowed = ComparePath(*policy, "sh");
+  ASSERT_TRUE(shadowed.warning);
+  EXPECT_EQ(*shadowed.warning,
+            "sh is ~/.pyenv/shims/sh outside but /usr/bin/sh inside; --allow-toolchain pyenv would fix it");
+  EXPECT_EQ(shadowed.hidden, (std::vector<std::string>{"~/.pyenv/shims (--allow-toolchain pyenv)",
+                                                       "~/.cargo/bin (--allow-toolchain rustup)"}));
+  PathComparison cargo = ComparePath(*policy, "cargo");
+  ASSERT_TRUE(cargo.warning);
+  EXPECT_EQ(*cargo.warning, "cargo is ~/.cargo/bin/cargo outside but not found inside; --allow-toolchain rustup would fix it");
+  // Another program: the names the hidden entries shadow.
+  PathComparison other = ComparePath(*policy, "true");
+  ASSERT_TRUE(other.warning);
+  EXPECT_EQ(*other.warning, "sh resolves to another program inside: ~/.pyenv/shims is not visible there; "
+                            "--allow-toolchain pyenv would fix it");
+
+  Result<Policy> half = PolicyBuilder(host_).AllowExec(tree_.Join("home/.cargo")).Build();
+  ASSERT_TRUE(half.ok()) << half.error().ToString();
+  PathComparison partial = ComparePath(*half, "cargo");
+  ASSERT_TRUE(partial.warning);
+  EXPECT_EQ(*partial.warning, "cargo is from the rustup toolchain, but ~/.rustup is not visible inside; "
+                              "--allow-toolchain rustup would fix it");
+
+  Result<Policy> granted = PolicyBuilder(host_).AllowToolchain("auto").Build();
+  ASSERT_TRUE(granted.ok()) << granted.error().ToString();
+  EXPECT_FALSE(ComparePath(*granted, "cargo").warning);
+  EXPECT_FALSE(ComparePath(*granted, "sh").warning);
+  EXPECT_TRUE(ComparePath(*granted, "sh").hidden.empty());
+}
+
+TEST_F(ToolchainsTest, ComparePathIsQuietForTheSystemsPathAndOutsideAnyToolchain) {
+  host_.path_env = "/usr/local/bin:/usr/bin:/bin";
+  Result<Policy> policy = PolicyBuilder(host_).Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  PathComparison compared = ComparePath(*policy, "sh");
+  EXPECT_FALSE(compared.warning);
+  EXPECT_TRUE(compared.hidden.empty());
+  // An entry outside every toolchain is named with its --allow-exec.
+  Program("opt/tools/bin/mytool");
+  host_.path_env = tree_.Join("opt/tools/bin") + ":/usr/bin";
+  Result<Policy> opt = PolicyBuilder(host_).Build();
+  ASSERT_TRUE(opt.ok());
+  PathComparison tool = ComparePath(*opt, "mytool");
+  ASSERT_TRUE(tool.warning);
+  EXPECT_EQ(*tool.warning, "mytool is " + tree_.Join("opt/tools/bin/mytool") + " outside but not found inside; --allow-exec " +
+                               tree_.Join("opt/tools/bin") + " would fix it");
+}
+
+}  // namespace
+}  // namespace corral
