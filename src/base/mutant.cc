@@ -111,6 +111,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kFreshRepositoryCheck: return "fresh_repository_check";
     case Mutant::kRepositoryTopOwner: return "repository_top_owner";
     case Mutant::kWorktreeClaim: return "worktree_claim";
+    case Mutant::kSeccompRawSockets: return "seccomp_raw_sockets";
   }
   return "none";
 }

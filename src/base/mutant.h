@@ -121,6 +121,7 @@ enum class Mutant {
   kFreshRepositoryCheck,  // a repository the run created is put back in the tree without being checked
   kRepositoryTopOwner,    // the top of a repository another user owns becomes the workspace
   kWorktreeClaim,         // a linked worktree's repository is granted although its gitdir does not point back at the workspace
+  kSeccompRawSockets,     // the filter allows INET sockets of every type (raw ones and SOCK_PACKET)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
