@@ -112,6 +112,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kRepositoryTopOwner: return "repository_top_owner";
     case Mutant::kWorktreeClaim: return "worktree_claim";
     case Mutant::kToolchainSecrets: return "toolchain_secrets";
+    case Mutant::kSeccompRawSockets: return "seccomp_raw_sockets";
   }
   return "none";
 }

@@ -122,6 +122,7 @@ enum class Mutant {
   kRepositoryTopOwner,    // the top of a repository another user owns becomes the workspace
   kWorktreeClaim,         // a linked worktree's repository is granted although its gitdir does not point back at the workspace
   kToolchainSecrets,      // a toolchain's own credential files (cargo's credentials.toml, a Node's etc/npmrc) are not hidden
+  kSeccompRawSockets,     // the filter allows INET sockets of every type (raw ones and SOCK_PACKET)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

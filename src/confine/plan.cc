@@ -93,16 +93,24 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     plan.dropped_.push_back("pid namespace: processes the command starts can outlive the run and see host processes");
     if (network_none) plan.dropped_.push_back("network namespace: only Landlock (TCP, ABI 4) and seccomp deny the network");
   }
-  plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none);
+  // With the sandbox's own empty network namespace, that namespace is the
+  // network boundary: INET sockets reach only its lo, so TCP and UDP on
+  // 127.0.0.1 work inside and nothing leaves. In a rung without one,
+  // seccomp refuses INET sockets and Landlock (ABI 4) denies TCP.
+  const bool own_network_namespace = network_none && m.namespaces;
+  const bool seccomp_inet = !network_none || own_network_namespace;
+  plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none && !own_network_namespace ? TcpAccess::kDenied
+                                                                                             : TcpAccess::kUnhandled);
   plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
   plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
 
   // What Spawn reads besides the mounts.
   if (m.namespaces) {
     plan.clone_flags_ = SandboxCloneFlags(network_none ? NetworkNamespace::kNew : NetworkNamespace::kHost);
+    if (own_network_namespace) plan.loopback_ = Loopback::kBringUp;
   }
   if (m.seccomp) {
-    SeccompOptions seccomp{policy.network() == NetworkMode::kAll};
+    SeccompOptions seccomp{seccomp_inet};
     plan.seccomp_filter_ = EmbeddedSeccompFilter(seccomp);
     if (SeccompFilterMutated()) {
       // The embedded filter is always whole: a mutant's is compiled now.
@@ -137,8 +145,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   }
   if (m.seccomp) {
     provided.Add(Guarantee::kSyscallFilter);
-    // Without INET sockets and with Landlock denying TCP, no network remains.
-    if (network_none && m.landlock_abi >= 4) provided.Add(Guarantee::kNetworkBoundary);
+    // Without a network namespace: with no INET sockets and Landlock
+    // denying TCP, no network remains.
+    if (network_none && !own_network_namespace && m.landlock_abi >= 4) provided.Add(Guarantee::kNetworkBoundary);
   }
   // Sharing the host's network namespace shares its abstract unix sockets;
   // only Landlock's scope (ABI 6) keeps host daemons listening there apart.
@@ -171,7 +180,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     feature("ipc namespace", FeatureStatus::kEnforced, "private System V IPC and POSIX message queues");
     feature("uts namespace", FeatureStatus::kEnforced, "hostname \"corral\"");
     feature("network namespace", FeatureStatus::kEnforced,
-            network_none ? "empty: only lo, no route out" : "shares the host network, as granted (--network all)");
+            network_none ? "empty: only its own lo (up), no route out; TCP and UDP on 127.0.0.1 reach only the "
+                           "sandbox's own servers"
+                         : "shares the host network, as granted (--network all)");
   } else {
     for (const char* name : {"user namespace", "mount view", "pid namespace", "ipc namespace", "uts namespace",
                              "network namespace"}) {
@@ -185,10 +196,10 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                                      : ": truncate and cross-directory rename are not handled before ABI 3"));
     feature("landlock ioctl", m.landlock_abi >= 5 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
             m.landlock_abi >= 5 ? "device ioctls limited to /dev" : "device ioctls need ABI 5");
-    if (network_none) {
+    if (network_none && !own_network_namespace) {
       feature("landlock network", m.landlock_abi >= 4 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
               m.landlock_abi >= 4 ? "all TCP bind and connect denied"
-                                  : "TCP is not handled before ABI 4; the network namespace and seccomp still deny it");
+                                  : "TCP is not handled before ABI 4; seccomp still refuses INET sockets");
     }
     feature("landlock scopes", m.landlock_abi >= 6 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
             m.landlock_abi >= 6 ? "abstract unix sockets and signals scoped to the sandbox"
@@ -199,7 +210,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   if (m.seccomp) {
     feature("seccomp filter", FeatureStatus::kEnforced,
             std::to_string(DeniedSyscallNames().size()) +
-                " syscalls denied, clone3 ENOSYS, namespace flags, TIOCSTI, personality and socket families checked; "
+                " syscalls denied, clone3 ENOSYS, namespace flags, TIOCSTI, personality and socket families checked; " +
+                (seccomp_inet ? std::string("INET sockets stream and datagram only (no raw or packet); ")
+                              : std::string("no INET sockets; ")) +
                 "foreign architectures and x32 killed");
   } else {
     feature("seccomp filter", FeatureStatus::kUnavailable, "dropped under --best-effort");

@@ -31,6 +31,7 @@
 #include "confine/host.h"
 #include "confine/mount_plan.h"
 #include "kernel/landlock.h"
+#include "kernel/loopback.h"
 #include "kernel/namespaces.h"
 #include "policy/policy.h"
 
@@ -74,6 +75,9 @@ class Plan {
   const Mechanisms& mechanisms() const { return mechanisms_; }
   // The namespaces clone(2) creates (0 without namespaces).
   uint64_t clone_flags() const { return clone_flags_; }
+  // kBringUp when the sandbox has a network namespace of its own: its lo is
+  // brought up before the command runs (kernel/loopback.h).
+  Loopback loopback() const { return loopback_; }
   // The command's filter, empty when seccomp is off; init's own allowlist,
   // installed after it has cloned the command, empty likewise.
   std::span<const sock_filter> seccomp_filter() const { return seccomp_filter_; }
@@ -97,6 +101,7 @@ class Plan {
   friend Result<Plan> Compile(const Policy&, const HostSupport&, const CompileOptions&);
   Mechanisms mechanisms_;
   uint64_t clone_flags_ = 0;
+  Loopback loopback_ = Loopback::kLeave;
   std::span<const sock_filter> seccomp_filter_;
   std::span<const sock_filter> init_filter_;
   std::string cwd_;

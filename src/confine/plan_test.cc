@@ -3,6 +3,7 @@
 // BuildMountPlan's view of a policy.
 #include "confine/plan.h"
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "testing/test_scratch_dir.h"
 #include "kernel/kernel_abi.h"
+#include "kernel/seccomp.h"
 
 namespace corral {
 namespace {
@@ -129,7 +131,28 @@ TEST_F(PlanTest, FullHostGivesEveryGuarantee) {
   EXPECT_TRUE(plan->mechanisms().namespaces);
   EXPECT_TRUE(plan->mechanisms().seccomp);
   EXPECT_EQ(plan->landlock().abi, 6);
-  EXPECT_NE(plan->landlock().net, 0u) << "with no network, TCP is handled";
+  // The sandbox's own empty network namespace is the boundary: its lo comes
+  // up, INET stream and datagram sockets are allowed, Landlock leaves TCP.
+  EXPECT_EQ(plan->landlock().net, 0u) << "with a network namespace of its own, TCP is left to it";
+  EXPECT_NE(plan->clone_flags() & CLONE_NEWNET, 0u);
+  EXPECT_EQ(plan->loopback(), Loopback::kBringUp);
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{true}).data());
+}
+
+// The rung without namespaces (--best-effort on a host without user
+// namespaces) has no network namespace: INET sockets stay refused by the
+// filter and Landlock denies TCP, and no lo is touched.
+TEST_F(PlanTest, WithoutANetworkNamespaceInetSocketsStayDenied) {
+  HostSupport host = FullHost();
+  host.user_namespaces = false;
+  Result<Plan> plan = CompileWith(Builder().SetEnforcement(Enforcement::kBestEffort), host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_EQ(plan->clone_flags(), 0u);
+  EXPECT_EQ(plan->loopback(), Loopback::kLeave);
+  EXPECT_NE(plan->landlock().net, 0u) << "without a network namespace, TCP is handled";
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{false}).data());
+  EXPECT_TRUE(plan->provided().Has(Guarantee::kNetworkBoundary));
+  EXPECT_EQ(Features(*plan)["landlock network"], FeatureStatus::kEnforced);
 }
 
 TEST_F(PlanTest, NetworkAllRequiresNoNetworkBoundary) {
@@ -141,30 +164,33 @@ TEST_F(PlanTest, NetworkAllRequiresNoNetworkBoundary) {
   EXPECT_EQ(plan->landlock().net, 0u);
   std::map<std::string, FeatureStatus> features = Features(*plan);
   EXPECT_EQ(features.count("landlock network"), 0u);
+  EXPECT_EQ(plan->loopback(), Loopback::kLeave);
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{true}).data());
 }
 
 TEST_F(PlanTest, ReportHasAnEntryPerFeatureWithAbiDependentStatus) {
   const char* always[] = {"user namespace",  "mount view",     "pid namespace", "ipc namespace",
                           "uts namespace",   "network namespace", "landlock filesystem", "landlock ioctl",
-                          "landlock network", "landlock scopes", "seccomp filter", "capabilities",
+                          "landlock scopes", "seccomp filter", "capabilities",
                           "environment",     "protected paths", "resource limits"};
   struct Row {
     int abi;
-    FeatureStatus filesystem, ioctl, network, scopes;
+    FeatureStatus filesystem, ioctl, scopes;
   };
   const auto E = FeatureStatus::kEnforced, N = FeatureStatus::kNarrowed;
-  for (const Row& row : {Row{1, N, N, N, N}, Row{2, N, N, N, N}, Row{3, E, N, N, N}, Row{4, E, N, E, N},
-                         Row{5, E, E, E, N}, Row{6, E, E, E, E}}) {
+  for (const Row& row : {Row{1, N, N, N}, Row{2, N, N, N}, Row{3, E, N, N}, Row{4, E, N, N},
+                         Row{5, E, E, N}, Row{6, E, E, E}}) {
     Result<Plan> plan = CompileWith(Builder(), FullHost(row.abi));
     ASSERT_TRUE(plan.ok()) << "abi " << row.abi << ": " << plan.error().ToString();
     std::map<std::string, FeatureStatus> features = Features(*plan);
     for (const char* name : always) EXPECT_EQ(features.count(name), 1u) << name << " at abi " << row.abi;
     EXPECT_EQ(features["landlock filesystem"], row.filesystem) << "abi " << row.abi;
     EXPECT_EQ(features["landlock ioctl"], row.ioctl) << "abi " << row.abi;
-    EXPECT_EQ(features["landlock network"], row.network) << "abi " << row.abi;
+    // The sandbox's own network namespace bounds the network: Landlock's TCP
+    // rights are not used, and the report has no row for them.
+    EXPECT_EQ(features.count("landlock network"), 0u) << "abi " << row.abi;
     EXPECT_EQ(features["landlock scopes"], row.scopes) << "abi " << row.abi;
     EXPECT_EQ(features["seccomp filter"], FeatureStatus::kEnforced);
-    // The network namespace still bounds the network below ABI 4.
     EXPECT_EQ(plan->level(), Level::kFull) << "abi " << row.abi;
   }
 }

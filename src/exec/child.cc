@@ -283,6 +283,10 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
     if (int e = WriteIdMapsChild(*ctx.id_maps); e != 0) ChildFail(ctx, ChildStage::kUserns, e);
     if (::sethostname("corral", 6) != 0) ChildFail(ctx, ChildStage::kHostname, errno);
   }
+  // While every capability of the user namespace is still held.
+  if (ctx.loopback == Loopback::kBringUp) {
+    if (int e = BringUpLoopbackChild(); e != 0) ChildFail(ctx, ChildStage::kLoopback, e);
+  }
   int ruleset = -1;
   if (ctx.landlock != nullptr) {
     if (int e = LandlockCreateRulesetChild(*ctx.landlock, &ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);

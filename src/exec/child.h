@@ -21,7 +21,8 @@
 //     (TranslateReport in exec/spawn.h).
 //
 // Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
-// hostname -> mount view (+ Landlock rules) -> the command's pty -> setsid -> RLIMIT_CORE=0 ->
+// hostname -> lo up (in a network namespace of its own) -> mount view
+// (+ Landlock rules) -> the command's pty -> setsid -> RLIMIT_CORE=0 ->
 // capabilities dropped -> no_new_privs -> Landlock -> working directory ->
 // seccomp -> non-dumpable -> signals -> clone of the command -> init's own
 // allowlist filter (kernel/seccomp.h) -> wait loop. The command's clone
@@ -42,6 +43,7 @@
 
 #include "kernel/child_report.h"
 #include "kernel/landlock.h"
+#include "kernel/loopback.h"
 #include "kernel/mounts.h"
 #include "kernel/namespaces.h"
 
@@ -59,6 +61,7 @@ struct ChildContext {
   // From the plan (unused for an unconfined spawn).
   bool namespaces = false;                  // user, mount, PID, ... namespaces were created
   const IdMaps* id_maps = nullptr;
+  Loopback loopback = Loopback::kLeave;     // kBringUp: lo of the new network namespace
   const LandlockRights* landlock = nullptr;  // null: Landlock off
   uint64_t root_landlock = 0;
   MountOp* ops = nullptr;                   // the child records the fds it opens here

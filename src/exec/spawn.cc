@@ -191,6 +191,10 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
     case ChildStage::kInitSeccomp:
       return err(ErrorKind::kSeccomp, "seccomp: the kernel refused the filter; the command was not run (see `corral "
                                       "check`)");
+    case ChildStage::kLoopback:
+      return err(ErrorKind::kNamespace,
+                 "network namespace: cannot bring up lo, the sandbox's own loopback (--network none); the command "
+                 "was not run");
     case ChildStage::kChdir:
       return err(ErrorKind::kInternal, "cannot enter a working directory inside the sandbox");
     case ChildStage::kTerminal:
@@ -218,6 +222,7 @@ class Spawner {
     PrepareCommand(command, ctx, argv, envp);
     ctx.namespaces = plan.mechanisms().namespaces;
     ctx.id_maps = &plan.id_maps();
+    ctx.loopback = plan.loopback();
     ctx.landlock = plan.mechanisms().landlock_abi > 0 ? &plan.landlock() : nullptr;
     ctx.root_landlock = plan.mounts().root_landlock;
     std::vector<MountOp> ops = plan.mounts().ops;  // the child records the fds it opens here

@@ -107,6 +107,9 @@ const Row kRows[] = {
      "cannot give the command a pty of its own (stdin and stdout are a terminal); the command was not run. With "
      "stdin or stdout a file or a pipe the command runs without one",
      "the command's pty"},
+    {ChildStage::kLoopback, EPERM, -1, ErrorKind::kNamespace,
+     "network namespace: cannot bring up lo, the sandbox's own loopback (--network none)" + kNotRun,
+     "bringing up lo in the sandbox's network namespace"},
     {ChildStage::kExec, ENOENT, -1, ErrorKind::kNotFound, "not found inside the sandbox", ""},
     {ChildStage::kExec, EACCES, -1, ErrorKind::kExec, "cannot execute the command inside the sandbox", "exec"},
     {ChildStage::kNone, 0, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage", "none"},
@@ -134,11 +137,11 @@ TEST(TranslateReport, EachStageBecomesItsError) {
 TEST(TranslateReport, TheTableNamesEveryStage) {
   std::set<uint32_t> covered;
   for (const Row& row : kRows) covered.insert(static_cast<uint32_t>(row.stage));
-  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kTerminal); ++stage) {
+  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kLoopback); ++stage) {
     EXPECT_TRUE(covered.count(stage)) << "no row for stage " << ChildStageName(static_cast<ChildStage>(stage));
   }
-  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kTerminal) + 1)), "unknown")
-      << "a stage after kTerminal: extend the table and this bound";
+  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kLoopback) + 1)), "unknown")
+      << "a stage after kLoopback: extend the table and this bound";
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kDumpable: return "non-dumpable init";
     case ChildStage::kInitSeccomp: return "init's seccomp filter";
     case ChildStage::kTerminal: return "the command's pty";
+    case ChildStage::kLoopback: return "bringing up lo in the sandbox's network namespace";
   }
   return "unknown";
 }

@@ -38,6 +38,7 @@ enum class ChildStage : uint32_t {
   kDumpable,      // making init non-dumpable (PR_SET_DUMPABLE)
   kInitSeccomp,   // init's own allowlist filter
   kTerminal,      // the command's own pty: opened, passed out, made its controlling terminal
+  kLoopback,      // bringing up lo in the sandbox's own network namespace
 };
 
 struct ChildReport {

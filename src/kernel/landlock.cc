@@ -20,7 +20,7 @@ int LandlockAbi() {
   return abi;
 }
 
-LandlockRights LandlockRightsFor(int abi, bool restrict_tcp) {
+LandlockRights LandlockRightsFor(int abi, TcpAccess tcp) {
   LandlockRights rights;
   rights.abi = abi;
   if (abi < 1) return rights;
@@ -28,7 +28,7 @@ LandlockRights LandlockRightsFor(int abi, bool restrict_tcp) {
   if (abi >= 2) rights.fs |= kabi::kFsRefer;
   if (abi >= 3) rights.fs |= kabi::kFsTruncate;
   if (abi >= 5) rights.fs |= kabi::kFsIoctlDev;
-  if (abi >= 4 && restrict_tcp) rights.net = kabi::kNetBindTcp | kabi::kNetConnectTcp;
+  if (abi >= 4 && tcp == TcpAccess::kDenied) rights.net = kabi::kNetBindTcp | kabi::kNetConnectTcp;
   if (abi >= 6) rights.scoped = kabi::kScopeAbstractUnixSocket | kabi::kScopeSignal;
   return rights;
 }

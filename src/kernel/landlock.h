@@ -24,9 +24,14 @@ struct LandlockRights {
   uint64_t scoped = 0;  // abstract unix sockets and signals
 };
 
-// Everything `abi` can express. With `restrict_tcp`, all TCP bind and connect
-// is handled (and, with no rules, denied).
-LandlockRights LandlockRightsFor(int abi, bool restrict_tcp);
+// Whether Landlock handles TCP: kDenied handles bind and connect (with no
+// rule for them, every one is denied); kUnhandled leaves TCP to the network
+// namespace (Landlock's TCP rights name ports, not addresses, so they cannot
+// allow the sandbox's own loopback and nothing else).
+enum class TcpAccess { kUnhandled, kDenied };
+
+// Everything `abi` can express, TCP as `tcp` says.
+LandlockRights LandlockRightsFor(int abi, TcpAccess tcp);
 
 // Child side (async-signal-safe). Each returns 0 or a positive errno.
 // LandlockCreateRulesetChild stores the new ruleset's fd in `ruleset_fd`.

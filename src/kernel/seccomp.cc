@@ -69,7 +69,7 @@ bool IsMountFamily(const std::string& name) {
 bool SeccompFilterMutated() {
   for (Mutant mutant : {Mutant::kSeccompPtrace, Mutant::kSeccompKeyctl, Mutant::kSeccompSetId, Mutant::kSeccompTty,
                         Mutant::kSeccompSockets, Mutant::kSeccompArch, Mutant::kSeccompMount,
-                        Mutant::kSeccompNamespaces}) {
+                        Mutant::kSeccompNamespaces, Mutant::kSeccompRawSockets}) {
     if (MutantActive(mutant)) return true;
   }
   return false;
@@ -209,7 +209,8 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
     if (rc < 0) return SeccompError("ioctl", rc);
   }
 
-  // Socket families: AF_UNIX always, AF_INET/AF_INET6 with network access.
+  // Socket families: AF_UNIX always, AF_INET/AF_INET6 where a network
+  // namespace bounds them (SeccompOptions).
   for (int syscall : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
     if (MutantActive(Mutant::kSeccompSockets)) break;
     rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
@@ -220,6 +221,23 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
       rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1,
                             SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)));
       if (rc < 0) return SeccompError("socket families", rc);
+    }
+    // An allowed INET socket is a stream or a datagram one: raw sockets (a
+    // kernel surface, and packets of any protocol on the namespace's links)
+    // and SOCK_PACKET (which the kernel turns into AF_PACKET) are refused.
+    // The type is the argument's low four bits (SOCK_TYPE_MASK; the flags
+    // above them are SOCK_NONBLOCK and SOCK_CLOEXEC): 0, 3, 4-7 and 8-15.
+    if (!options.allow_inet || MutantActive(Mutant::kSeccompRawSockets)) continue;
+    struct TypeMask {
+      uint64_t mask, datum;
+    };
+    for (int family : {AF_INET, AF_INET6}) {
+      for (TypeMask type : {TypeMask{0xf, 0}, TypeMask{0xf, SOCK_RAW}, TypeMask{0xc, 0x4}, TypeMask{0x8, 0x8}}) {
+        rc = seccomp_rule_add(ctx.get(), eperm, syscall, 2,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)),
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, type.mask, type.datum));
+        if (rc < 0) return SeccompError("socket types", rc);
+      }
     }
   }
 

@@ -12,9 +12,11 @@
 //      io_uring, file handles, kexec and modules, ...;
 //   4. argument checks: clone/unshare with a CLONE_NEW* flag, personality other
 //      than the default, ioctl TIOCSTI/TIOCLINUX/TIOCSETD/TIOCEXCL (low 32
-//      bits), and socket
-//      families other than AF_UNIX (and AF_INET/AF_INET6 when the network is
-//      granted) return EPERM;
+//      bits), socket families other than AF_UNIX, AF_INET and AF_INET6, and
+//      AF_INET/AF_INET6 sockets of a type other than SOCK_STREAM and
+//      SOCK_DGRAM (raw, and the old SOCK_PACKET that the kernel turns into
+//      AF_PACKET) return EPERM; without allow_inet, AF_INET and AF_INET6
+//      return EPERM whatever the type;
 //   5. everything else is allowed: the mount view and Landlock bound it.
 //
 // The sandbox's init (PID 1, corral's own code) runs under the command's
@@ -36,7 +38,10 @@
 namespace corral {
 
 struct SeccompOptions {
-  bool allow_inet = false;  // AF_INET and AF_INET6 sockets
+  // AF_INET and AF_INET6 sockets of type SOCK_STREAM and SOCK_DGRAM: true
+  // when a network namespace bounds them (the sandbox's own, or the host's
+  // under --network all), false in a rung without one.
+  bool allow_inet = false;
 };
 
 // The filters compiled by libseccomp when corral was built (tools/seccomp_gen.cc);

@@ -343,6 +343,38 @@ TEST(SeccompFilter, SocketFamilies) {
   ExpectTable(rows);
 }
 
+// Where INET sockets are allowed (a network namespace bounds them), only
+// stream and datagram ones: the type is the low four bits, the flags above
+// them change nothing.
+TEST(SeccompFilter, RawAndPacketInetSocketsAreEperm) {
+  std::vector<Row> rows;
+  for (const char* call : {"socket", "socketpair"}) {
+    std::string c = call;
+    for (uint64_t family : {uint64_t{AF_INET}, uint64_t{AF_INET6}}) {
+      std::string f = family == AF_INET ? " AF_INET " : " AF_INET6 ";
+      auto row = [&](std::string label, uint64_t type, uint32_t with) {
+        rows.push_back({c + f + label, Data(AUDIT_ARCH_X86_64, Nr(c), {family, type, 0, 0x1000}), kEperm, with});
+      };
+      row("SOCK_STREAM", SOCK_STREAM, kAllow);
+      row("SOCK_DGRAM", SOCK_DGRAM, kAllow);
+      row("SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC", SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, kAllow);
+      row("SOCK_DGRAM|SOCK_CLOEXEC", SOCK_DGRAM | SOCK_CLOEXEC, kAllow);
+      row("SOCK_DGRAM with high bits", kHigh | SOCK_DGRAM, kAllow);
+      row("SOCK_RAW", SOCK_RAW, kEperm);
+      row("SOCK_RAW|SOCK_CLOEXEC", SOCK_RAW | SOCK_CLOEXEC, kEperm);
+      row("SOCK_RAW with high bits", kHigh | SOCK_RAW, kEperm);
+      row("SOCK_PACKET", SOCK_PACKET, kEperm);
+      row("SOCK_SEQPACKET", SOCK_SEQPACKET, kEperm);
+      row("SOCK_RDM", SOCK_RDM, kEperm);
+      row("SOCK_DCCP", SOCK_DCCP, kEperm);
+      for (uint64_t type : {0ull, 7ull, 8ull, 9ull, 11ull, 12ull, 13ull, 14ull, 15ull}) {
+        row("type " + std::to_string(type), type, kEperm);
+      }
+    }
+  }
+  ExpectTable(rows);
+}
+
 TEST(SeccompFilter, ForeignArchitecturesAndX32AreKilled) {
   ExpectTable({
       {"i386 getpid (int 0x80)", Data(AUDIT_ARCH_I386, 20), kKill, kKill},

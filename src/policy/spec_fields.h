@@ -105,7 +105,7 @@
 namespace corral {
 
 enum class NetworkMode {
-  kNone,  // an empty network namespace with only lo, and no INET sockets
+  kNone,  // an empty network namespace of the sandbox's own: only its lo, up
   kAll,   // the host's network namespace
 };
 
@@ -224,7 +224,7 @@ inline constexpr Setting<NetworkMode> kNetworkSetting{
     .profile = ProfileRule::kIsAGrant,
     .choices = kNetworkNames,
     .spelling = TomlSpelling::kNamesOrBoolean,
-    .doc = "`true` = `\"all\"`: the host's network. `false` = `\"none\"`: only loopback, no INET sockets.",
+    .doc = "`true` = `\"all\"`: the host's network. `false` = `\"none\"`: an empty network namespace; only the sandbox's own loopback.",
 };
 
 inline constexpr Setting<std::chrono::seconds, std::optional<std::chrono::seconds>> kTimeoutSetting{

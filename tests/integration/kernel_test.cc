@@ -164,7 +164,7 @@ TEST_F(KernelEscape, TheSeccompFilterIsWhatDeniesTheCalls) {
       "fsconfig", "chroot", "setns", "unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)", "keyctl", "add_key",
       "request_key", "perf_event_open", "userfaultfd", "io_uring_enter", "io_uring_register", "name_to_handle_at",
       "ioctl(TIOCSTI)", "ioctl(TIOCSTI) with high bits", "ioctl(TIOCLINUX)", "ioctl(TIOCSETD)", "ioctl(TIOCEXCL)",
-      "socket(AF_INET)",
+      "socket(AF_INET)", "socket(AF_INET, SOCK_RAW)", "socket(AF_INET6, SOCK_RAW)",
       "socket(AF_NETLINK)", "socket(AF_PACKET)",
   };
   std::string missing = outside_ / "missing";

@@ -17,6 +17,7 @@
 #define BAD_FLAG 0x40000000UL
 #define NO_SUCH_PID 0x3fffffff /* above any pid_max */
 #define BAD_SOCKET_TYPE 15     /* above SOCK_MAX */
+#define BAD_PROTOCOL 300       /* above IPPROTO_MAX: EINVAL before the CAP_NET_RAW check */
 #define SYS_OPEN_TREE_ATTR 467 /* Linux 6.15, x86-64 and the generic table */
 
 static int escaped;
@@ -66,6 +67,8 @@ int main(int argc, char **argv) {
   report("ioctl(TIOCSETD)", syscall(SYS_ioctl, -1, 0x5423UL, &n_tty));
   report("ioctl(TIOCEXCL)", syscall(SYS_ioctl, -1, 0x540cUL, 0));
   report("socket(AF_INET)", socket(AF_INET, BAD_SOCKET_TYPE, 0));
+  report("socket(AF_INET, SOCK_RAW)", socket(AF_INET, SOCK_RAW, BAD_PROTOCOL));
+  report("socket(AF_INET6, SOCK_RAW)", socket(AF_INET6, SOCK_RAW, BAD_PROTOCOL));
   report("socket(AF_NETLINK)", socket(AF_NETLINK, BAD_SOCKET_TYPE, 0));
   report("socket(AF_PACKET)", socket(AF_PACKET, BAD_SOCKET_TYPE, 0));
   return probe_verdict(escaped);

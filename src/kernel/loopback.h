@@ -1,0 +1,27 @@
+// The loopback interface of the sandbox's own network namespace.
+//
+// A new network namespace holds one interface, lo, and the kernel creates it
+// down: until it is up, even 127.0.0.1 is unreachable (connect fails with
+// ENETUNREACH), so a test suite that starts a server on 127.0.0.1 fails.
+// The sandbox's first child brings it up while it still has every capability
+// in its user namespace (which owns the new network namespace), before the
+// capabilities are dropped. Nothing else is configured: no other address, no
+// route, no interface, so a socket inside reaches only the sandbox's own lo,
+// never the host's.
+//
+// Child side (async-signal-safe): raw syscalls only, returning 0 or an errno.
+// A failure is fatal to the spawn: the command does not run.
+#pragma once
+
+namespace corral {
+
+// What a spawn does with lo: bring it up (the sandbox has a network
+// namespace of its own), or leave it (it shares the host's, or has none).
+enum class Loopback { kLeave, kBringUp };
+
+// Sets IFF_UP on lo of the calling process's network namespace (SIOCGIFFLAGS,
+// then SIOCSIFFLAGS with CAP_NET_ADMIN over that namespace). An lo already up
+// is left as it is, with no privileged call. Returns 0 or an errno.
+int BringUpLoopbackChild();
+
+}  // namespace corral
