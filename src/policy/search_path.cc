@@ -17,6 +17,10 @@ namespace {
 
 // The most names a warning spells out before "and N more".
 constexpr size_t kNamesShown = 3;
+// The most PATH entries, and names in hidden ones, compared: past them a
+// PATH (or a directory) is not worth a slower start; the rest is not judged.
+constexpr size_t kMostEntries = 256;
+constexpr size_t kMostNames = 4096;
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st;
@@ -36,6 +40,11 @@ class Comparer {
       Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false};
       struct stat st;
       if (entry.canonical.empty() || ::stat(entry.canonical.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      // A directory met again finds nothing the first time did not.
+      if (std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.canonical == entry.canonical; })) {
+        continue;
+      }
+      if (entries_.size() == kMostEntries) break;
       entry.visible = Runs(entry.canonical);
       entries_.push_back(std::move(entry));
     }
@@ -159,6 +168,7 @@ class Comparer {
     std::vector<std::string> names;
     std::vector<std::string> fixes;
     std::string first_entry;
+    size_t checked = 0;
     for (const Entry& entry : entries_) {
       if (entry.visible) continue;
       std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(entry.canonical.c_str()), ::closedir);
@@ -169,6 +179,7 @@ class Comparer {
       }
       std::sort(here.begin(), here.end());
       for (const std::string& name : here) {
+        if (++checked > kMostNames) break;
         std::optional<Found> outside = Lookup(name, Side::kOutside);
         if (!outside || outside->entry != &entry) continue;  // found earlier on PATH, or not a program
         std::optional<Found> inside = Lookup(name, Side::kInside);

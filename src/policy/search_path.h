@@ -18,6 +18,9 @@
 // ~/.cargo without ~/.rustup), else the names a hidden entry shadows. An
 // entry that is merely hidden (its programs would fail loudly as "not
 // found") is listed by `explain` alone, so an everyday run stays quiet.
+// Each directory is compared once however often PATH names it, and a PATH
+// past 256 directories, or past 4096 names in hidden ones, is judged no
+// further (a careless PATH must not slow every start).
 // Visibility is judged from the policy's grants and the host's files; a
 // danger-full-access run (no sandbox) compares nothing.
 #pragma once

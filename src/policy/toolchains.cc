@@ -36,7 +36,11 @@ std::string ResolveDir(const Toolchain::Dir& dir, const HostContext& host) {
   }
   if (path.empty() && !dir.path.empty()) path = host.home + std::string(dir.path.substr(1));
   if (path.empty() || !IsDirectory(path)) return "";
-  return ResolvedOrEmpty(path);
+  // Where it leads must lie in the home too, and not be the home: a
+  // ~/.cargo that links to ~ or to /tmp would grant all of it.
+  std::string canonical = ResolvedOrEmpty(path);
+  if (canonical.empty() || canonical == host.home || !IsWithin(canonical, host.home)) return "";
+  return canonical;
 }
 
 // Every existing path `pattern` (components, one may be "*") names below `dir`.
@@ -49,7 +53,8 @@ void ExpandSecret(const std::string& dir, std::string_view pattern, std::vector<
     std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
     if (!listing) return;
     while (const dirent* entry = ::readdir(listing.get())) {
-      if (entry->d_name[0] != '.') names.emplace_back(entry->d_name);
+      std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
     }
     std::sort(names.begin(), names.end());
   } else {
@@ -58,10 +63,9 @@ void ExpandSecret(const std::string& dir, std::string_view pattern, std::vector<
   for (const std::string& name : names) {
     std::string path = dir + "/" + name;
     struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) continue;
     if (rest.empty()) {
-      out.push_back(path);
-    } else if (S_ISDIR(st.st_mode)) {
+      if (::lstat(path.c_str(), &st) == 0) out.push_back(path);
+    } else if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {  // a linked version too
       ExpandSecret(path, rest, out);
     }
   }
@@ -72,7 +76,9 @@ void ExpandSecret(const std::string& dir, std::string_view pattern, std::vector<
 const std::vector<Toolchain>& Toolchains() {
   static const std::vector<Toolchain> toolchains = {
       {"rustup", {{"~/.cargo", "CARGO_HOME"}, {"~/.rustup", "RUSTUP_HOME"}}, {{0, "credentials"}, {0, "credentials.toml"}}},
-      {"pyenv", {{"~/.pyenv", "PYENV_ROOT"}}, {{0, "versions/*/pip.conf"}, {0, "versions/*/etc/pip.conf"}}},
+      {"pyenv",
+       {{"~/.pyenv", "PYENV_ROOT"}},
+       {{0, "versions/*/pip.conf"}, {0, "versions/*/etc/pip.conf"}, {0, "versions/*/envs/*/pip.conf"}}},
       {"nvm", {{"~/.nvm", "NVM_DIR"}}, {{0, "versions/node/*/etc/npmrc"}}},
       {"volta", {{"~/.volta", "VOLTA_HOME"}}, {{0, "tools/image/node/*/etc/npmrc"}}},
       {"fnm",
@@ -80,8 +86,12 @@ const std::vector<Toolchain>& Toolchains() {
        {{0, "node-versions/*/installation/etc/npmrc"}, {1, "node-versions/*/installation/etc/npmrc"}}},
       {"go", {{"~/go", "GOPATH"}, {"~/sdk", ""}, {"", "GOROOT"}}, {}},
       {"sdkman", {{"~/.sdkman", "SDKMAN_DIR"}}, {}},
-      {"asdf", {{"~/.asdf", "ASDF_DATA_DIR"}}, {{0, "installs/nodejs/*/etc/npmrc"}}},
-      {"mise", {{"~/.local/share/mise", "MISE_DATA_DIR"}}, {{0, "installs/node/*/etc/npmrc"}}},
+      {"asdf",
+       {{"~/.asdf", "ASDF_DATA_DIR"}},
+       {{0, "installs/nodejs/*/etc/npmrc"}, {0, "installs/python/*/pip.conf"}, {0, "installs/python/*/etc/pip.conf"}}},
+      {"mise",
+       {{"~/.local/share/mise", "MISE_DATA_DIR"}},
+       {{0, "installs/node/*/etc/npmrc"}, {0, "installs/python/*/pip.conf"}, {0, "installs/python/*/etc/pip.conf"}}},
       {"deno", {{"~/.deno", "DENO_INSTALL"}}, {}},
       {"bun", {{"~/.bun", "BUN_INSTALL"}}, {}},
       {"local-bin", {{"~/.local/bin", ""}}, {}},

@@ -18,7 +18,9 @@
 //   deno, bun  ~/.deno ($DENO_INSTALL), ~/.bun ($BUN_INSTALL)
 //   local-bin  ~/.local/bin
 //
-// A variable is honoured only when it names a directory inside the home: a
+// A directory (named by the table or a variable) counts only when it leads
+// inside the home and is not the home itself (a ~/.cargo linked to ~ or /tmp
+// grants nothing); a variable is honoured only when it names one: a
 // toolchain elsewhere (/opt, /usr/local) is the system's or a plain
 // --allow-exec. Only directories that exist are granted; a name none of
 // whose directories exists is a usage error, so a typo cannot pass quietly.
@@ -49,7 +51,8 @@ struct Toolchain {
   };
   std::vector<Dir> dirs;
   // Secret files, relative to dirs[dir]; a "*" component stands for each
-  // entry there not starting with "." ("versions/node/*/etc/npmrc").
+  // entry there, dot names and links to directories included
+  // ("versions/node/*/etc/npmrc").
   struct Secret {
     size_t dir = 0;
     std::string_view path;

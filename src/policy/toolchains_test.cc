@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "policy/policy.h"
 #include "policy/search_path.h"
 #include "testing/test_scratch_dir.h"
@@ -70,6 +72,25 @@ TEST_F(ToolchainsTest, SecretFilesAreFoundInEveryInstalledVersion) {
                                       tree_.Join("home/.nvm/versions/node/v20.1.0/etc/npmrc")}));
   EXPECT_EQ(LayOut(*FindToolchain("rustup"), host_).secrets,
             std::vector<std::string>{tree_.Join("home/.cargo/credentials.toml")});
+}
+
+TEST_F(ToolchainsTest, SecretsBehindLinksAndDotNamesAreFound) {
+  tree_.File("home/.pyenv/versions/3.11.4/envs/venv/pip.conf", "token");
+  tree_.Symlink("home/.pyenv/versions/venv", tree_.Join("home/.pyenv/versions/3.11.4/envs/venv"));
+  tree_.File("home/.pyenv/versions/.old/pip.conf", "token");
+  std::vector<std::string> secrets = LayOut(*FindToolchain("pyenv"), host_).secrets;
+  auto has = [&](const std::string& path) { return std::find(secrets.begin(), secrets.end(), path) != secrets.end(); };
+  EXPECT_TRUE(has(tree_.Join("home/.pyenv/versions/venv/pip.conf")));
+  EXPECT_TRUE(has(tree_.Join("home/.pyenv/versions/.old/pip.conf")));
+  EXPECT_TRUE(has(tree_.Join("home/.pyenv/versions/3.11.4/envs/venv/pip.conf")));
+}
+
+TEST_F(ToolchainsTest, ADirectoryThatLeadsOutOfTheHomeOrToItIsNoToolchain) {
+  tree_.Symlink("home/.cargo", host_.home);
+  tree_.Dir("elsewhere/rustup");
+  tree_.Symlink("home/.rustup", tree_.Join("elsewhere/rustup"));
+  EXPECT_TRUE(LayOut(*FindToolchain("rustup"), host_).dirs.empty());
+  EXPECT_FALSE(PolicyBuilder(host_).AllowToolchain("rustup").Build().ok());
 }
 
 TEST_F(ToolchainsTest, AutoIsTheToolchainsHoldingAPathEntry) {

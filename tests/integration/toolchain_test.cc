@@ -4,6 +4,8 @@
 // all) is named in one stderr line with the fix. Each judged from outside:
 // the marker a toolchain's program prints, the token's bytes absent from
 // everything the run left, the canary a refused run never made.
+#include <unistd.h>
+
 #include "harness.h"
 
 namespace corral_it {
@@ -65,6 +67,16 @@ TEST_F(Toolchains, TheToolchainsOwnSecretFilesAreHidden) {
                        {"sh", "-c", "nodefake; cat \"$HOME\"/.nvm/versions/node/*/etc/npmrc; true"}, Home());
   EXPECT_NE(node.out.find("NVM-NODE"), std::string::npos) << "control: nvm's node ran " << node.Describe();
   ExpectTokenAbsent(node);
+  // pyenv-virtualenv links a virtualenv into versions/: its pip.conf too.
+  outside_.Write("home/.pyenv/versions/3.11.4/envs/venv/pip.conf", "index-url = https://u:" + token_ + "@x\n");
+  ASSERT_EQ(::symlink((home_ + "/.pyenv/versions/3.11.4/envs/venv").c_str(), (home_ + "/.pyenv/versions/venv").c_str()),
+            0);
+  Outcome venv = RunIn({"--allow-toolchain", "pyenv"},
+                       {"sh", "-c", "python3; cat \"$HOME\"/.pyenv/versions/venv/pip.conf "
+                                    "\"$HOME\"/.pyenv/versions/3.11.4/envs/venv/pip.conf; true"},
+                       Home());
+  EXPECT_NE(venv.out.find("PYENV-PYTHON"), std::string::npos) << "control: pyenv ran " << venv.Describe();
+  ExpectTokenAbsent(venv);
   // --home real shows nvm without naming it: the same file stays hidden.
   Outcome real = RunIn({"--home", "real"},
                        {"sh", "-c", "nodefake; cat \"$HOME\"/.nvm/versions/node/*/etc/npmrc; true"}, Home());
