@@ -2,9 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <climits>
-#include <cstdlib>
-
 #include "base/mutant.h"
 #include "policy/git_files.h"
 #include "policy/path.h"
@@ -16,9 +13,7 @@ namespace {
 // it does not exist.
 std::string Canonical(std::string path, const std::string& base) {
   if (path.empty()) return {};
-  if (path.front() != '/') path = base + "/" + path;
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : std::string();
+  return ResolvedOrEmpty(path.front() == '/' ? path : base + "/" + path);
 }
 
 std::string Parent(const std::string& path) { return path.substr(0, path.rfind('/')); }
