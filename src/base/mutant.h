@@ -29,7 +29,7 @@ enum class Mutant {
   kInitDumpable,     // the sandbox's init stays dumpable
   kLifeline,         // the sandbox's init outlives corral (no parent-death signal)
   kReadOnlyBinds,    // read-only grants and system trees are bound read-write
-  kEtcMasks,         // the /etc secret masks are not mounted
+  kEtcMasks,         // the /etc secret masks are not mounted, nor root's /etc idmapped
   kForbidMasks,      // the forbid_read masks are not mounted
   kProtectedBinds,   // existing protected paths are not bound read-only
   kSweep,            // nothing is swept after the run

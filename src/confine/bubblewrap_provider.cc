@@ -20,8 +20,9 @@ bool Writable(const Policy& policy, const std::string& path) {
   return grant != nullptr && Has(grant->access, Access::kWrite);
 }
 
-// `proc_masks`: the root-only /proc entries to hide (DiscoverProcSecrets).
-std::vector<ViewOp> BuildView(const Policy& policy, const std::vector<MaskedPath>& proc_masks) {
+// `extra_masks`: the root-only /proc entries to hide (DiscoverProcSecrets)
+// and /etc's (bwrap cannot idmap it: confine/etc_view.h).
+std::vector<ViewOp> BuildView(const Policy& policy, const std::vector<MaskedPath>& extra_masks) {
   std::vector<ViewOp> ops;
   for (const PathGrant& grant : policy.grants()) {
     const std::string& path = grant.path.path;
@@ -29,7 +30,7 @@ std::vector<ViewOp> BuildView(const Policy& policy, const std::vector<MaskedPath
   }
   for (const SystemSymlink& link : policy.symlinks()) ops.push_back({link.path, {"--symlink", link.target, link.path}});
   std::vector<MaskedPath> masks = policy.masks();
-  masks.insert(masks.end(), proc_masks.begin(), proc_masks.end());
+  masks.insert(masks.end(), extra_masks.begin(), extra_masks.end());
   for (const MaskedPath& mask : masks) {
     if (mask.is_dir) {
       ops.push_back({mask.path, {"--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path}});
@@ -164,11 +165,15 @@ Result<ConfinedArgv> BubblewrapProvider::Confine(const std::vector<std::string>&
     out.insert(out.end(), {"--setenv", entry.substr(0, eq), entry.substr(eq + 1)});
   }
   // bwrap mounts /proc itself: its root-only entries are named from the host's.
-  std::vector<MaskedPath> proc_masks;
+  std::vector<MaskedPath> extra_masks;
   if (policy.masks_root_only_proc()) {
-    CORRAL_ASSIGN_OR_RETURN(proc_masks, DiscoverProcSecrets(0));
+    CORRAL_ASSIGN_OR_RETURN(extra_masks, DiscoverProcSecrets(0));
   }
-  for (ViewOp& op : BuildView(policy, proc_masks)) out.insert(out.end(), op.args.begin(), op.args.end());
+  if (policy.etc_view() == EtcView::kAsOthers) {
+    CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> etc, DiscoverEtcSecrets(0));
+    extra_masks.insert(extra_masks.end(), etc.begin(), etc.end());
+  }
+  for (ViewOp& op : BuildView(policy, extra_masks)) out.insert(out.end(), op.args.begin(), op.args.end());
   out.insert(out.end(), {"--chdir", SandboxWorkingDirectory(policy), "--"});
   out.insert(out.end(), argv.begin(), argv.end());
   confined.denial_signatures = BubblewrapDenialSignatures();

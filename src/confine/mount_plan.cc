@@ -55,6 +55,24 @@ const char* MountPlan::Intern(std::string text) {
   return strings_.back().c_str();
 }
 
+MountOp MountPlan::MaskOp(const MaskedPath& mask) {
+  MountOp op;
+  op.kind = MountKind::kMask;
+  op.flags = mask.is_dir ? MountFlag::kDir : MountFlag::kNone;
+  if (mask.pinned) op.flags |= MountFlag::kPinned;
+  op.pin = mask.id;
+  op.target = Intern(mask.path);
+  return op;
+}
+
+void MountPlan::AddMask(const MaskedPath& mask) {
+  MountOp op = MaskOp(mask);
+  auto at = std::upper_bound(ops.begin(), ops.end(), op, [](const MountOp& a, const MountOp& b) {
+    return std::string_view(a.target) < b.target;
+  });
+  ops.insert(at, op);
+}
+
 std::string MountPlan::Describe(long index) const {
   if (index < 0 || static_cast<size_t>(index) >= ops.size()) return "the new root";
   const MountOp& op = ops[static_cast<size_t>(index)];
@@ -113,15 +131,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     bind(PinnedPath{parent, FileIdentity{st.st_dev, st.st_ino}, FileType::kDirectory}, MountFlag::kReadOnly, 0);
   }
   for (const SystemSymlink& link : policy.symlinks()) symlink(link.path, link.target);
-  for (const MaskedPath& mask : policy.masks()) {
-    MountOp op;
-    op.kind = MountKind::kMask;
-    op.flags = mask.is_dir ? MountFlag::kDir : MountFlag::kNone;
-    if (mask.pinned) op.flags |= MountFlag::kPinned;
-    op.pin = mask.id;
-    op.target = plan.Intern(mask.path);
-    add(op);
-  }
+  for (const MaskedPath& mask : policy.masks()) add(plan.MaskOp(mask));
   for (const PinnedPath& anchor : policy.protected_paths().anchors) {
     if (!MutantActive(Mutant::kProtectedAnchors)) bind(anchor, MountFlag::kNone, 0);
   }

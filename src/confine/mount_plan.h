@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "kernel/landlock.h"
 #include "kernel/mounts.h"
 #include "policy/access.h"
@@ -44,10 +45,18 @@ class MountPlan {
   // A short description of op `index`, for error messages.
   std::string Describe(long index) const;
 
+  // Adds a mask over `mask` (confine/etc_view.h adds /etc's when it cannot
+  // idmap it), keeping `ops` sorted.
+  void AddMask(const MaskedPath& mask);
+  // Keeps `fd` open as long as the plan: a kPrepared op's tree.
+  void Own(UniqueFd fd) { owned_.push_back(std::move(fd)); }
+
  private:
   friend MountPlan BuildMountPlan(const Policy&, const LandlockRights&);
   const char* Intern(std::string text);
+  MountOp MaskOp(const MaskedPath& mask);
   std::deque<std::string> strings_;
+  std::vector<UniqueFd> owned_;
 };
 
 MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights);

@@ -2,6 +2,7 @@
 
 #include "base/invariant.h"
 #include "base/mutant.h"
+#include "confine/etc_view.h"
 #include "kernel/seccomp.h"
 
 namespace corral {
@@ -102,6 +103,10 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none && !own_network_namespace ? TcpAccess::kDenied
                                                                                              : TcpAccess::kUnhandled);
   plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
+  EtcViewResult etc_view;
+  if (m.namespaces) {
+    CORRAL_ASSIGN_OR_RETURN(etc_view, PrepareEtcView(policy, plan.mounts_));
+  }
   plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
 
   // What Spawn reads besides the mounts.
@@ -173,9 +178,16 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     feature("user namespace", FeatureStatus::kEnforced,
             "uid " + std::to_string(policy.host().uid) + " and gid " + std::to_string(policy.host().gid) +
                 " mapped onto themselves; no other ids exist inside");
+    std::string etc;
+    if (etc_view.outcome == EtcViewOutcome::kIdmapped) {
+        etc = "; /etc seen as others see it (an idmapped mount: no file in it is root's)";
+    } else if (etc_view.outcome == EtcViewOutcome::kWalked) {
+        etc = "; /etc's " + std::to_string(etc_view.masks) + " root-only entries masked one by one (" +
+              etc_view.reason + ")";
+    }
     feature("mount view", FeatureStatus::kEnforced,
             "fresh root with " + std::to_string(binds) + " bind mounts, " + std::to_string(policy.masks().size()) +
-                " masked secrets; the host root is detached");
+                " masked secrets" + etc + "; the host root is detached");
     feature("pid namespace", FeatureStatus::kEnforced, "host processes are invisible; the tree dies with its init");
     feature("ipc namespace", FeatureStatus::kEnforced, "private System V IPC and POSIX message queues");
     feature("uts namespace", FeatureStatus::kEnforced, "hostname \"corral\"");

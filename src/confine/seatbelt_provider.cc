@@ -1,5 +1,7 @@
 #include "confine/seatbelt_provider.h"
 
+#include "confine/etc_view.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,7 +159,8 @@ Result<std::string> SeatbeltProfile(const Policy& policy, const std::string& pri
 
   // In SBPL the last matching rule wins: the denials come after the allows.
   std::vector<Filter> masks;
-  for (const MaskedPath& mask : policy.masks()) masks.push_back(PathFilter(mask.path, mask.is_dir));
+  CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> hidden, MasksWithoutIdmap(policy));
+  for (const MaskedPath& mask : hidden) masks.push_back(PathFilter(mask.path, mask.is_dir));
   if (!masks.empty()) sb.Comment("masks: hidden even inside the grants above");
   CORRAL_TRY(sb.Rule("deny", "file-read* file-write*", masks));
   const ProtectedSet& protected_paths = policy.protected_paths();

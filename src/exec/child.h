@@ -90,7 +90,7 @@ struct ChildContext {
   unsigned pty_descriptors = 0;
   struct termios pty_modes = {};
   struct winsize pty_size = {};
-  int keep_fds[5] = {-1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
+  int keep_fds[6] = {-1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};
   mode_t umask = 022;

@@ -242,7 +242,11 @@ class Spawner {
     ctx.lifeline_fd = lifeline.read.get();
     UniqueFd pty_child_end;
     CORRAL_ASSIGN_OR_RETURN(UniqueFd pty_channel, OpenPtyChannel(command, ctx, pty_child_end));
-    int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd, ctx.pty_socket_fd};
+    int prepared = -1;  // a tree the plan made (confine/etc_view.h); the child closes it once attached
+    for (const MountOp& op : ops) {
+      if (op.Has(MountFlag::kPrepared)) prepared = op.fd;
+    }
+    int keep[] = {ctx.report_fd, ctx.status_fd, ctx.program_fd, ctx.stderr_fd, ctx.pty_socket_fd, prepared};
     std::sort(std::begin(keep), std::end(keep));  // here, not in the child
     std::copy(std::begin(keep), std::end(keep), ctx.keep_fds);
     ChildStack stack;

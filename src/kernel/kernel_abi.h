@@ -95,6 +95,7 @@ inline constexpr uint64_t kMountAttrRdonly = 0x00000001;
 inline constexpr uint64_t kMountAttrNosuid = 0x00000002;
 inline constexpr uint64_t kMountAttrNodev = 0x00000004;
 inline constexpr uint64_t kMountAttrNoexec = 0x00000008;
+inline constexpr uint64_t kMountAttrIdmap = 0x00100000;  // Linux 5.12
 
 struct MountAttr {
   uint64_t attr_set;

@@ -144,7 +144,7 @@ int AddRuleAt(int ruleset_fd, const char* rel, uint64_t access) {
 int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
   for (size_t i = 0; i < count; ++i) {
     MountOp& op = ops[i];
-    if (op.kind != MountKind::kBind) continue;
+    if (op.kind != MountKind::kBind || op.Has(MountFlag::kPrepared)) continue;
     op.fd = OpenNoFollow(op.source);
     if (op.fd < 0) {
       if (op.Has(MountFlag::kOptional) && errno == ENOENT) continue;
@@ -168,7 +168,7 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
 int CloneSources(MountOp* ops, size_t count, ChildReport* report) {
   for (size_t i = 0; i < count; ++i) {
     MountOp& op = ops[i];
-    if (op.kind != MountKind::kBind || op.fd < 0) continue;
+    if (op.kind != MountKind::kBind || op.fd < 0 || op.Has(MountFlag::kPrepared)) continue;
     int tree = OpenTree(op.fd, "", kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | AT_EMPTY_PATH | AT_RECURSIVE);
     if (tree < 0) return Fail(report, ChildStage::kBind, errno, static_cast<long>(i));
     ::close(op.fd);
@@ -308,7 +308,9 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       case MountKind::kBind: {
         if (op.Has(MountFlag::kReadOnly) && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
         if (op.Has(MountFlag::kNoexec) && !MutantActive(Mutant::kNoexecBinds)) attrs |= kabi::kMountAttrNoexec;
-        if (int err = AttachTree(op.fd, rel, attrs); err != 0) {
+        // A prepared tree carries its attributes already, and the host's
+        // user namespace owns it: mount_setattr would be refused here.
+        if (int err = AttachTree(op.fd, rel, op.Has(MountFlag::kPrepared) ? 0 : attrs); err != 0) {
           return Fail(report, ChildStage::kBind, err, index);
         }
         if (ruleset_fd >= 0 && op.landlock != 0) {

@@ -36,7 +36,7 @@ enum class MountKind : uint8_t {
 };
 
 // What a MountOp does beyond its kind, as a set of bits (combine with |).
-enum class MountFlag : uint8_t {
+enum class MountFlag : uint16_t {
   kNone = 0,
   kDir = 1 << 0,       // the target is a directory, else a file
   kReadOnly = 1 << 1,  // bind read-only (recursively)
@@ -46,15 +46,16 @@ enum class MountFlag : uint8_t {
   kSeal = 1 << 5,      // tmpfs: made read-only once everything under it is mounted
   kPinned = 1 << 6,    // the source's (dev, inode) must equal `pin` when the child opens it
   kMaskRootOnly = 1 << 7,  // kProc: mask each top-level entry others may not use (base/hidden_from_others.h)
+  kPrepared = 1 << 8,  // kBind: `fd` is a detached tree the parent made, with its attributes set (kernel/idmapped_tree.h)
 };
 
 constexpr MountFlag operator|(MountFlag a, MountFlag b) {
-  return static_cast<MountFlag>(static_cast<uint8_t>(a) | static_cast<uint8_t>(b));
+  return static_cast<MountFlag>(static_cast<uint16_t>(a) | static_cast<uint16_t>(b));
 }
 constexpr MountFlag operator&(MountFlag a, MountFlag b) {
-  return static_cast<MountFlag>(static_cast<uint8_t>(a) & static_cast<uint8_t>(b));
+  return static_cast<MountFlag>(static_cast<uint16_t>(a) & static_cast<uint16_t>(b));
 }
-constexpr MountFlag operator~(MountFlag a) { return static_cast<MountFlag>(~static_cast<uint8_t>(a)); }
+constexpr MountFlag operator~(MountFlag a) { return static_cast<MountFlag>(~static_cast<uint16_t>(a)); }
 constexpr MountFlag& operator|=(MountFlag& a, MountFlag b) { return a = a | b; }
 constexpr MountFlag& operator&=(MountFlag& a, MountFlag b) { return a = a & b; }
 
@@ -67,7 +68,7 @@ struct MountOp {
   const char* source = nullptr;
   const char* target = nullptr;  // absolute path inside the sandbox
   const char* options = nullptr;
-  int fd = -1;             // child: the opened source
+  int fd = -1;             // child: the opened source (kPrepared: the parent's tree, which the plan owns)
 };
 
 // Child side. Applies `ops` (sorted by target), adding Landlock rules to

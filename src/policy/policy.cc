@@ -513,7 +513,14 @@ Result<Policy> PolicyBuilder::Build() const {
   // Mask /etc secrets, unless the user explicitly granted one of them. A grant
   // strictly inside a masked directory would lift the mask from its siblings
   // too, so it is refused: the user must name the directory itself.
-  if (spec_.system_roots) {
+  // For root, /etc is seen as others see it (Policy::etc_view) unless a
+  // grant names /etc or a path in it: then the walk's masks, which such a
+  // grant can lift one by one.
+  const bool grant_in_etc = std::any_of(flag_paths.begin(), flag_paths.end(),
+                                        [](const std::string& p) { return IsWithin(p, "/etc"); });
+  if (spec_.system_roots && host_.uid == 0 && !grant_in_etc) {
+    policy.etc_view_ = EtcView::kAsOthers;
+  } else if (spec_.system_roots) {
     CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> secrets, DiscoverEtcSecrets(host_.uid));
     for (MaskedPath& mask : secrets) {
       bool granted = false;

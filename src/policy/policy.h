@@ -48,6 +48,8 @@ struct PathGrant {
   GrantOrigin origin = GrantOrigin::kFlag;
 };
 
+enum class EtcView : uint8_t { kMasked, kAsOthers };
+
 class Policy {
  public:
   // The spec this policy was built from.
@@ -69,6 +71,14 @@ class Policy {
   // process of the host); DiscoverProcSecrets (policy/roots.h) lists them
   // from the host's for a backend that needs their names.
   bool masks_root_only_proc() const { return masks_root_only_proc_; }
+  // How a root caller's /etc keeps its root-only files hidden. kAsOthers:
+  // nothing of /etc is in masks(); the sandbox shows /etc through an
+  // idmapped mount on which no file is root's, so every one reads as it
+  // does for others (also one made during the run). Where the host cannot
+  // idmap /etc, the plan walks it for the masks instead
+  // (confine/etc_view.h). kMasked: what needs hiding is in masks() (every
+  // caller but root, and root with a grant at or inside /etc).
+  EtcView etc_view() const { return etc_view_; }
   // The forbid_read patterns, normalized (for the in-process fence).
   const std::vector<std::string>& forbid_patterns() const { return forbid_patterns_; }
   // Human notes on how the request was narrowed (e.g. by read-only mode).
@@ -120,6 +130,7 @@ class Policy {
   std::vector<SystemSymlink> symlinks_;
   std::vector<MaskedPath> masks_;
   bool masks_root_only_proc_ = false;
+  EtcView etc_view_ = EtcView::kMasked;
   ProtectedSet protected_;
   NetworkMode network_ = NetworkMode::kNone;
   std::vector<std::string> env_allow_;

@@ -185,6 +185,22 @@ TEST_F(Layer, EtcMasksAloneHideTheSecretsTheCallerCouldRead) {
   }
 }
 
+// Root's /etc: seen through an idmapped mount on which no file is root's
+// (confine/etc_view.h), as the confined process's own mount table shows from
+// outside; an unprivileged caller's /etc is a plain bind, its masks in the
+// test above. With the mount alone taken away (the etc_masks mutant), root
+// reads /etc/shadow inside and the test above fails.
+TEST_F(Layer, RootSeesEtcThroughAnIdmappedMountOthersAPlainBind) {
+  std::unique_ptr<Process> run;
+  pid_t pid = StartSleeper(&run);
+  ASSERT_GT(pid, 0);
+  std::optional<std::string> options = MountOptionsAt(pid, "/etc");
+  Stop(pid, run);
+  ASSERT_TRUE(options.has_value()) << "nothing mounted at /etc";
+  bool idmapped = ("," + *options + ",").find(",idmapped,") != std::string::npos;
+  EXPECT_EQ(idmapped, ::geteuid() == 0) << "uid " << ::geteuid() << ", /etc mounted " << *options;
+}
+
 // seccomp: the filter installed in the confined process, read back from
 // outside, is exactly the one corral embeds, which the unit tests evaluate
 // call by call (src/kernel/seccomp_test.cc). Reading a filter back needs

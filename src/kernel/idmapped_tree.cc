@@ -1,0 +1,83 @@
+#include "kernel/idmapped_tree.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "kernel/kernel_abi.h"
+
+namespace corral {
+namespace {
+
+constexpr ErrorKind kKind = ErrorKind::kNamespace;
+
+// The holder of the mapping's user namespace: it only waits to be killed,
+// on a stack of its own and in corral's memory (CLONE_VM), so nothing is
+// copied and it touches nothing but its stack.
+int Hold(void*) {
+  for (;;) ::syscall(SYS_pause);
+}
+
+int WriteAt(int dir, const char* name, const char* text) {
+  int fd = ::openat(dir, name, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  size_t length = std::strlen(text);
+  int err = ::write(fd, text, length) == static_cast<ssize_t>(length) ? 0 : (errno != 0 ? errno : EIO);
+  ::close(fd);
+  return err;
+}
+
+// A user namespace mapping id 0 (uid and gid) onto 65534 and nothing else.
+Result<UniqueFd> RootlessUserNamespace() {
+  alignas(16) static char stack[8192];
+  pid_t pid = ::clone(Hold, stack + sizeof stack, CLONE_NEWUSER | CLONE_VM | SIGCHLD, nullptr);
+  if (pid < 0) return Error::FromErrno(kKind, "cannot create the user namespace of /etc's idmapped view", "clone", errno);
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d", static_cast<int>(pid));
+  UniqueFd dir(::open(path, O_PATH | O_DIRECTORY | O_CLOEXEC));
+  int err = dir.get() < 0 ? errno : 0;
+  if (err == 0) err = WriteAt(dir.get(), "uid_map", "0 65534 1\n");
+  if (err == 0) err = WriteAt(dir.get(), "gid_map", "0 65534 1\n");
+  UniqueFd ns(err == 0 ? ::openat(dir.get(), "ns/user", O_RDONLY | O_CLOEXEC) : -1);
+  if (err == 0 && ns.get() < 0) err = errno;
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  if (err != 0) return Error::FromErrno(kKind, "cannot map the user namespace of /etc's idmapped view", path, err);
+  return ns;
+}
+
+}  // namespace
+
+Result<UniqueFd> OpenTreeSeenAsOthers(const char* path, const FileIdentity& pin, uint64_t attrs) {
+  struct open_how how = {};
+  how.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  UniqueFd source(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how)));
+  if (source.get() < 0) return Error::FromErrno(kKind, "cannot open a tree to idmap", path, errno);
+  struct stat st;
+  if (::fstat(source.get(), &st) != 0) return Error::FromErrno(kKind, "cannot open a tree to idmap", path, errno);
+  if (st.st_dev != pin.dev || st.st_ino != pin.ino) {
+    return Error(kKind, std::string(path) + " changed since the policy was built");
+  }
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd ns, RootlessUserNamespace());
+  UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, source.get(), "",
+                                           kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | AT_EMPTY_PATH | AT_RECURSIVE)));
+  if (tree.get() < 0) return Error::FromErrno(kKind, "cannot clone a tree to idmap", path, errno);
+  kabi::MountAttr attr = {kabi::kMountAttrIdmap | attrs, 0, 0, static_cast<uint64_t>(ns.get())};
+  if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
+    return Error::FromErrno(kKind, "cannot idmap", path, errno);
+  }
+  return tree;
+}
+
+}  // namespace corral
