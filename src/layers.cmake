@@ -4,8 +4,10 @@
 # #include "<folder>/..." outside the list, and corral_layer_link_<layer> links
 # the whole layer with only its listed layers, so a call into any other layer
 # is an undefined reference. docs/architecture.md explains the order.
-set(CORRAL_LAYERS base kernel policy audit state config resolve gate repair confine exec run)
+set(CORRAL_LAYERS base net kernel policy audit state config resolve gate repair confine exec run)
 set(CORRAL_LAYER_DEPS_base "")
+# net: the network supervisor's pieces (the DNS answer); plain bytes only.
+set(CORRAL_LAYER_DEPS_net base)
 set(CORRAL_LAYER_DEPS_kernel base)
 set(CORRAL_LAYER_DEPS_policy base)
 set(CORRAL_LAYER_DEPS_audit base)
@@ -16,7 +18,7 @@ set(CORRAL_LAYER_DEPS_gate base policy audit state resolve)
 set(CORRAL_LAYER_DEPS_repair base policy state)
 set(CORRAL_LAYER_DEPS_confine base kernel policy)
 # exec spawns and supervises what a Plan says; it never sees the Policy.
-set(CORRAL_LAYER_DEPS_exec base kernel confine)
+set(CORRAL_LAYER_DEPS_exec base net kernel confine)
 # run: the whole life of one admitted command (RunConfined).
-set(CORRAL_LAYER_DEPS_run base kernel policy audit state gate repair confine exec)
+set(CORRAL_LAYER_DEPS_run base net kernel policy audit state gate repair confine exec)
 # cli (the executable) may use every layer; testing/ (test helpers) is for tests only.

@@ -290,6 +290,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     for (const std::string& what : result.degraded) dropped += (dropped.empty() ? "" : "; ") + what;
     PrintError("degraded run (--best-effort): it ran without " + dropped);
   }
+  if (result.lookups) PrintError(*result.lookups);
   if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());
   }

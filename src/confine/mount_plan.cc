@@ -132,6 +132,17 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   }
   for (const SystemSymlink& link : policy.symlinks()) symlink(link.path, link.target);
   for (const MaskedPath& mask : policy.masks()) add(plan.MaskOp(mask));
+  // Under --network none the sandbox's own name server (net/dns_stub.h)
+  // answers every lookup at once; the host's resolv.conf names servers the
+  // empty namespace cannot reach.
+  if (policy.network() == NetworkMode::kNone) {
+    MountOp op;
+    op.kind = MountKind::kFileOver;
+    op.flags = MountFlag::kNone;
+    op.target = "/etc/resolv.conf";
+    op.source = kSandboxResolvConf;
+    add(op);
+  }
   for (const PinnedPath& anchor : policy.protected_paths().anchors) {
     if (!MutantActive(Mutant::kProtectedAnchors)) bind(anchor, MountFlag::kNone, 0);
   }

@@ -27,6 +27,10 @@
 
 namespace corral {
 
+// The /etc/resolv.conf a --network none sandbox sees (MountKind::kFileOver):
+// the sandbox's own name server, one attempt, a second's patience.
+inline constexpr const char* kSandboxResolvConf = "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n";
+
 // The Landlock filesystem rights a grant of `access` gives, limited to what
 // `rights` handles and, for a non-directory, to the rights a file can carry.
 uint64_t LandlockFsAccess(const LandlockRights& rights, Access access, bool is_dir);

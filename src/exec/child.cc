@@ -73,6 +73,19 @@ int OpenPtyChild(const ChildContext& ctx) {
   return err;
 }
 
+// The name server's sockets, bound here and served by corral outside.
+int PassDnsSocketsChild(const ChildContext& ctx) {
+  if (ctx.dns_socket_fd < 0) return 0;
+  int udp = -1, tcp = -1;
+  int err = BindDnsSocketsChild(&udp, &tcp);
+  if (err == 0) err = DescriptorMessage::Send(ctx.dns_socket_fd, udp);
+  if (err == 0) err = DescriptorMessage::Send(ctx.dns_socket_fd, tcp);
+  if (udp >= 0) ::close(udp);
+  if (tcp >= 0) ::close(tcp);
+  ::close(ctx.dns_socket_fd);
+  return err;
+}
+
 // The command leads a session of its own with its pty (already on stdin)
 // as the controlling terminal, and so the terminal's foreground group: a
 // shell gets job control, ^C and ^Z reach it through the pty.
@@ -287,6 +300,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   if (ctx.loopback == Loopback::kBringUp) {
     if (int e = BringUpLoopbackChild(); e != 0) ChildFail(ctx, ChildStage::kLoopback, e);
   }
+  if (int e = PassDnsSocketsChild(ctx); e != 0) ChildFail(ctx, ChildStage::kDnsStub, e);
   int ruleset = -1;
   if (ctx.landlock != nullptr) {
     if (int e = LandlockCreateRulesetChild(*ctx.landlock, &ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);

@@ -21,7 +21,8 @@
 //     (TranslateReport in exec/spawn.h).
 //
 // Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
-// hostname -> lo up (in a network namespace of its own) -> mount view
+// hostname -> lo up and the name server's sockets passed out (in a network
+// namespace of its own) -> mount view
 // (+ Landlock rules) -> the command's pty -> setsid -> RLIMIT_CORE=0 ->
 // capabilities dropped -> no_new_privs -> Landlock -> working directory ->
 // seccomp -> non-dumpable -> signals -> clone of the command -> init's own
@@ -90,7 +91,11 @@ struct ChildContext {
   unsigned pty_descriptors = 0;
   struct termios pty_modes = {};
   struct winsize pty_size = {};
-  int keep_fds[6] = {-1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
+  // The sandbox's name server (net/dns_stub.h), when dns_socket_fd >= 0: the
+  // child binds its sockets on 127.0.0.1:53 of the new network namespace
+  // and sends them (UDP, then TCP) to corral over this socket.
+  int dns_socket_fd = -1;
+  int keep_fds[7] = {-1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};
   mode_t umask = 022;

@@ -28,6 +28,7 @@
 // spawns from a worker thread must keep that thread alive for the run.
 #pragma once
 
+#include <memory>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
@@ -37,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "net/dns_stub.h"
 #include "base/result.h"
 #include "base/unique_fd.h"
 #include "confine/mount_plan.h"
@@ -84,6 +86,9 @@ class SandboxProcess {
   bool unconfined() const { return unconfined_; }
   // The master of the command's pty (Command::pty), or -1.
   int pty_master() const { return pty_master_.get(); }
+  // The sandbox's name server (net/dns_stub.h) under --network none, served
+  // by Supervise; null otherwise.
+  DnsStub* dns() const { return dns_.get(); }
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
@@ -122,6 +127,7 @@ class SandboxProcess {
   UniqueFd pidfd_;
   UniqueFd status_;  // init writes the command's wait status here
   UniqueFd pty_master_;
+  std::unique_ptr<DnsStub> dns_;
   bool status_taken_ = false;
   std::optional<int> command_status_;
   bool reaped_ = false;

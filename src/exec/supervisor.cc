@@ -146,19 +146,21 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
     // Init's status pipe ends the run as soon as the sandbox is empty; its
     // exit (the pidfd) comes after the kernel has freed the namespaces.
     bool want_status = !process.unconfined() && !process.status_taken();
-    struct pollfd fds[kFixed + 4] = {{process.pidfd(), POLLIN, 0},
+    constexpr int kPolled = kFixed + 4 + static_cast<int>(DnsStub::kSlots);
+    struct pollfd fds[kPolled] = {{process.pidfd(), POLLIN, 0},
                                      {signals.get(), POLLIN, 0},
                                      {relay ? relay->input_fd() : -1, POLLIN, 0},
                                      {relay ? relay->output_fd() : -1, POLLOUT, 0},
                                      {want_status ? process.status_fd() : -1, POLLIN, 0}};
-    for (int i = kFixed; i < kFixed + 4; ++i) fds[i] = {-1, 0, 0};
+    for (int i = kFixed; i < kPolled; ++i) fds[i] = {-1, 0, 0};
     if (options.pty != nullptr) options.pty->Fill(fds + kFixed);
+    if (process.dns() != nullptr) process.dns()->Fill(fds + kFixed + 4);
     int wait_ms = -1;
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       wait_ms = left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
     }
-    int ready = ::poll(fds, kFixed + 4, wait_ms);
+    int ready = ::poll(fds, kPolled, wait_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Error::FromErrno(ErrorKind::kInternal, "cannot wait for the sandbox", "poll", errno);
@@ -166,6 +168,7 @@ Result<SupervisedExit> Supervise(SandboxProcess& process, const SuperviseOptions
     if (relay && fds[2].revents != 0) relay->Read();
     if (relay && fds[3].revents != 0) relay->Write();
     if (options.pty != nullptr) options.pty->Handle(fds + kFixed);
+    if (process.dns() != nullptr) process.dns()->Handle(fds + kFixed + 4);
     // The caller's terminal hung up (its window closed): the command gets
     // the SIGHUP a terminal of its own would give it, and counts as one
     // signal more, so the window's own SIGHUP to corral ends the sandbox.

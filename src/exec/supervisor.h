@@ -7,6 +7,8 @@
 //   tree with it.
 // - The result is the command's own exit code, or the signal that killed it;
 //   a timeout or a lost init are reported as such, never as a command result.
+// - The sandbox's name server (SandboxProcess::dns, net/dns_stub.h), when it
+//   has one, answers in the same loop.
 // - With a pty relay (exec/pty_relay.h), its bytes are copied both ways in the
 //   same loop, SIGWINCH passes the window size on, and once the tree is gone
 //   the relay passes on what is left, then the terminal is put back.

@@ -24,4 +24,10 @@ enum class Loopback { kLeave, kBringUp };
 // is left as it is, with no privileged call. Returns 0 or an errno.
 int BringUpLoopbackChild();
 
+// The sockets of the sandbox's name server (net/dns_stub.h): a UDP socket
+// and a listening TCP socket on 127.0.0.1:53, close-on-exec, made while
+// CAP_NET_BIND_SERVICE is still held. Returns 0 (both stored) or an errno
+// (neither left open).
+int BindDnsSocketsChild(int* udp, int* tcp);
+
 }  // namespace corral

@@ -23,6 +23,7 @@ namespace {
 // The new root is built on a tmpfs mounted here, inside the private namespace.
 constexpr const char* kBuildBase = "/tmp";
 constexpr const char* kMaskFile = ".corral-mask";
+constexpr const char* kFileOverStaging = ".corral-file";  // a kFileOver's text, before it is bound
 constexpr const char* kMaskDir = ".corral-maskdir";
 
 int Fail(ChildReport* report, ChildStage stage, int err, long index) {
@@ -129,6 +130,25 @@ int BindMask(const char* source, int target_fd, const char* rel, uint64_t attrs)
     err = errno;
   }
   ::close(tree);
+  return err;
+}
+
+// A new regular file at `rel` holding `text`. Returns 0 or an errno.
+int WriteNewFile(const char* rel, const char* text, mode_t mode) {
+  int fd = ::open(rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return errno;
+  size_t length = ::strlen(text);
+  int err = 0;
+  for (size_t done = 0; done < length && err == 0;) {
+    ssize_t n = ::write(fd, text + done, length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+    } else {
+      done += static_cast<size_t>(n);
+    }
+  }
+  ::close(fd);
   return err;
 }
 
@@ -281,20 +301,19 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     }
     if (op.kind == MountKind::kFile) {
       if (int err = MakeParents(rel); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
-      int fd = ::open(rel, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
-      if (fd < 0) return Fail(report, ChildStage::kMkdir, errno, index);
-      size_t length = ::strlen(op.source);
-      for (size_t done = 0; done < length;) {
-        ssize_t n = ::write(fd, op.source + done, length - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          int err = n < 0 ? errno : EIO;
-          ::close(fd);
-          return Fail(report, ChildStage::kMkdir, err, index);
-        }
-        done += static_cast<size_t>(n);
-      }
-      ::close(fd);
+      if (int err = WriteNewFile(rel, op.source, 0600); err != 0) return Fail(report, ChildStage::kMkdir, err, index);
+      continue;
+    }
+    if (op.kind == MountKind::kFileOver) {
+      // An absent target or a symlink (one into /run that is not in the
+      // view dangles) leaves the reader to its default.
+      struct stat st;
+      if (::lstat(rel, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      int err = WriteNewFile(kFileOverStaging, op.source, 0644);
+      uint64_t sealed = kabi::kMountAttrNosuid | kabi::kMountAttrNodev | kabi::kMountAttrRdonly | kabi::kMountAttrNoexec;
+      if (err == 0) err = BindMask(kFileOverStaging, -1, rel, sealed);
+      if (::unlink(kFileOverStaging) != 0 && err == 0) err = errno;
+      if (err != 0) return Fail(report, ChildStage::kBind, err, index);
       continue;
     }
     if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
@@ -376,6 +395,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       }
       case MountKind::kSymlink:
       case MountKind::kFile:
+      case MountKind::kFileOver:
         break;
     }
     if (op.fd >= 0) {

@@ -233,6 +233,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     audit.Record(exited);
   }
+  if (spawned && process->dns() != nullptr) result.lookups = process->dns()->Summary();
   // A forwarded signal that arrived after the command ended was meant for the
   // command, not for corral: drop it before restoring the mask.
   sigset_t forwarded = ForwardedSignals();

@@ -59,6 +59,9 @@ struct RunResult {
   // Under read-only mode, the kernel denial text the command's stderr showed
   // when it failed: the run should carry the model-facing denial marker.
   std::optional<std::string> denial;
+  // Under --network none, the names the command looked up (DnsStub::Summary),
+  // for the caller's one stderr line; empty: none.
+  std::optional<std::string> lookups;
 };
 
 // `audit`: the trail the run was admitted with.

@@ -111,6 +111,26 @@ TEST_F(NetworkEscape, NonClaimUnixSocketInsideAReadOnlyGrantIsReachable) {
   EXPECT_TRUE(listener.GotSomething());
 }
 
+// A name lookup under --network none fails at once: the view's resolv.conf
+// names the sandbox's own name server, which answers NXDOMAIN, and corral
+// names what was looked up in one stderr line. Nothing goes anywhere: the
+// namespace is empty (the host-listener tests above).
+TEST_F(NetworkEscape, ANameLookupFailsAtOnceAndCorralNamesIt) {
+  Outcome resolv = RunIn({}, {"cat", "/etc/resolv.conf"});
+  EXPECT_EQ(resolv.out, "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n") << resolv.Describe();
+  Outcome one = RunIn({}, {"getent", "hosts", "example.com"});
+  EXPECT_EQ(one.exit_code, 2) << one.Describe();  // getent: the key was not found
+  EXPECT_NE(one.err.find("corral: no network: lookup of example.com refused (--network none)\n"), std::string::npos)
+      << one.Describe();
+  Outcome three =
+      RunIn({}, {"sh", "-c", "getent hosts registry.npmjs.org; getent ahosts pypi.org; getent hosts registry.npmjs.org"});
+  EXPECT_NE(three.err.find("corral: no network: lookup of registry.npmjs.org and 1 more refused (--network none)\n"),
+            std::string::npos)
+      << three.Describe();
+  Outcome none = RunIn({}, {"true"});
+  EXPECT_EQ(none.err.find("lookup of"), std::string::npos) << none.Describe();
+}
+
 // The rung without a network namespace (--best-effort where namespaces are
 // refused; here corral inside corral, whose filter refuses new namespaces):
 // INET sockets stay denied. Judged outside the inner run: a listener the
