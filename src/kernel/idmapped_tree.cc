@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,9 +22,13 @@ namespace {
 constexpr ErrorKind kKind = ErrorKind::kNamespace;
 
 // The holder of the mapping's user namespace: it only waits to be killed,
-// on a stack of its own and in corral's memory (CLONE_VM), so nothing is
-// copied and it touches nothing but its stack.
-int Hold(void*) {
+// in corral's memory (CLONE_VM, so nothing is copied) on a stack its caller
+// lends it, touching nothing else. Raw system calls only: it shares the
+// calling thread's errno. If the thread that made it dies first (corral
+// killed meanwhile), so does the holder.
+int Hold(void* parent) {
+  ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (::syscall(SYS_getppid) != *static_cast<pid_t*>(parent)) ::syscall(SYS_exit, 0);
   for (;;) ::syscall(SYS_pause);
 }
 
@@ -38,8 +43,11 @@ int WriteAt(int dir, const char* name, const char* text) {
 
 // A user namespace mapping id 0 (uid and gid) onto 65534 and nothing else.
 Result<UniqueFd> RootlessUserNamespace() {
-  alignas(16) static char stack[8192];
-  pid_t pid = ::clone(Hold, stack + sizeof stack, CLONE_NEWUSER | CLONE_VM | SIGCHLD, nullptr);
+  // On this thread's own stack, for the holder's short life (it is killed
+  // and reaped before this returns): safe from any number of threads.
+  alignas(16) char stack[8192];
+  pid_t self = ::getpid();
+  pid_t pid = ::clone(Hold, stack + sizeof stack, CLONE_NEWUSER | CLONE_VM | SIGCHLD, &self);
   if (pid < 0) return Error::FromErrno(kKind, "cannot create the user namespace of /etc's idmapped view", "clone", errno);
   char path[32];
   std::snprintf(path, sizeof path, "/proc/%d", static_cast<int>(pid));

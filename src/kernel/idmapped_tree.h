@@ -20,6 +20,9 @@
 // attributes cannot be changed there (the mount belongs to the host's user
 // namespace), so they are set here.
 //
+// Safe to call from any number of threads at once; the short-lived process
+// that holds the mapping's user namespace is reaped before each call returns.
+//
 //   Result<UniqueFd> tree = OpenTreeSeenAsOthers("/etc", pin, kabi::kMountAttrRdonly | ...);
 //   // an error: the caller falls back to masking file by file
 #pragma once
