@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "net/printable_text.h"
+#include "net/user_text.h"
 
 namespace corral {
 namespace {
@@ -31,16 +31,6 @@ std::optional<int> SmallDecimal(std::string_view text, int limit) {
   }
   if (value > limit) return std::nullopt;
   return value;
-}
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    size_t at = text.find(separator);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
 }
 
 Result<Ipv4Bytes> ParseIpv4(std::string_view whole, std::string_view text) {

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "base/invariant.h"
-#include "net/printable_text.h"
+#include "net/user_text.h"
 
 namespace corral {
 namespace {

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "testing/refusal_table.h"
+
 namespace corral {
 namespace {
 
@@ -227,7 +229,7 @@ TEST(AllowedPrivateRange, InsideOneNonPublicRowOnly) {
       EXPECT_EQ(range->ToString(), text);
     }
   }
-  const std::vector<std::pair<std::string, std::string>> refused = {
+  const testing::RefusalTable refused = {
       {"8.8.8.0/24", "--allow-private 8.8.8.0/24: 8.8.8.0/24 is not inside one private or other special range"},
       {"0.0.0.0/0", "0.0.0.0/0 is not inside one private"},
       {"10.0.0.0/7", "is not inside one private"},
@@ -242,12 +244,7 @@ TEST(AllowedPrivateRange, InsideOneNonPublicRowOnly) {
       {"10.0.0.1/8", "--allow-private 10.0.0.1/8: '10.0.0.1/8' has bits set past its /8 prefix"},
       {"10.0.0.5", "not a CIDR range"},
   };
-  for (const auto& [text, why] : refused) {
-    Result<Cidr> range = ParseAllowedPrivateRange(text);
-    ASSERT_FALSE(range.ok()) << text;
-    EXPECT_EQ(range.error().kind(), ErrorKind::kUsage);
-    EXPECT_NE(range.error().message().find(why), std::string::npos) << text << ": " << range.error().message();
-  }
+  testing::ExpectRefusals(ParseAllowedPrivateRange, refused);
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "net/printable_text.h"
 #include "net/public_suffix.h"
+#include "net/user_text.h"
 
 namespace corral {
 namespace {
@@ -17,16 +17,6 @@ const std::vector<uint16_t> kDefaultPorts = {80, 443};
 bool Digit(char c) { return c >= '0' && c <= '9'; }
 
 Error Refused(const std::string& why) { return Error(ErrorKind::kUsage, why); }
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    size_t at = text.find(separator);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
 
 // Why `label` (already lowercase) is not a DNS label, or nothing.
 std::optional<std::string> LabelProblem(std::string_view label) {

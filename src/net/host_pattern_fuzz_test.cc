@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "net/host_pattern_fuzz_check.h"
-#include "net/printable_text.h"
+#include "net/user_text.h"
 
 namespace corral {
 namespace {

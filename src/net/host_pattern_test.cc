@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "testing/refusal_table.h"
+
 namespace corral {
 namespace {
 
@@ -83,7 +85,7 @@ TEST(HostPattern, ANameOf253CharactersIsTheLongest) {
 }
 
 TEST(HostPattern, RefusedAllowRules) {
-  const std::vector<std::pair<std::string, std::string>> table = {
+  const testing::RefusalTable table = {
       {"", "--allow-host : an empty pattern"},
       {":443", "--allow-host :443: an empty pattern"},
       {"*", "--allow-host *: '*' matches every host"},
@@ -141,12 +143,7 @@ TEST(HostPattern, RefusedAllowRules) {
       {"10.0.0.0/33", "no prefix length 0 to 32"},
       {"example.com/8", "is not an IP address"},
   };
-  for (const auto& [text, why] : table) {
-    Result<HostRule> rule = ParseHostRule(text, HostRuleKind::kAllow);
-    ASSERT_FALSE(rule.ok()) << text << " gave " << rule->Describe();
-    EXPECT_EQ(rule.error().kind(), ErrorKind::kUsage);
-    EXPECT_NE(rule.error().message().find(why), std::string::npos) << text << ": " << rule.error().message();
-  }
+  testing::ExpectRefusals([](std::string_view text) { return ParseHostRule(text, HostRuleKind::kAllow); }, table);
 }
 
 TEST(HostPattern, ADenyRuleTakesNoPortsAndMayBeBroad) {

@@ -1,6 +1,16 @@
-#include "net/printable_text.h"
+#include "net/user_text.h"
 
 namespace corral {
+
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    size_t at = text.find(separator);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
 
 std::string PrintableText(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
