@@ -6,9 +6,10 @@
 // and "0x0a.0.0.1", which inet_aton would read as something else, are
 // refused), IPv6 as eight hex groups with at most one "::" and an optional
 // dotted IPv4 tail ("fd00::1", "::ffff:10.0.0.1"), without brackets or a
-// zone ("fe80::1%eth0" is refused). ToString writes the canonical form:
-// RFC 5952 for IPv6 (lowercase, the longest run of zero groups as "::"),
-// with an IPv4-mapped address's tail dotted.
+// zone ("fe80::1%eth0" is refused). ToString writes the canonical form; for
+// IPv6, lowercase hex without leading zeros, the longest run of two or more
+// zero groups (the first of equal runs) as "::", and an IPv4-mapped
+// address's tail dotted ("::ffff:10.0.0.1").
 //
 //   CORRAL_ASSIGN_OR_RETURN(Cidr range, ParseCidr("10.1.0.0/16"));
 //   CORRAL_ASSIGN_OR_RETURN(Address peer, ParseAddress("::ffff:10.1.2.3"));

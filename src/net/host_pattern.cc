@@ -1,6 +1,7 @@
 #include "net/host_pattern.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "net/public_suffix.h"
 #include "net/user_text.h"
@@ -10,11 +11,20 @@ namespace {
 
 constexpr size_t kMaxName = 253;
 constexpr size_t kMaxLabel = 63;
-constexpr int kNarrowestBroadIpv4 = 8;   // the widest IPv4 range an allow rule may name
-constexpr int kNarrowestBroadIpv6 = 16;  // the widest IPv6 range an allow rule may name
-const std::vector<uint16_t> kDefaultPorts = {80, 443};
+constexpr int kShortestIpv4Prefix = 8;   // an allow rule's IPv4 range is /8 or narrower
+constexpr int kShortestIpv6Prefix = 16;  // and its IPv6 range /16 or narrower
+constexpr uint16_t kDefaultPorts[] = {80, 443};
 
 bool Digit(char c) { return c >= '0' && c <= '9'; }
+
+bool HexDigit(char c) { return Digit(c) || (c >= 'a' && c <= 'f'); }
+
+// Whether resolvers would read a name ending in `label` as an IPv4 address
+// ("10.1", "0x7f000001"): a last label of decimal digits, or "0x" and hex.
+bool NumericLastLabel(std::string_view label) {
+  if (label.substr(0, 2) == "0x") return std::all_of(label.begin() + 2, label.end(), HexDigit);
+  return std::all_of(label.begin(), label.end(), Digit);
+}
 
 Error Refused(const std::string& why) { return Error(ErrorKind::kUsage, why); }
 
@@ -47,8 +57,8 @@ Result<std::string> CanonicalName(std::string_view text) {
   for (std::string_view label : labels) {
     if (std::optional<std::string> problem = LabelProblem(label)) return Refused(*problem);
   }
-  if (std::all_of(labels.back().begin(), labels.back().end(), Digit)) {
-    return Refused("its last label is all digits, as no name's is (an IPv4 address has four parts, a.b.c.d)");
+  if (NumericLastLabel(labels.back())) {
+    return Refused("its last label is a number, which resolvers read as an IPv4 address (write one as a.b.c.d)");
   }
   return name;
 }
@@ -84,7 +94,7 @@ std::optional<std::string> RangeBreadthProblem(const Cidr& range) {
   if (range.prefix_length == 0) {
     return std::string("it matches every ") + (ipv4 ? "IPv4" : "IPv6") + " address";
   }
-  int narrowest = ipv4 ? kNarrowestBroadIpv4 : kNarrowestBroadIpv6;
+  int narrowest = ipv4 ? kShortestIpv4Prefix : kShortestIpv6Prefix;
   if (range.prefix_length >= narrowest) return std::nullopt;
   return "a /" + std::to_string(range.prefix_length) + " range is too broad; an " + (ipv4 ? "IPv4" : "IPv6") +
          " range is /" + std::to_string(narrowest) + " or narrower";
@@ -215,12 +225,12 @@ Result<HostRule> ParseHostRule(std::string_view text, HostRuleKind kind) {
   if (!parsed.ok()) return refuse(parsed.error().message());
   HostRule rule = std::move(parsed).value();
   if (kind == HostRuleKind::kDeny) {
-    if (split->ports) return refuse("--deny-host takes no ports: it denies every port of the host");
+    if (split->ports) return refuse("a deny rule takes no ports: it denies every port of the host");
     return rule;
   }
   if (std::optional<std::string> broad = BreadthProblem(rule)) return refuse(*broad);
   if (!split->ports) {
-    rule.ports = kDefaultPorts;
+    rule.ports.assign(std::begin(kDefaultPorts), std::end(kDefaultPorts));
     return rule;
   }
   Result<std::vector<uint16_t>> ports = ParsePorts(*split->ports);

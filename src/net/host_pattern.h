@@ -8,8 +8,9 @@
 //   - a DNS name, "registry.npmjs.org" (case-insensitive, kept lowercase,
 //     one trailing dot dropped; labels of 1 to 63 of [a-z0-9-], neither
 //     starting nor ending with '-', '_' only as a label's first character;
-//     at most 253 characters; a last label of digits alone is refused, as
-//     resolvers would read "10.1" as an address);
+//     at most 253 characters; a last label that is a number, decimal or
+//     0x hex, is refused, as resolvers read "10.1" and "0x7f000001" as
+//     addresses);
 //   - "*.SUFFIX": every name strictly below SUFFIX ("*.example.com" matches
 //     "a.example.com" and "a.b.example.com", not "example.com");
 //   - an IPv4 or IPv6 address, "10.0.0.5", "::1" (in brackets when ports

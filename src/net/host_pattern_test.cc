@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -110,7 +111,10 @@ TEST(HostPattern, RefusedAllowRules) {
       {"ex ample.com", "a character other than a-z, 0-9, '-' and '_'"},
       {"b\xc3\xbc" "cher.example", "in its xn-- form"},
       {std::string(64, 'a') + ".example", "a label longer than 63"},
-      {"example.123", "its last label is all digits"},
+      {"example.123", "its last label is a number, which resolvers read as an IPv4 address"},
+      {"0x7f000001", "its last label is a number"},
+      {"127.0x1", "its last label is a number"},
+      {"0X7F.0.0.1", "its last label is a number"},
       {"10.1", "'10.1' is not an IP address: an IPv4 address has four parts"},
       {"010.0.0.1", "without leading zeros"},
       {"256.0.0.1", "0 to 255"},
@@ -160,7 +164,7 @@ TEST(HostPattern, ADenyRuleTakesNoPortsAndMayBeBroad) {
     Result<HostRule> rule = ParseHostRule(text, HostRuleKind::kDeny);
     ASSERT_FALSE(rule.ok()) << text;
     EXPECT_NE(rule.error().message().find("--deny-host " + std::string(text) +
-                                          ": --deny-host takes no ports: it denies every port of the host"),
+                                          ": a deny rule takes no ports: it denies every port of the host"),
               std::string::npos)
         << rule.error().message();
   }
