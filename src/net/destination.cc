@@ -207,7 +207,7 @@ Result<void> CheckDestination(const Address& address, std::span<const Cidr> allo
   if (metadata) {
     refusal += "; refused even under --allow-private unless it names " + HostRange(judged).ToString() + " alone";
   } else {
-    refusal += "; --allow-private " + classification.block.ToString() + " would let it through";
+    refusal += "; --allow-private " + HostRange(judged).ToString() + " would let it through";
   }
   return Error(ErrorKind::kDenied, refusal);
 }

@@ -18,7 +18,9 @@
 //
 //   CORRAL_ASSIGN_OR_RETURN(Cidr lan, ParseAllowedPrivateRange("192.168.1.0/24"));
 //   std::vector<Cidr> allowed = {lan};
-//   CORRAL_TRY(CheckDestination(peer, allowed));   // kDenied: "10.0.0.5 is a private address (10.0.0.0/8) ..."
+//   CORRAL_TRY(CheckDestination(peer, allowed));
+//   // kDenied for 10.0.0.5: "destination 10.0.0.5 is a private address
+//   // (10.0.0.0/8); --allow-private 10.0.0.5/32 would let it through"
 #pragma once
 
 #include <optional>

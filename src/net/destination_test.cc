@@ -179,13 +179,15 @@ TEST(Destination, OnlyPublicAddressesPassByDefault) {
   EXPECT_EQ(Refusal("2606:4700:4700::1111", {}), "");
   EXPECT_EQ(Refusal("::ffff:8.8.8.8", {}), "");
   EXPECT_EQ(Refusal("10.0.0.5", {}),
-            "destination 10.0.0.5 is a private address (10.0.0.0/8); --allow-private 10.0.0.0/8 would let it through");
+            "destination 10.0.0.5 is a private address (10.0.0.0/8); --allow-private 10.0.0.5/32 would let it through");
   EXPECT_EQ(Refusal("169.254.169.254", {}),
             "destination 169.254.169.254 is the cloud metadata address; refused even under --allow-private unless "
             "it names 169.254.169.254/32 alone");
   EXPECT_NE(Refusal("127.0.0.1", {}).find("a loopback address (127.0.0.0/8)"), std::string::npos);
   EXPECT_NE(Refusal("::1", {}).find("a loopback address (::1/128)"), std::string::npos);
-  EXPECT_NE(Refusal("64:ff9b::7f00:1", {}).find("carries 127.0.0.1 (NAT64), a loopback"), std::string::npos);
+  EXPECT_NE(Refusal("64:ff9b::7f00:1", {}).find("carries 127.0.0.1 (NAT64), a loopback address (127.0.0.0/8); "
+                                                "--allow-private 127.0.0.1/32 would"),
+            std::string::npos);
 }
 
 TEST(Destination, AnAllowedPrivateRangeLetsItsAddressesThrough) {
