@@ -1,6 +1,6 @@
 // libFuzzer harness: any bytes through ParseDnsQuery and NxdomainAnswer,
 // checking dns_message_fuzz_check.h's property. Build and run:
-// scripts/fuzz_dns.sh.
+// scripts/fuzz_net.sh dns_message.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
