@@ -22,6 +22,7 @@
 
 #include "net/host_port.h"
 #include "net/http_head.h"
+#include "net/read_step_fuzz_check.h"
 
 namespace corral::testing {
 
@@ -39,24 +40,6 @@ inline bool SameHttpHead(const HttpHead& a, const HttpHead& b) {
   }
   return a.method == b.method && a.form == b.form && a.version == b.version && a.host == b.host &&
          a.port == b.port && a.path == b.path && a.body == b.body && a.content_length == b.content_length;
-}
-
-inline std::optional<std::string> CheckHttpHeadSplit(std::string_view text, size_t split) {
-  Result<ReadStep<HttpHead>> whole = ReadHttpHead(text);
-  Result<ReadStep<HttpHead>> first = ReadHttpHead(text.substr(0, std::min(split, text.size())));
-  if (first.ok() && first->need_more()) return std::nullopt;
-  if (!first.ok()) {
-    if (whole.ok() || whole.error().message() != first.error().message()) {
-      return "the first " + std::to_string(split) + " bytes are refused (" + first.error().message() +
-             ") but not the whole the same way";
-    }
-    return std::nullopt;
-  }
-  if (!whole.ok() || whole->need_more() || whole->used() != first->used() ||
-      !SameHttpHead(whole->value(), first->value())) {
-    return "the first " + std::to_string(split) + " bytes read to a head the whole does not";
-  }
-  return std::nullopt;
 }
 
 inline std::optional<std::string> CheckAcceptedHttpHead(std::string_view text, const ReadStep<HttpHead>& step) {
@@ -107,7 +90,7 @@ inline std::optional<std::string> CheckHttpHeadReader(std::span<const uint8_t> b
   } else if (text.size() > kHttpMaxHead) {
     return "more needed after " + std::to_string(text.size()) + " bytes";
   }
-  return CheckHttpHeadSplit(text, split);
+  return CheckSplitAgrees(ReadHttpHead(text.substr(0, std::min(split, text.size()))), step, split, SameHttpHead);
 }
 
 }  // namespace corral::testing

@@ -8,9 +8,7 @@
 #include "net/socks5_fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  uint64_t hash = 14695981039346656037u;  // FNV-1a
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211u;
-  size_t split = static_cast<size_t>(hash % (size + 1));
+  size_t split = corral::testing::SplitFromHash(data, size);
   if (std::optional<std::string> broken =
           corral::testing::CheckSocks5Readers(std::span<const uint8_t>(data, size), split)) {
     std::fprintf(stderr, "socks5 fuzz: property broken: %s\n", broken->c_str());

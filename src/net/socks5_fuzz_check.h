@@ -26,33 +26,13 @@
 #include <vector>
 
 #include "net/host_port.h"
+#include "net/read_step_fuzz_check.h"
 #include "net/socks5.h"
 
 namespace corral::testing {
 
-inline bool SameSocks5Value(const Socks5Greeting& a, const Socks5Greeting& b) { return a.methods == b.methods; }
-inline bool SameSocks5Value(const Socks5Request& a, const Socks5Request& b) {
+inline bool SameSocks5Request(const Socks5Request& a, const Socks5Request& b) {
   return a.address_type == b.address_type && a.host == b.host && a.port == b.port;
-}
-
-template <typename T>
-std::optional<std::string> CheckSocks5Split(Result<ReadStep<T>> (*read)(std::span<const uint8_t>),
-                                            std::span<const uint8_t> bytes, size_t split) {
-  Result<ReadStep<T>> whole = read(bytes);
-  Result<ReadStep<T>> first = read(bytes.first(std::min(split, bytes.size())));
-  if (first.ok() && first->need_more()) return std::nullopt;
-  if (!first.ok()) {
-    if (whole.ok() || whole.error().message() != first.error().message()) {
-      return "the first " + std::to_string(split) + " bytes are refused (" + first.error().message() +
-             ") but not the whole the same way";
-    }
-    return std::nullopt;
-  }
-  if (!whole.ok() || whole->need_more() || whole->used() != first->used() ||
-      !SameSocks5Value(whole->value(), first->value())) {
-    return "the first " + std::to_string(split) + " bytes read to a value the whole does not";
-  }
-  return std::nullopt;
 }
 
 inline std::optional<std::string> CheckSocks5Refusal(const Error& error) {
@@ -79,7 +59,8 @@ inline std::optional<std::string> CheckSocks5Greeting(std::span<const uint8_t> b
     }
     if (std::find(methods.begin(), methods.end(), 0) == methods.end()) return "a greeting without 0x00 accepted";
   }
-  return CheckSocks5Split(&ReadSocks5Greeting, bytes, split);
+  return CheckSplitAgrees(ReadSocks5Greeting(bytes.first(std::min(split, bytes.size()))), step, split,
+                          [](const Socks5Greeting& a, const Socks5Greeting& b) { return a.methods == b.methods; });
 }
 
 inline std::optional<std::string> CheckSocks5RequestHost(std::span<const uint8_t> bytes, const Socks5Request& request,
@@ -102,7 +83,7 @@ inline std::optional<std::string> CheckSocks5RequestHost(std::span<const uint8_t
   again.push_back(static_cast<uint8_t>(request.port));
   Result<ReadStep<Socks5Request>> reread = ReadSocks5Request(again);
   if (!reread.ok() || reread->need_more() || reread->used() != again.size() ||
-      !SameSocks5Value(reread->value(), request)) {
+      !SameSocks5Request(reread->value(), request)) {
     return "a name written again reads to another request";
   }
   return std::nullopt;
@@ -134,7 +115,8 @@ inline std::optional<std::string> CheckSocks5Request(std::span<const uint8_t> by
     }
     if (std::optional<std::string> broken = CheckSocks5RequestHost(bytes, request, address_length)) return broken;
   }
-  return CheckSocks5Split(&ReadSocks5Request, bytes, split);
+  return CheckSplitAgrees(ReadSocks5Request(bytes.first(std::min(split, bytes.size()))), step, split,
+                          SameSocks5Request);
 }
 
 inline std::optional<std::string> CheckSocks5Readers(std::span<const uint8_t> bytes, size_t split) {
