@@ -77,10 +77,14 @@ inline std::optional<std::string> CheckSocks5RequestHost(std::span<const uint8_t
   }
   Result<std::string> normal = NormalHostName(request.host);
   if (!normal.ok() || *normal != request.host) return "a name not in normal form";
-  std::vector<uint8_t> again = {5, 1, 0, 3, static_cast<uint8_t>(request.host.size())};
-  again.insert(again.end(), request.host.begin(), request.host.end());
-  again.push_back(static_cast<uint8_t>(request.port >> 8));
-  again.push_back(static_cast<uint8_t>(request.port));
+  std::vector<uint8_t> again(5 + request.host.size() + 2);
+  again[0] = 5;
+  again[1] = 1;
+  again[3] = 3;
+  again[4] = static_cast<uint8_t>(request.host.size());
+  std::copy(request.host.begin(), request.host.end(), again.begin() + 5);
+  again[again.size() - 2] = static_cast<uint8_t>(request.port >> 8);
+  again[again.size() - 1] = static_cast<uint8_t>(request.port);
   Result<ReadStep<Socks5Request>> reread = ReadSocks5Request(again);
   if (!reread.ok() || reread->need_more() || reread->used() != again.size() ||
       !SameSocks5Request(reread->value(), request)) {

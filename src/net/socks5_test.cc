@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,14 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 
 Bytes NameRequest(const std::string& name, uint16_t port, uint8_t command = 0x01) {
-  Bytes bytes = {5, command, 0, 3, static_cast<uint8_t>(name.size())};
-  bytes.insert(bytes.end(), name.begin(), name.end());
-  bytes.push_back(static_cast<uint8_t>(port >> 8));
-  bytes.push_back(static_cast<uint8_t>(port));
+  Bytes bytes(5 + name.size() + 2);
+  bytes[0] = 5;
+  bytes[1] = command;
+  bytes[3] = 3;
+  bytes[4] = static_cast<uint8_t>(name.size());
+  std::copy(name.begin(), name.end(), bytes.begin() + 5);
+  bytes[bytes.size() - 2] = static_cast<uint8_t>(port >> 8);
+  bytes[bytes.size() - 1] = static_cast<uint8_t>(port);
   return bytes;
 }
 
