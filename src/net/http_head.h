@@ -13,12 +13,15 @@
 // the value trimmed of spaces and tabs. Refused: a bare LF, a control byte
 // (other than a tab in a value), a line starting with a space or tab
 // (obs-fold), a head over kHttpMaxHead bytes or kHttpMaxHeaderLines header
-// lines, a missing or repeated Host header in HTTP/1.1 (in HTTP/1.0 it is
-// optional), a Host that does not name the target's host and port (an
+// lines, a repeated Host header or a missing one in HTTP/1.1 (HTTP/1.0 may
+// omit it), a Host that does not name the target's host and port (an
 // omitted port there is the target's default: 80, or 443 for CONNECT), two
 // Content-Length values that differ, Content-Length with Transfer-Encoding,
-// and a Transfer-Encoding other than one `chunked`. A refusal's message
-// starts "http request: " and fits a 400 reply.
+// a Transfer-Encoding other than one `chunked` (or any in HTTP/1.0), and a
+// Connection header naming Host, Content-Length or Transfer-Encoding (the
+// rewrite would drop them). A line's own faults are judged as soon as it is
+// whole, in order, the rest once the whole head has come. A refusal's
+// message starts "http request: " and fits a 400 reply.
 //
 //   Result<ReadStep<HttpHead>> step = ReadHttpHead(received);
 //   if (!step.ok()) reply_400(step.error().message());
