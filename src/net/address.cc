@@ -191,6 +191,7 @@ Address Unmapped(const Address& address) {
 }
 
 bool Cidr::Contains(const Address& address) const {
+  if (prefix_length < 0 || prefix_length > base.bit_count()) return false;  // not a range ParseCidr gives
   return address.family() == base.family() && SamePrefix(address.bytes(), base.bytes(), prefix_length);
 }
 

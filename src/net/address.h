@@ -57,8 +57,9 @@ Result<Address> ParseAddress(std::string_view text);
 // any other address unchanged.
 Address Unmapped(const Address& address);
 
-// The addresses whose first `prefix_length` bits are those of `base`; the
-// bits of `base` past the prefix are zero.
+// The addresses whose first `prefix_length` bits (0 to base.bit_count())
+// are those of `base`; the bits of `base` past the prefix are zero. A
+// prefix length out of bounds contains nothing.
 struct Cidr {
   Address base;
   int prefix_length = 0;

@@ -130,6 +130,8 @@ TEST(Cidr, ContainsAndCoversAtTheEdges) {
   EXPECT_TRUE(range.Covers(range));
   EXPECT_FALSE(range.Covers(ParsedRange("172.0.0.0/8")));
   EXPECT_FALSE(range.Covers(ParsedRange("172.32.0.0/16")));
+  EXPECT_FALSE((Cidr{Parsed("10.0.0.0"), 33}.Contains(Parsed("10.0.0.0"))));
+  EXPECT_FALSE((Cidr{Parsed("10.0.0.0"), -1}.Contains(Parsed("10.0.0.0"))));
 }
 
 }  // namespace
