@@ -213,7 +213,26 @@ bool HopByHop(std::string_view name, const std::vector<std::string>& named_by_co
 
 }  // namespace
 
+namespace {
+
+// The method's bytes are checked as they come, before the line is whole:
+// something that is not HTTP (a TLS hello sent to the proxy's port) is
+// refused at once instead of waiting for a line end that never comes. The
+// same bytes give the same refusal however the input was split.
+Status CheckMethodSoFar(std::string_view received) {
+  for (char c : received) {
+    if (c == ' ' || c == '\r' || c == '\n') break;
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte > 0x7e) return Refused("a control or non-ASCII byte in the request line");
+    if (c < 'A' || c > 'Z') return Refused("a method that is not uppercase letters");
+  }
+  return Ok();
+}
+
+}  // namespace
+
 Result<ReadStep<HttpHead>> ReadHttpHead(std::string_view received) {
+  CORRAL_TRY(CheckMethodSoFar(received));
   HttpHead head;
   size_t at = 0;
   size_t header_lines = 0;

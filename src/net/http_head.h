@@ -19,8 +19,10 @@
 // Content-Length values that differ, Content-Length with Transfer-Encoding,
 // a Transfer-Encoding other than one `chunked` (or any in HTTP/1.0), and a
 // Connection header naming Host, Content-Length or Transfer-Encoding (the
-// rewrite would drop them). A line's own faults are judged as soon as it is
-// whole, in order, the rest once the whole head has come. A refusal's
+// rewrite would drop them). The method's bytes are judged as they come (a
+// TLS hello sent to the proxy's port is refused at its first byte, not
+// after a line end that never comes); a line's own faults as soon as it is
+// whole, in order; the rest once the whole head has come. A refusal's
 // message starts "http request: " and fits a 400 reply.
 //
 //   Result<ReadStep<HttpHead>> step = ReadHttpHead(received);

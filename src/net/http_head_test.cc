@@ -228,6 +228,14 @@ TEST(HttpHead, PartialInputNeedsMoreAtEverySplit) {
   const std::string bad = "GET /x HTTP/1.1\r\nHost: a\r\n\r\n";
   EXPECT_TRUE(ReadHttpHead(bad.substr(0, 16))->need_more());
   EXPECT_FALSE(ReadHttpHead(bad.substr(0, 17)).ok());
+  // Not HTTP at all: refused at the first byte that cannot be a method's.
+  Result<ReadStep<HttpHead>> tls = ReadHttpHead(std::string("\x16\x03\x01", 3));
+  ASSERT_FALSE(tls.ok());
+  EXPECT_EQ(tls.error().message(), "http request: a control or non-ASCII byte in the request line");
+  Result<ReadStep<HttpHead>> lower = ReadHttpHead(std::string("get"));
+  ASSERT_FALSE(lower.ok());
+  EXPECT_EQ(lower.error().message(), "http request: a method that is not uppercase letters");
+  EXPECT_TRUE(ReadHttpHead(std::string("GET"))->need_more());
 }
 
 TEST(HttpHead, TheHeadHasACap) {
