@@ -1,0 +1,514 @@
+#include "net/egress_proxy.h"
+
+#include <algorithm>
+#include <asio.hpp>
+#include <future>
+#include <list>
+#include <optional>
+#include <span>
+#include <thread>
+
+#include "net/host_port.h"
+#include "net/http_head.h"
+#include "net/socks5.h"
+
+namespace corral {
+
+using asio::ip::tcp;
+
+namespace {
+
+constexpr size_t kRelayBuffer = 64 * 1024;
+constexpr size_t kReadChunk = 4096;
+
+asio::ip::address ToAsio(const Address& address) {
+  if (address.family() == AddressFamily::kIpv4) {
+    asio::ip::address_v4::bytes_type bytes;
+    std::copy_n(address.bytes().begin(), 4, bytes.begin());
+    return asio::ip::address_v4(bytes);
+  }
+  asio::ip::address_v6::bytes_type bytes;
+  std::copy_n(address.bytes().begin(), 16, bytes.begin());
+  return asio::ip::address_v6(bytes);
+}
+
+Address FromAsio(const asio::ip::address& address) {
+  if (address.is_v4()) {
+    auto bytes = address.to_v4().to_bytes();
+    Ipv4Bytes out;
+    std::copy(bytes.begin(), bytes.end(), out.begin());
+    return Address::Ipv4(out);
+  }
+  auto bytes = address.to_v6().to_bytes();
+  Ipv6Bytes out;
+  std::copy(bytes.begin(), bytes.end(), out.begin());
+  return Address::Ipv6(out);
+}
+
+std::string Reply(int code, std::string_view reason, const std::string& body) {
+  return "HTTP/1.1 " + std::to_string(code) + " " + std::string(reason) +
+         "\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size() + 1) +
+         "\r\nConnection: close\r\n\r\n" + body + "\n";
+}
+
+// The upstream head of a forwarded request, asking the server to close the
+// connection after its answer: one request per connection.
+std::string ForwardedHead(const HttpHead& head) {
+  std::string text = UpstreamHead(head, HttpTargetForm::kOrigin);
+  text.insert(text.size() - 2, "Connection: close\r\n");
+  return text;
+}
+
+}  // namespace
+
+std::string_view EgressProtocolName(EgressProtocol protocol) {
+  switch (protocol) {
+    case EgressProtocol::kHttpConnect: return "connect";
+    case EgressProtocol::kHttpForward: return "http";
+    case EgressProtocol::kSocks5: return "socks5";
+  }
+  return "unknown";
+}
+
+std::string EgressRefusalLine(const std::string& host, uint16_t port, const std::string& rule) {
+  return "corral: blocked connection to " + AuthorityText(host, port) + ": " + rule;
+}
+
+class Session;
+
+class EgressProxy::Impl {
+ public:
+  Impl(std::shared_ptr<const EgressGate> gate, EgressOptions options)
+      : gate_(std::move(gate)), options_(std::move(options)) {}
+
+  Result<void> Listen(EgressListeners listeners);
+  void Run();
+  void Stop();
+
+  asio::io_context& io() { return io_; }
+  const EgressGate& gate() const { return *gate_; }
+  const EgressOptions& options() const { return options_; }
+  void Report(const EgressDecision& decision) const {
+    if (options_.on_decision) options_.on_decision(decision);
+  }
+  void Ended() { --open_; }
+
+ private:
+  void Accept(tcp::acceptor& acceptor, EgressProtocol protocol);
+  void AbortAll();
+
+  asio::io_context io_;
+  std::shared_ptr<const EgressGate> gate_;
+  EgressOptions options_;
+  std::optional<tcp::acceptor> http_;
+  std::optional<tcp::acceptor> socks_;
+  std::list<std::weak_ptr<Session>> sessions_;
+  size_t open_ = 0;
+  std::thread thread_;
+  std::promise<void> finished_;
+  bool stopped_ = false;
+};
+
+// One client connection, from its first byte to the end of its relay.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(EgressProxy::Impl& proxy, tcp::socket client, EgressProtocol protocol)
+      : proxy_(proxy),
+        client_(std::move(client)),
+        upstream_(proxy.io()),
+        resolver_(proxy.io()),
+        timer_(proxy.io()) {
+    decision_.protocol = protocol;
+  }
+
+  void Start() {
+    timer_.expires_after(proxy_.options().head_timeout);
+    timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+      bool reading = self->phase_ == Phase::kHead || self->phase_ == Phase::kSocksRequest;
+      if (!error && reading) self->Abort();
+    });
+    ReadMore();
+  }
+
+  // Closes both sides; the pending operations end with an error and the
+  // session finishes.
+  void Abort() {
+    asio::error_code ignored;
+    client_.close(ignored);
+    upstream_.close(ignored);
+    resolver_.cancel();
+    timer_.cancel();
+  }
+
+ private:
+  enum class Phase { kHead, kSocksRequest, kResolving, kConnecting, kRelaying, kDone };
+
+  void ReadMore() {
+    client_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](const asio::error_code& error, size_t n) {
+      if (error) return self->Finish();
+      self->received_.insert(self->received_.end(), self->chunk_.begin(), self->chunk_.begin() + n);
+      self->OnBytes();
+    });
+  }
+
+  void OnBytes() {
+    if (decision_.protocol == EgressProtocol::kSocks5) return OnSocksBytes();
+    Result<ReadStep<HttpHead>> step = ReadHttpHead(std::span<const uint8_t>(received_));
+    if (!step.ok()) return SendAndClose(Reply(400, "Bad Request", "corral: " + step.error().message()));
+    if (step->need_more()) return ReadMore();
+    head_ = std::move(step->value());
+    received_.erase(received_.begin(), received_.begin() + static_cast<std::ptrdiff_t>(step->used()));
+    decision_.protocol =
+        head_->form == HttpTargetForm::kAuthority ? EgressProtocol::kHttpConnect : EgressProtocol::kHttpForward;
+    decision_.host = head_->host;
+    decision_.port = head_->port;
+    if (decision_.protocol == EgressProtocol::kHttpForward && head_->body == HttpBody::kChunked) {
+      return SendAndClose(
+          Reply(501, "Not Implemented", "corral: the proxy does not forward a chunked request body; send its length"));
+    }
+    Decide();
+  }
+
+  void OnSocksBytes() {
+    std::span<const uint8_t> bytes(received_);
+    if (phase_ == Phase::kHead) {
+      Result<ReadStep<Socks5Greeting>> hello = ReadSocks5Greeting(bytes);
+      if (!hello.ok()) return SendAndClose(Bytes(Socks5MethodReply(Socks5Method::kNoAcceptable)));
+      if (hello->need_more()) return ReadMore();
+      received_.erase(received_.begin(), received_.begin() + static_cast<std::ptrdiff_t>(hello->used()));
+      phase_ = Phase::kSocksRequest;
+      Send(client_, Bytes(Socks5MethodReply(Socks5Method::kNoAuthentication)), [self = shared_from_this()] {
+        self->OnSocksBytes();
+      });
+      return;
+    }
+    Result<ReadStep<Socks5Request>> request = ReadSocks5Request(bytes);
+    if (!request.ok()) return SendAndClose(Bytes(Socks5RequestReply(Socks5ReplyFor(request.error()))));
+    if (request->need_more()) return ReadMore();
+    received_.erase(received_.begin(), received_.begin() + static_cast<std::ptrdiff_t>(request->used()));
+    decision_.host = request->value().host;
+    decision_.port = request->value().port;
+    Decide();
+  }
+
+  // The gate on the name as asked, before any lookup.
+  void Decide() {
+    timer_.cancel();
+    EgressRuling ruling = proxy_.gate().Decide(decision_.host, decision_.port);
+    decision_.rule = ruling.rule;
+    if (ruling.verdict != EgressVerdict::kAllowed) return Refuse(ruling.rule, Socks5Reply::kNotAllowed);
+    decision_.verdict = EgressVerdict::kAllowed;
+    phase_ = Phase::kResolving;
+    Result<Address> literal = ParseAddress(decision_.host);
+    if (literal.ok()) return Check({*literal});
+    auto named = proxy_.options().names.find(decision_.host);
+    if (named != proxy_.options().names.end()) return Check(named->second);
+    resolver_.async_resolve(decision_.host, std::to_string(decision_.port),
+                            [self = shared_from_this()](const asio::error_code& error,
+                                                        const tcp::resolver::results_type& results) {
+                              if (error == asio::error::operation_aborted || self->phase_ != Phase::kResolving) {
+                                return self->Finish();
+                              }
+                              std::vector<Address> addresses;
+                              if (!error) {
+                                for (const auto& entry : results) {
+                                  Address address = FromAsio(entry.endpoint().address());
+                                  if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
+                                    addresses.push_back(address);
+                                  }
+                                }
+                              }
+                              self->Check(addresses);
+                            });
+  }
+
+  // Each address the name gave: only those that pass are connected to.
+  void Check(const std::vector<Address>& addresses) {
+    std::vector<tcp::endpoint> passed;
+    std::string first_refusal;
+    for (const Address& address : addresses) {
+      Result<void> checked = proxy_.gate().CheckAddress(address);
+      if (checked.ok()) {
+        passed.emplace_back(ToAsio(address), decision_.port);
+      } else if (first_refusal.empty()) {
+        first_refusal = checked.error().message();
+      }
+    }
+    if (passed.empty()) {
+      decision_.verdict = EgressVerdict::kDenied;
+      if (addresses.empty()) return Refuse("cannot resolve " + decision_.host, Socks5Reply::kHostUnreachable);
+      return Refuse(first_refusal, Socks5Reply::kNotAllowed);
+    }
+    phase_ = Phase::kConnecting;
+    timer_.expires_after(proxy_.options().connect_timeout);
+    timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+      if (!error && self->phase_ == Phase::kConnecting) {
+        asio::error_code ignored;
+        self->upstream_.close(ignored);
+      }
+    });
+    asio::async_connect(upstream_, passed,
+                        [self = shared_from_this()](const asio::error_code& error, const tcp::endpoint& endpoint) {
+                          self->timer_.cancel();
+                          if (error) return self->ConnectFailed(error);
+                          self->decision_.address = FromAsio(endpoint.address()).ToString();
+                          self->Connected();
+                        });
+  }
+
+  void ConnectFailed(const asio::error_code& error) {
+    decision_.rule += "; cannot connect: " + error.message();
+    if (decision_.protocol == EgressProtocol::kSocks5) {
+      Socks5Reply code =
+          error == asio::error::connection_refused ? Socks5Reply::kConnectionRefused : Socks5Reply::kHostUnreachable;
+      return SendAndClose(Bytes(Socks5RequestReply(code)));
+    }
+    SendAndClose(Reply(502, "Bad Gateway",
+                       "corral: cannot connect to " + AuthorityText(decision_.host, decision_.port) + ": " +
+                           error.message()));
+  }
+
+  void Connected() {
+    phase_ = Phase::kRelaying;
+    std::string pending(received_.begin(), received_.end());
+    received_.clear();
+    auto relay = [self = shared_from_this()] { self->Relay(); };
+    switch (decision_.protocol) {
+      case EgressProtocol::kHttpConnect:
+        Send(client_, "HTTP/1.1 200 Connection established\r\n\r\n", [self = shared_from_this(), pending, relay] {
+          self->decision_.bytes_sent += pending.size();
+          self->Send(self->upstream_, pending, relay);
+        });
+        return;
+      case EgressProtocol::kSocks5:
+        Send(client_, Bytes(Socks5RequestReply(Socks5Reply::kSucceeded)), [self = shared_from_this(), pending, relay] {
+          self->decision_.bytes_sent += pending.size();
+          self->Send(self->upstream_, pending, relay);
+        });
+        return;
+      case EgressProtocol::kHttpForward: {
+        // The body's bytes that came with the head, and no more than it has.
+        uint64_t body = head_->body == HttpBody::kContentLength ? head_->content_length : 0;
+        if (pending.size() > body) pending.resize(static_cast<size_t>(body));
+        upload_left_ = body - pending.size();
+        decision_.bytes_sent += pending.size();
+        Send(upstream_, ForwardedHead(*head_) + pending, relay);
+        return;
+      }
+    }
+  }
+
+  // Both directions at once; each ends at its end of input (the other
+  // side's sending half is shut then), and the session ends with both.
+  void Relay() {
+    if (decision_.protocol == EgressProtocol::kHttpForward && upload_left_ == 0) {
+      up_done_ = true;  // one request per connection: nothing more is read from the client
+    } else {
+      Pump(client_, upstream_, up_, decision_.bytes_sent, Direction::kUp);
+    }
+    Pump(upstream_, client_, down_, decision_.bytes_received, Direction::kDown);
+  }
+
+  enum class Direction { kUp, kDown };
+
+  void Pump(tcp::socket& from, tcp::socket& to, std::vector<uint8_t>& buffer, uint64_t& count, Direction direction) {
+    buffer.resize(kRelayBuffer);
+    size_t want = buffer.size();
+    if (direction == Direction::kUp && decision_.protocol == EgressProtocol::kHttpForward) {
+      want = static_cast<size_t>(std::min<uint64_t>(want, upload_left_));
+    }
+    from.async_read_some(asio::buffer(buffer.data(), want), [self = shared_from_this(), &from, &to, &buffer, &count,
+                                                              direction](const asio::error_code& error, size_t n) {
+      if (error) {
+        asio::error_code ignored;
+        if (error == asio::error::eof) {
+          to.shutdown(tcp::socket::shutdown_send, ignored);
+        } else {
+          self->Abort();
+        }
+        return self->HalfDone(direction);
+      }
+      count += n;
+      asio::async_write(to, asio::buffer(buffer.data(), n), [self, &from, &to, &buffer, &count, direction, n](
+                                                                 const asio::error_code& write_error, size_t) {
+        if (write_error) {
+          self->Abort();
+          return self->HalfDone(direction);
+        }
+        if (direction == Direction::kUp && self->decision_.protocol == EgressProtocol::kHttpForward) {
+          self->upload_left_ -= n;
+          if (self->upload_left_ == 0) return self->HalfDone(direction);
+        }
+        self->Pump(from, to, buffer, count, direction);
+      });
+    });
+  }
+
+  void HalfDone(Direction direction) {
+    (direction == Direction::kUp ? up_done_ : down_done_) = true;
+    if (up_done_ && down_done_) Finish();
+  }
+
+  // A refusal: reported at once, answered in the protocol's own terms.
+  void Refuse(const std::string& rule, Socks5Reply code) {
+    decision_.verdict = EgressVerdict::kDenied;
+    decision_.rule = rule;
+    proxy_.Report(decision_);
+    reported_ = true;
+    if (decision_.protocol == EgressProtocol::kSocks5) return SendAndClose(Bytes(Socks5RequestReply(code)));
+    SendAndClose(Reply(403, "Forbidden", EgressRefusalLine(decision_.host, decision_.port, rule)));
+  }
+
+  template <size_t N>
+  static std::string Bytes(const std::array<uint8_t, N>& bytes) {
+    return std::string(bytes.begin(), bytes.end());
+  }
+
+  void Send(tcp::socket& socket, std::string bytes, std::function<void()> then) {
+    if (bytes.empty()) return then();
+    auto shared = std::make_shared<std::string>(std::move(bytes));
+    asio::async_write(socket, asio::buffer(*shared),
+                      [self = shared_from_this(), shared, then = std::move(then)](const asio::error_code& error,
+                                                                                  size_t) {
+                        if (error) {
+                          self->Abort();
+                          return self->Finish();
+                        }
+                        then();
+                      });
+  }
+
+  void SendAndClose(std::string bytes) {
+    timer_.cancel();
+    Send(client_, std::move(bytes), [self = shared_from_this()] {
+      asio::error_code ignored;
+      self->client_.shutdown(tcp::socket::shutdown_send, ignored);
+      self->Abort();
+      self->Finish();
+    });
+  }
+
+  void Finish() {
+    if (phase_ == Phase::kDone) return;
+    phase_ = Phase::kDone;
+    Abort();
+    if (!reported_ && decision_.verdict == EgressVerdict::kAllowed) proxy_.Report(decision_);
+    reported_ = true;
+    proxy_.Ended();
+  }
+
+  EgressProxy::Impl& proxy_;
+  tcp::socket client_;
+  tcp::socket upstream_;
+  tcp::resolver resolver_;
+  asio::steady_timer timer_;
+  Phase phase_ = Phase::kHead;
+  std::array<uint8_t, kReadChunk> chunk_{};
+  std::vector<uint8_t> received_;
+  std::optional<HttpHead> head_;
+  EgressDecision decision_;
+  bool reported_ = false;
+  uint64_t upload_left_ = 0;
+  std::vector<uint8_t> up_;
+  std::vector<uint8_t> down_;
+  bool up_done_ = false;
+  bool down_done_ = false;
+};
+
+Result<void> EgressProxy::Impl::Listen(EgressListeners listeners) {
+  auto adopt = [this](UniqueFd fd, std::optional<tcp::acceptor>& acceptor) -> Result<void> {
+    if (!fd) return {};
+    struct sockaddr_storage address = {};
+    socklen_t length = sizeof address;
+    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      return Error::FromErrno(ErrorKind::kInternal, "cannot read the proxy's listening socket", "getsockname", errno);
+    }
+    tcp protocol = address.ss_family == AF_INET6 ? tcp::v6() : tcp::v4();
+    acceptor.emplace(io_);
+    asio::error_code error;
+    acceptor->assign(protocol, fd.Release(), error);
+    if (error) return Error(ErrorKind::kInternal, "cannot serve the proxy's listening socket: " + error.message());
+    return {};
+  };
+  CORRAL_TRY(adopt(std::move(listeners.http), http_));
+  CORRAL_TRY(adopt(std::move(listeners.socks), socks_));
+  if (http_) Accept(*http_, EgressProtocol::kHttpConnect);
+  if (socks_) Accept(*socks_, EgressProtocol::kSocks5);
+  return {};
+}
+
+void EgressProxy::Impl::Accept(tcp::acceptor& acceptor, EgressProtocol protocol) {
+  acceptor.async_accept([this, &acceptor, protocol](const asio::error_code& error, tcp::socket socket) {
+    if (stopped_ || error == asio::error::operation_aborted) return;
+    if (error) {
+      // Out of descriptors, or the like: wait a little rather than spin.
+      auto wait = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
+      wait->async_wait([this, wait, &acceptor, protocol](const asio::error_code&) {
+        if (!stopped_) Accept(acceptor, protocol);
+      });
+      return;
+    }
+    sessions_.remove_if([](const std::weak_ptr<Session>& session) { return session.expired(); });
+    if (open_ >= options_.max_connections) {
+      asio::error_code ignored;
+      socket.close(ignored);
+    } else {
+      ++open_;
+      auto session = std::make_shared<Session>(*this, std::move(socket), protocol);
+      sessions_.push_back(session);
+      session->Start();
+    }
+    Accept(acceptor, protocol);
+  });
+}
+
+void EgressProxy::Impl::Run() {
+  thread_ = std::thread([this] {
+    // A handler that throws (out of memory, a timer the kernel refused)
+    // ends that one step, never the proxy: the loop goes on.
+    for (;;) {
+      try {
+        io_.run();
+        break;
+      } catch (const std::exception&) {
+      }
+    }
+    finished_.set_value();
+  });
+}
+
+void EgressProxy::Impl::AbortAll() {
+  stopped_ = true;
+  asio::error_code ignored;
+  if (http_) http_->close(ignored);
+  if (socks_) socks_->close(ignored);
+  for (const std::weak_ptr<Session>& weak : sessions_) {
+    if (auto session = weak.lock()) session->Abort();
+  }
+}
+
+void EgressProxy::Impl::Stop() {
+  if (!thread_.joinable()) return;
+  asio::post(io_, [this] { AbortAll(); });
+  // Every session reports as it ends; a lookup still running in the
+  // resolver's own thread is not waited for past a second.
+  if (finished_.get_future().wait_for(std::chrono::seconds(1)) != std::future_status::ready) io_.stop();
+  thread_.join();
+}
+
+EgressProxy::EgressProxy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+EgressProxy::~EgressProxy() { Stop(); }
+
+void EgressProxy::Stop() { impl_->Stop(); }
+
+Result<std::unique_ptr<EgressProxy>> EgressProxy::Start(EgressListeners listeners,
+                                                        std::shared_ptr<const EgressGate> gate,
+                                                        EgressOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(gate), std::move(options));
+  CORRAL_TRY(impl->Listen(std::move(listeners)));
+  impl->Run();
+  return std::unique_ptr<EgressProxy>(new EgressProxy(std::move(impl)));
+}
+
+}  // namespace corral

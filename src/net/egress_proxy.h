@@ -1,0 +1,110 @@
+// The sandbox's only way out under --allow-host: a proxy in corral's
+// supervisor, outside the sandbox, that accepts on listening sockets the
+// sandbox's init made inside its own empty network namespace (127.0.0.1:3128
+// for HTTP, 127.0.0.1:1080 for SOCKS5) and passed out. Nothing on the host
+// can reach it: the sockets live in the sandbox's namespace. It speaks
+//
+//   HTTP CONNECT   the tunnel (TLS stays end to end: the proxy sees the
+//                  name and port, never a path or a byte of what is sent);
+//   HTTP forward   absolute-form requests (`GET http://host/path`), one
+//                  request per connection: the head is rewritten to
+//                  origin-form without hop-by-hop headers, `Connection:
+//                  close` added, and only Content-Length bodies are sent on
+//                  (a chunked request body is refused with 501);
+//   SOCKS5         CONNECT with a name or an address (socks5h: the name is
+//                  resolved here, not in the sandbox).
+//
+// For each connection the gate (net/egress_gate.h) decides on the name and
+// port as asked, before any lookup; the name is then resolved here (the
+// static names first, then the system resolver), each address is checked,
+// and the proxy connects to the first address that passed: never to an
+// address it did not check, never after a second lookup. A refusal gets a
+// 403 whose one-line body names the host, the port and the rule (SOCKS5: the
+// "not allowed by ruleset" or "host unreachable" code), and is reported to
+// `on_decision`; so is each allowed connection when it ends, with the bytes
+// each way. No payload, header or URL is reported.
+//
+// What the client sends is untrusted: the readers are strict (net/
+// http_head.h, net/socks5.h), a malformed request closes that connection
+// alone with a 400 (or the SOCKS5 failure code), a head must come within
+// `head_timeout`, and at most `max_connections` are open at once (one more
+// is closed at once). Everything runs on the proxy's one thread; Stop (also
+// the destructor) closes every connection and joins it.
+//
+//   CORRAL_ASSIGN_OR_RETURN(auto proxy, EgressProxy::Start(std::move(listeners), gate, options));
+//   ... the run ...
+//   proxy->Stop();
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/unique_fd.h"
+#include "net/address.h"
+#include "net/egress_gate.h"
+
+namespace corral {
+
+enum class EgressProtocol { kHttpConnect, kHttpForward, kSocks5 };
+
+std::string_view EgressProtocolName(EgressProtocol protocol);  // "connect", "http", "socks5"
+
+// One connection's decision, as the trail records it.
+struct EgressDecision {
+  EgressProtocol protocol = EgressProtocol::kHttpConnect;
+  std::string host;  // as the client named it (normal form)
+  uint16_t port = 0;
+  EgressVerdict verdict = EgressVerdict::kDenied;
+  std::string rule;     // EgressRuling::rule, or why the address or the connection failed
+  std::string address;  // the address connected to; empty when none was
+  uint64_t bytes_sent = 0;      // from the sandbox to the destination
+  uint64_t bytes_received = 0;  // from the destination to the sandbox
+};
+
+// The listening sockets the sandbox's init passed out; either may be absent.
+struct EgressListeners {
+  UniqueFd http;
+  UniqueFd socks;
+};
+
+struct EgressOptions {
+  // Names answered here, before the system resolver is asked; a name found
+  // here is never sent to it.
+  std::map<std::string, std::vector<Address>> names;
+  size_t max_connections = 512;
+  std::chrono::milliseconds head_timeout{30000};
+  std::chrono::milliseconds connect_timeout{30000};
+  // Called on the proxy's thread: for a refusal at once, for an allowed
+  // connection when it ends.
+  std::function<void(const EgressDecision&)> on_decision;
+};
+
+class EgressProxy {
+ public:
+  static Result<std::unique_ptr<EgressProxy>> Start(EgressListeners listeners,
+                                                    std::shared_ptr<const EgressGate> gate, EgressOptions options);
+  ~EgressProxy();
+  EgressProxy(const EgressProxy&) = delete;
+  EgressProxy& operator=(const EgressProxy&) = delete;
+
+  // Closes the listeners and every connection, and joins the thread.
+  // Idempotent.
+  void Stop();
+
+  class Impl;
+
+ private:
+  explicit EgressProxy(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The one-line body of a refusal: "corral: blocked connection to HOST:PORT: RULE".
+std::string EgressRefusalLine(const std::string& host, uint16_t port, const std::string& rule);
+
+}  // namespace corral
