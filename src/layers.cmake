@@ -6,11 +6,12 @@
 # is an undefined reference. docs/architecture.md explains the order.
 set(CORRAL_LAYERS base net kernel policy audit state config resolve gate repair confine exec run)
 set(CORRAL_LAYER_DEPS_base "")
-# net: the network supervisor's pieces (the DNS answer, the egress proxy's
-# HTTP and SOCKS5 readers); plain bytes only.
+# net: the network supervisor's pieces (the name server, the egress proxy and
+# the host rules it applies, their strict readers); plain values and bytes, no
+# policy.
 set(CORRAL_LAYER_DEPS_net base)
 set(CORRAL_LAYER_DEPS_kernel base)
-set(CORRAL_LAYER_DEPS_policy base)
+set(CORRAL_LAYER_DEPS_policy base net)
 set(CORRAL_LAYER_DEPS_audit base)
 set(CORRAL_LAYER_DEPS_state base policy)
 set(CORRAL_LAYER_DEPS_config base policy)

@@ -113,6 +113,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kWorktreeClaim: return "worktree_claim";
     case Mutant::kToolchainSecrets: return "toolchain_secrets";
     case Mutant::kSeccompRawSockets: return "seccomp_raw_sockets";
+    case Mutant::kEgressRules: return "egress_rules";
+    case Mutant::kEgressAddressCheck: return "egress_address_check";
   }
   return "none";
 }

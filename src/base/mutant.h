@@ -123,6 +123,8 @@ enum class Mutant {
   kWorktreeClaim,         // a linked worktree's repository is granted although its gitdir does not point back at the workspace
   kToolchainSecrets,      // a toolchain's own credential files (cargo's credentials.toml, a Node's etc/npmrc) are not hidden
   kSeccompRawSockets,     // the filter allows INET sockets of every type (raw ones and SOCK_PACKET)
+  kEgressRules,           // the egress proxy allows every host and port the client names (--allow-host ignored)
+  kEgressAddressCheck,    // the egress proxy connects to any address a name resolves to (no private-range check)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/mutant.h"
+#include "policy/egress_rules.h"
 #include "policy/forbid.h"
 #include "policy/path_text.h"
 #include "policy/tmpfs_size.h"
@@ -119,6 +120,21 @@ Status ReadForbidList(const TomlField& field, const ParseContext& context, std::
   return Ok();
 }
 
+// Host rules and private ranges (net/host_pattern.h, net/destination.h),
+// each read as its flag reads it; the text is kept as written.
+Status ReadNetworkList(const TomlField& field, ListElement element, std::vector<Sourced<std::string>>& out) {
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    Result<void> checked = CheckEgressListElement(element, items[i].value);
+    if (!checked.ok()) {
+      TomlField one{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
+      return BadValue(one, checked.error().message());
+    }
+    out.push_back(items[i]);
+  }
+  return Ok();
+}
+
 // One list setting (policy/spec_fields.h) from its TOML array, each element
 // read as its kind says.
 Status ReadList(const ListSetting& setting, const TomlField& field, const ParseContext& context,
@@ -128,6 +144,9 @@ Status ReadList(const ListSetting& setting, const TomlField& field, const ParseC
     case ListElement::kEnvName: return ReadEnvList(field, out);
     case ListElement::kPattern: return ReadForbidList(field, context, out);
     case ListElement::kToolchain: return ReadToolchainList(field, out);
+    case ListElement::kAllowHost:
+    case ListElement::kDenyHost:
+    case ListElement::kPrivateRange: return ReadNetworkList(field, setting.element, out);
   }
   return WrongType(field, "a list");
 }

@@ -128,6 +128,19 @@ TEST(ConfigFile, AllowEnv) {
   EXPECT_EQ(Message("[sandbox]\nallow_env = [\"A=B\"]\n").substr(0, 43), "/p/corral.toml:2:14: sandbox.allow_env[0]: ");
 }
 
+TEST(ConfigFile, HostRulesAreReadAsTheirFlagsReadThem) {
+  ConfigLayer layer = Parse(
+      "[sandbox]\nallow_host = [\"registry.npmjs.org\", \"*.pythonhosted.org:443\"]\ndeny_host = [\"*.evil.test\"]\n"
+      "allow_private = [\"10.1.0.0/16\"]\n");
+  EXPECT_EQ(Values(layer.allow_host), (std::vector<std::string>{"registry.npmjs.org", "*.pythonhosted.org:443"}));
+  EXPECT_EQ(Values(layer.deny_host), std::vector<std::string>{"*.evil.test"});
+  EXPECT_EQ(Values(layer.allow_private), std::vector<std::string>{"10.1.0.0/16"});
+  EXPECT_EQ(Message("[sandbox]\nallow_host = [\"ok.test\", \"*.com\"]\n").substr(0, 51),
+            "/p/corral.toml:2:26: sandbox.allow_host[1]: --allow");
+  EXPECT_EQ(Refusal("[sandbox]\nallow_private = [\"8.8.8.0/24\"]\n").code(), "config_bad_value");
+  EXPECT_EQ(Refusal("[sandbox]\ndeny_host = [\"a.test:443\"]\n").code(), "config_bad_value");
+}
+
 TEST(ConfigFile, ForbidRead) {
   ConfigLayer layer = Parse("[sandbox]\nforbid_read = [\"**/.env\", \"~/.ssh\", \"/etc//hosts\", \"secrets/*.pem\"]\n");
   EXPECT_EQ(Values(layer.forbid_read),

@@ -267,8 +267,13 @@ class ProjectMerge {
       bool allowed = std::find(user.begin(), user.end(), name) != user.end() ||
                      std::find(builtin.begin(), builtin.end(), name) != builtin.end();
       if (!allowed) {
-        std::string what = setting.element == ListElement::kToolchain ? "grant the toolchain " + name
-                                                                       : "pass " + name + " through";
+        std::string what;
+        switch (setting.element) {
+          case ListElement::kToolchain: what = "grant the toolchain " + name; break;
+          case ListElement::kAllowHost: what = "let the command reach " + name; break;
+          case ListElement::kPrivateRange: what = "let the proxy connect into " + name; break;
+          default: what = "pass " + name + " through"; break;
+        }
         return Widens(names[i].where, SandboxKey(setting) + "[" + std::to_string(i) + "]",
                       "the project config cannot " + what + ": the user config does not allow it, and " +
                           OnlyUserCan("add names to " + std::string(setting.key)));

@@ -90,6 +90,22 @@ TEST(ConfigLoad, ErrorsNameTheRealFile) {
       << widen.message();
 }
 
+TEST(ConfigLoad, AProjectFileMayRepeatTheUsersHostRulesAndAddDenials) {
+  Files files;
+  files.User("[sandbox]\nallow_host = [\"registry.npmjs.org\"]\n");
+  files.Project("[sandbox]\nallow_host = [\"registry.npmjs.org\"]\ndeny_host = [\"*.evil.test\"]\n");
+  Result<Config> config = LoadConfig(files.Options());
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  files.Project("[sandbox]\nallow_host = [\"exfil.test\"]\n");
+  Error widen = LoadError(files.Options());
+  EXPECT_EQ(widen.code(), "config_project_widens");
+  EXPECT_NE(widen.message().find("sandbox.allow_host[0]: the project config cannot let the command reach exfil.test"),
+            std::string::npos)
+      << widen.message();
+  files.Project("[sandbox]\nallow_private = [\"10.0.0.0/8\"]\n");
+  EXPECT_EQ(LoadError(files.Options()).code(), "config_project_widens");
+}
+
 TEST(ConfigLoad, NothingRunsWithAHalfReadConfig) {
   Files files;
   files.User("[sandbox]\nnetwork = true\ntimeout = 5\n");

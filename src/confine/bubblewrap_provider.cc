@@ -148,6 +148,7 @@ Guarantees BubblewrapGuarantees(const Policy& policy) {
 
 Result<ConfinedArgv> BubblewrapProvider::Confine(const std::vector<std::string>& argv, const Policy& policy) {
   CORRAL_TRY(CheckConfinable(argv, policy));
+  CORRAL_TRY(CheckWithoutEgressProxy(policy, name()));
   if (options_.bwrap_path.empty()) return Error(ErrorKind::kUsage, "the bubblewrap backend needs a bwrap path");
   ConfinedArgv confined;
   confined.backend = std::string(name());

@@ -229,3 +229,24 @@ TEST(BubblewrapProvider, RunnerRuleRecognisesBwrapsOwnErrors) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+// bwrap has no egress proxy: host rules would silently become no network at
+// all, so the backend refuses them, even under best effort.
+TEST(BubblewrapProvider, RefusesHostRules) {
+  TestTree tree;
+  PolicyBuilder builder(testing::FixedHost(tree.Dir("ws")));
+  builder.WithoutSystemRoots().SetEnforcement(Enforcement::kBestEffort).AllowHost("registry.npmjs.org");
+  Result<Policy> policy = builder.Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  Result<ConfinedArgv> confined = FixedProvider().Confine({"npm", "install"}, *policy);
+  ASSERT_FALSE(confined.ok());
+  EXPECT_EQ(confined.error().code(), "backend_lacks_egress");
+  EXPECT_NE(confined.error().message().find("cannot give --allow-host (registry.npmjs.org:80,443)"), std::string::npos)
+      << confined.error().message();
+}
+
+}  // namespace
+}  // namespace corral

@@ -59,6 +59,14 @@ nlohmann::json DescribePolicy(const Policy& policy) {
                     {"tmpfs_size", policy.tmpfs_size()},
                     {"shm_size", policy.tmpfs_size() / 4}};
   out["network"] = NetworkModeName(policy.network());
+  const EgressRules& egress = policy.egress();
+  if (!egress.allow_text.empty() || !egress.deny_text.empty()) {
+    out["egress"] = {{"allow_host", egress.allow_text},
+                     {"deny_host", egress.deny_text},
+                     {"allow_private", egress.private_text},
+                     {"proxy", egress.active() ? nlohmann::json{{"http", "127.0.0.1:3128"}, {"socks5", "127.0.0.1:1080"}}
+                                               : nlohmann::json(nullptr)}};
+  }
   std::vector<std::string> env = DefaultEnvAllowlist();
   env.insert(env.end(), policy.env_allow().begin(), policy.env_allow().end());
   out["env"] = env;

@@ -114,6 +114,17 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     plan.clone_flags_ = SandboxCloneFlags(network_none ? NetworkNamespace::kNew : NetworkNamespace::kHost);
     if (own_network_namespace) plan.loopback_ = Loopback::kBringUp;
   }
+  // The proxy must be the only way out: without the sandbox's own empty
+  // network namespace it would be one more road, not the only one.
+  if (policy.egress().active()) {
+    if (!own_network_namespace) {
+      return Error(ErrorKind::kUnsupported,
+                   "--allow-host: the proxy can be the command's only way out only from the sandbox's own empty "
+                   "network namespace, which needs user namespaces; --best-effort cannot drop that. The command was "
+                   "not run.");
+    }
+    plan.proxy_listeners_ = ProxyListeners::kHttpAndSocks;
+  }
   if (m.seccomp) {
     SeccompOptions seccomp{seccomp_inet};
     plan.seccomp_filter_ = EmbeddedSeccompFilter(seccomp);
@@ -191,10 +202,15 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     feature("pid namespace", FeatureStatus::kEnforced, "host processes are invisible; the tree dies with its init");
     feature("ipc namespace", FeatureStatus::kEnforced, "private System V IPC and POSIX message queues");
     feature("uts namespace", FeatureStatus::kEnforced, "hostname \"corral\"");
-    feature("network namespace", FeatureStatus::kEnforced,
-            network_none ? "empty: only its own lo (up), no route out; TCP and UDP on 127.0.0.1 reach only the "
-                           "sandbox's own servers"
-                         : "shares the host network, as granted (--network all)");
+    std::string network_detail =
+        network_none ? "empty: only its own lo (up), no route out; TCP and UDP on 127.0.0.1 reach only the "
+                       "sandbox's own servers; names get NXDOMAIN from corral's own name server"
+                     : "shares the host network, as granted (--network all)";
+    if (policy.egress().active()) {
+      network_detail += "; the one way out is corral's proxy on its lo (HTTP 127.0.0.1:3128, SOCKS5 :1080) to " +
+                        std::to_string(policy.egress().allow_text.size()) + " --allow-host rule(s)";
+    }
+    feature("network namespace", FeatureStatus::kEnforced, network_detail);
   } else {
     for (const char* name : {"user namespace", "mount view", "pid namespace", "ipc namespace", "uts namespace",
                              "network namespace"}) {

@@ -38,6 +38,15 @@ Status CheckConfinable(const std::vector<std::string>& argv, const Policy& polic
   return Ok();
 }
 
+Status CheckWithoutEgressProxy(const Policy& policy, std::string_view backend) {
+  if (!policy.egress().active()) return Ok();
+  return Error(ErrorKind::kUnsupported,
+               "the " + std::string(backend) + " backend has no egress proxy, so it cannot give --allow-host (" +
+                   policy.egress().allow_text.front() +
+                   "); use the native backend, or drop the host rules. Nothing was run")
+      .WithCode("backend_lacks_egress");
+}
+
 Status CheckEnforceable(const ConfinedArgv& confined, const Policy& policy) {
   Guarantees missing = confined.required.Missing(confined.provided);
   if (missing.bits() == 0 || policy.enforcement() == Enforcement::kBestEffort) return Ok();

@@ -72,6 +72,10 @@ class Provider {
 // danger-full-access policy, which cannot be confined (kPolicy, code
 // "cannot_confine_danger"): the caller must run it unconfined on purpose.
 Status CheckConfinable(const std::vector<std::string>& argv, const Policy& policy);
+// A backend with no egress proxy (bubblewrap, seatbelt) refuses a policy with
+// --allow-host rules (code "backend_lacks_egress"), even under best effort:
+// the rules would silently become no network at all.
+Status CheckWithoutEgressProxy(const Policy& policy, std::string_view backend);
 
 inline constexpr const char* kPartialEnforcementCode = "partial_enforcement";
 

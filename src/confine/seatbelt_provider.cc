@@ -181,6 +181,7 @@ Result<std::string> SeatbeltProfile(const Policy& policy, const std::string& pri
 
 Result<ConfinedArgv> SeatbeltProvider::Confine(const std::vector<std::string>& argv, const Policy& policy) {
   CORRAL_TRY(CheckConfinable(argv, policy));
+  CORRAL_TRY(CheckWithoutEgressProxy(policy, name()));
   if (argv[0].find('=') != std::string::npos || argv[0].front() == '-') {
     return Error(ErrorKind::kUsage, "seatbelt: the program name " + argv[0] + " would be read by env(1) as an "
                                     "assignment or an option; name the program by its path");

@@ -73,16 +73,19 @@ int OpenPtyChild(const ChildContext& ctx) {
   return err;
 }
 
-// The name server's sockets, bound here and served by corral outside.
-int PassDnsSocketsChild(const ChildContext& ctx) {
-  if (ctx.dns_socket_fd < 0) return 0;
-  int udp = -1, tcp = -1;
-  int err = BindDnsSocketsChild(&udp, &tcp);
-  if (err == 0) err = DescriptorMessage::Send(ctx.dns_socket_fd, udp);
-  if (err == 0) err = DescriptorMessage::Send(ctx.dns_socket_fd, tcp);
-  if (udp >= 0) ::close(udp);
-  if (tcp >= 0) ::close(tcp);
-  ::close(ctx.dns_socket_fd);
+// The sockets of corral's services on the sandbox's lo (the name server,
+// the egress proxy's listeners), bound here and served by corral outside.
+int PassServiceSocketsChild(const ChildContext& ctx) {
+  if (ctx.services_socket_fd < 0) return 0;
+  int fds[kSandboxServiceSockets];
+  int err = BindSandboxServicesChild(ctx.proxy_listeners, fds);
+  for (int i = 0; i < kSandboxServiceSockets && err == 0; ++i) {
+    if (fds[i] >= 0) err = DescriptorMessage::Send(ctx.services_socket_fd, fds[i]);
+  }
+  for (int fd : fds) {
+    if (fd >= 0) ::close(fd);
+  }
+  ::close(ctx.services_socket_fd);
   return err;
 }
 
@@ -300,7 +303,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   if (ctx.loopback == Loopback::kBringUp) {
     if (int e = BringUpLoopbackChild(); e != 0) ChildFail(ctx, ChildStage::kLoopback, e);
   }
-  if (int e = PassDnsSocketsChild(ctx); e != 0) ChildFail(ctx, ChildStage::kDnsStub, e);
+  if (int e = PassServiceSocketsChild(ctx); e != 0) ChildFail(ctx, ChildStage::kServiceSockets, e);
   int ruleset = -1;
   if (ctx.landlock != nullptr) {
     if (int e = LandlockCreateRulesetChild(*ctx.landlock, &ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);

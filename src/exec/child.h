@@ -91,10 +91,13 @@ struct ChildContext {
   unsigned pty_descriptors = 0;
   struct termios pty_modes = {};
   struct winsize pty_size = {};
-  // The sandbox's name server (net/dns_stub.h), when dns_socket_fd >= 0: the
-  // child binds its sockets on 127.0.0.1:53 of the new network namespace
-  // and sends them (UDP, then TCP) to corral over this socket.
-  int dns_socket_fd = -1;
+  // corral's services on the sandbox's lo, when services_socket_fd >= 0: the
+  // child binds their sockets on 127.0.0.1 of the new network namespace
+  // (kernel/loopback.h: the name server's UDP and TCP, then the proxy's
+  // listeners when proxy_listeners asks) and sends them, in that order, to
+  // corral over this socket.
+  int services_socket_fd = -1;
+  ProxyListeners proxy_listeners = ProxyListeners::kNone;
   int keep_fds[7] = {-1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};

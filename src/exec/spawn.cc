@@ -105,27 +105,36 @@ Result<UniqueFd> OpenPtyChannel(const Command& command, ChildContext& ctx, Uniqu
   return UniqueFd(fds[0]);
 }
 
-// The channel the child sends the name server's sockets over, when the
-// plan brings up the sandbox's own lo.
-Result<UniqueFd> OpenDnsChannel(const Plan& plan, ChildContext& ctx, UniqueFd& child_end) {
+// The channel the child sends the sockets of corral's services over, when
+// the plan brings up the sandbox's own lo.
+Result<UniqueFd> OpenServicesChannel(const Plan& plan, ChildContext& ctx, UniqueFd& child_end) {
   if (plan.loopback() != Loopback::kBringUp) return UniqueFd();
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
-    return Error::FromErrno(ErrorKind::kInternal, "cannot create a socket for the name server", "socketpair", errno);
+    return Error::FromErrno(ErrorKind::kInternal, "cannot create a socket for the sandbox's services", "socketpair",
+                            errno);
   }
   child_end.Reset(fds[1]);
-  ctx.dns_socket_fd = fds[1];
+  ctx.services_socket_fd = fds[1];
+  ctx.proxy_listeners = plan.proxy_listeners();
   return UniqueFd(fds[0]);
 }
 
-// The name server's sockets, sent before the command's exec.
-Result<std::unique_ptr<DnsStub>> ReceiveDnsSockets(int channel) {
+// The services' sockets, sent before the command's exec, in the order
+// kernel/loopback.h gives.
+Result<void> ReceiveServiceSockets(int channel, ProxyListeners proxy, std::unique_ptr<DnsStub>& dns,
+                                   EgressListeners& listeners) {
   UniqueFd udp(DescriptorMessage::Receive(channel));
   UniqueFd tcp(DescriptorMessage::Receive(channel));
-  if (!udp || !tcp) {
-    return Error(ErrorKind::kInternal, "the sandbox did not pass out its name server's sockets; the run was stopped");
+  if (proxy == ProxyListeners::kHttpAndSocks) {
+    listeners.http = UniqueFd(DescriptorMessage::Receive(channel));
+    listeners.socks = UniqueFd(DescriptorMessage::Receive(channel));
   }
-  return std::make_unique<DnsStub>(std::move(udp), std::move(tcp));
+  if (!udp || !tcp || (proxy == ProxyListeners::kHttpAndSocks && (!listeners.http || !listeners.socks))) {
+    return Error(ErrorKind::kInternal, "the sandbox did not pass out its services' sockets; the run was stopped");
+  }
+  dns = std::make_unique<DnsStub>(std::move(udp), std::move(tcp));
+  return {};
 }
 
 // The pty's master, which the child sent before the command's exec (so it is
@@ -218,10 +227,10 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
       return err(ErrorKind::kNamespace,
                  "network namespace: cannot bring up lo, the sandbox's own loopback (--network none); the command "
                  "was not run");
-    case ChildStage::kDnsStub:
+    case ChildStage::kServiceSockets:
       return err(ErrorKind::kNamespace,
-                 "network namespace: cannot bind the sandbox's name server on 127.0.0.1:53 (--network none); the "
-                 "command was not run");
+                 "network namespace: cannot bind corral's services on the sandbox's 127.0.0.1 (the name server "
+                 "on port 53, the proxy of --allow-host on 3128 and 1080); the command was not run");
     case ChildStage::kChdir:
       return err(ErrorKind::kInternal, "cannot enter a working directory inside the sandbox");
     case ChildStage::kTerminal:
@@ -269,14 +278,14 @@ class Spawner {
     ctx.lifeline_fd = lifeline.read.get();
     UniqueFd pty_child_end;
     CORRAL_ASSIGN_OR_RETURN(UniqueFd pty_channel, OpenPtyChannel(command, ctx, pty_child_end));
-    UniqueFd dns_child_end;
-    CORRAL_ASSIGN_OR_RETURN(UniqueFd dns_channel, OpenDnsChannel(plan, ctx, dns_child_end));
+    UniqueFd services_child_end;
+    CORRAL_ASSIGN_OR_RETURN(UniqueFd services_channel, OpenServicesChannel(plan, ctx, services_child_end));
     int prepared = -1;  // a tree the plan made (confine/etc_view.h); the child closes it once attached
     for (const MountOp& op : ops) {
       if (op.Has(MountFlag::kPrepared)) prepared = op.fd;
     }
     int keep[] = {ctx.report_fd,     ctx.status_fd,     ctx.program_fd, ctx.stderr_fd,
-                  ctx.pty_socket_fd, ctx.dns_socket_fd, prepared};
+                  ctx.pty_socket_fd, ctx.services_socket_fd, prepared};
     std::sort(std::begin(keep), std::end(keep));  // here, not in the child
     std::copy(std::begin(keep), std::end(keep), ctx.keep_fds);
     ChildStack stack;
@@ -305,7 +314,7 @@ class Spawner {
     process.status_ = std::move(status.read);
     report.write.Reset();
     pty_child_end.Reset();
-    dns_child_end.Reset();
+    services_child_end.Reset();
 
     ChildReport child_report;
     ssize_t n = ReadReport(report.read.get(), &child_report);
@@ -313,8 +322,9 @@ class Spawner {
       if (ctx.pty_socket_fd >= 0) {
         CORRAL_ASSIGN_OR_RETURN(process.pty_master_, ReceivePtyMaster(pty_channel.get()));
       }
-      if (ctx.dns_socket_fd >= 0) {
-        CORRAL_ASSIGN_OR_RETURN(process.dns_, ReceiveDnsSockets(dns_channel.get()));
+      if (ctx.services_socket_fd >= 0) {
+        CORRAL_TRY(ReceiveServiceSockets(services_channel.get(), ctx.proxy_listeners, process.dns_,
+                                         process.proxy_listeners_));
       }
       if (mode == SpawnMode::kProbeOnly) {
         process.Reap();
@@ -405,6 +415,7 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
     status_ = std::move(other.status_);
     pty_master_ = std::move(other.pty_master_);
     dns_ = std::move(other.dns_);
+    proxy_listeners_ = std::move(other.proxy_listeners_);
     status_taken_ = other.status_taken_;
     command_status_ = other.command_status_;
     reaped_ = std::exchange(other.reaped_, true);

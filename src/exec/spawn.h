@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "net/dns_stub.h"
+#include "net/egress_proxy.h"
 #include "base/result.h"
 #include "base/unique_fd.h"
 #include "confine/mount_plan.h"
@@ -89,6 +90,9 @@ class SandboxProcess {
   // The sandbox's name server (net/dns_stub.h) under --network none, served
   // by Supervise; null otherwise.
   DnsStub* dns() const { return dns_.get(); }
+  // The egress proxy's listening sockets (net/egress_proxy.h), when the plan
+  // asked for them; the caller takes them once to serve them.
+  EgressListeners TakeProxyListeners() { return std::move(proxy_listeners_); }
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
@@ -128,6 +132,7 @@ class SandboxProcess {
   UniqueFd status_;  // init writes the command's wait status here
   UniqueFd pty_master_;
   std::unique_ptr<DnsStub> dns_;
+  EgressListeners proxy_listeners_;
   bool status_taken_ = false;
   std::optional<int> command_status_;
   bool reaped_ = false;

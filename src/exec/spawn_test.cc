@@ -110,9 +110,10 @@ const Row kRows[] = {
     {ChildStage::kLoopback, EPERM, -1, ErrorKind::kNamespace,
      "network namespace: cannot bring up lo, the sandbox's own loopback (--network none)" + kNotRun,
      "bringing up lo in the sandbox's network namespace"},
-    {ChildStage::kDnsStub, EADDRINUSE, -1, ErrorKind::kNamespace,
-     "network namespace: cannot bind the sandbox's name server on 127.0.0.1:53 (--network none)" + kNotRun,
-     "the name server's sockets on 127.0.0.1:53"},
+    {ChildStage::kServiceSockets, EADDRINUSE, -1, ErrorKind::kNamespace,
+     "network namespace: cannot bind corral's services on the sandbox's 127.0.0.1 (the name server on port 53, the "
+     "proxy of --allow-host on 3128 and 1080)" + kNotRun,
+     "the sockets of corral's services on the sandbox's 127.0.0.1"},
     {ChildStage::kExec, ENOENT, -1, ErrorKind::kNotFound, "not found inside the sandbox", ""},
     {ChildStage::kExec, EACCES, -1, ErrorKind::kExec, "cannot execute the command inside the sandbox", "exec"},
     {ChildStage::kNone, 0, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage", "none"},
@@ -140,11 +141,11 @@ TEST(TranslateReport, EachStageBecomesItsError) {
 TEST(TranslateReport, TheTableNamesEveryStage) {
   std::set<uint32_t> covered;
   for (const Row& row : kRows) covered.insert(static_cast<uint32_t>(row.stage));
-  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kDnsStub); ++stage) {
+  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kServiceSockets); ++stage) {
     EXPECT_TRUE(covered.count(stage)) << "no row for stage " << ChildStageName(static_cast<ChildStage>(stage));
   }
-  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kDnsStub) + 1)), "unknown")
-      << "a stage after kDnsStub: extend the table and this bound";
+  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kServiceSockets) + 1)), "unknown")
+      << "a stage after kServiceSockets: extend the table and this bound";
 }
 
 }  // namespace

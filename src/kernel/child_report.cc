@@ -36,7 +36,7 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kInitSeccomp: return "init's seccomp filter";
     case ChildStage::kTerminal: return "the command's pty";
     case ChildStage::kLoopback: return "bringing up lo in the sandbox's network namespace";
-    case ChildStage::kDnsStub: return "the name server's sockets on 127.0.0.1:53";
+    case ChildStage::kServiceSockets: return "the sockets of corral's services on the sandbox's 127.0.0.1";
   }
   return "unknown";
 }

@@ -39,7 +39,7 @@ enum class ChildStage : uint32_t {
   kInitSeccomp,   // init's own allowlist filter
   kTerminal,      // the command's own pty: opened, passed out, made its controlling terminal
   kLoopback,      // bringing up lo in the sandbox's own network namespace
-  kDnsStub,       // binding and passing out the name server's sockets on 127.0.0.1:53
+  kServiceSockets,  // binding and passing out the sockets of corral's services (name server, proxy) on 127.0.0.1
 };
 
 struct ChildReport {

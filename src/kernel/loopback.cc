@@ -26,28 +26,37 @@ int BringUpLoopbackChild() {
   return err;
 }
 
-int BindDnsSocketsChild(int* udp, int* tcp) {
-  struct sockaddr_in address = {};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(53);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int fds[2] = {-1, -1};
-  const int types[2] = {SOCK_DGRAM, SOCK_STREAM};
+int BindSandboxServicesChild(ProxyListeners proxy, int fds[kSandboxServiceSockets]) {
+  struct Wanted {
+    int type;
+    int port;
+  };
+  const Wanted wanted[kSandboxServiceSockets] = {{SOCK_DGRAM, kSandboxDnsPort},
+                                                 {SOCK_STREAM, kSandboxDnsPort},
+                                                 {SOCK_STREAM, kSandboxHttpProxyPort},
+                                                 {SOCK_STREAM, kSandboxSocksPort}};
+  const int count = proxy == ProxyListeners::kHttpAndSocks ? 4 : 2;
+  for (int i = 0; i < kSandboxServiceSockets; ++i) fds[i] = -1;
   int err = 0;
-  for (int i = 0; i < 2 && err == 0; ++i) {
-    fds[i] = ::socket(AF_INET, types[i] | SOCK_CLOEXEC, 0);
-    if (fds[i] < 0 || ::bind(fds[i], reinterpret_cast<struct sockaddr*>(&address), sizeof address) != 0) err = errno;
-  }
-  if (err == 0 && ::listen(fds[1], 16) != 0) err = errno;
-  if (err != 0) {
-    for (int fd : fds) {
-      if (fd >= 0) ::close(fd);
+  for (int i = 0; i < count && err == 0; ++i) {
+    struct sockaddr_in address = {};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(wanted[i].port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    fds[i] = ::socket(AF_INET, wanted[i].type | SOCK_CLOEXEC, 0);
+    if (fds[i] < 0 || ::bind(fds[i], reinterpret_cast<struct sockaddr*>(&address), sizeof address) != 0) {
+      err = errno;
+    } else if (wanted[i].type == SOCK_STREAM && ::listen(fds[i], 128) != 0) {
+      err = errno;
     }
-    return err;
   }
-  *udp = fds[0];
-  *tcp = fds[1];
-  return 0;
+  if (err != 0) {
+    for (int i = 0; i < kSandboxServiceSockets; ++i) {
+      if (fds[i] >= 0) ::close(fds[i]);
+      fds[i] = -1;
+    }
+  }
+  return err;
 }
 
 }  // namespace corral

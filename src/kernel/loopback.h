@@ -24,10 +24,21 @@ enum class Loopback { kLeave, kBringUp };
 // is left as it is, with no privileged call. Returns 0 or an errno.
 int BringUpLoopbackChild();
 
-// The sockets of the sandbox's name server (net/dns_stub.h): a UDP socket
-// and a listening TCP socket on 127.0.0.1:53, close-on-exec, made while
-// CAP_NET_BIND_SERVICE is still held. Returns 0 (both stored) or an errno
-// (neither left open).
-int BindDnsSocketsChild(int* udp, int* tcp);
+// The services corral runs for the sandbox on its lo, outside it: the name
+// server always (net/dns_stub.h), and the egress proxy's listeners under
+// --allow-host (net/egress_proxy.h).
+enum class ProxyListeners { kNone, kHttpAndSocks };
+
+inline constexpr int kSandboxDnsPort = 53;
+inline constexpr int kSandboxHttpProxyPort = 3128;
+inline constexpr int kSandboxSocksPort = 1080;
+inline constexpr int kSandboxServiceSockets = 4;
+
+// The sockets of those services, on 127.0.0.1 of the calling process's
+// network namespace, close-on-exec, made while CAP_NET_BIND_SERVICE is still
+// held: fds[0] UDP and fds[1] a listening TCP socket on port 53, then with
+// kHttpAndSocks listening TCP sockets on 3128 (fds[2]) and 1080 (fds[3]);
+// unused entries -1. Returns 0 (all stored) or an errno (none left open).
+int BindSandboxServicesChild(ProxyListeners proxy, int fds[kSandboxServiceSockets]);
 
 }  // namespace corral

@@ -21,6 +21,7 @@
 
 #include "base/result.h"
 #include "policy/access.h"
+#include "policy/egress_rules.h"
 #include "policy/mode.h"
 #include "policy/path.h"
 #include "policy/protected.h"
@@ -85,6 +86,9 @@ class Policy {
   const std::vector<std::string>& notes() const { return notes_; }
   const ProtectedSet& protected_paths() const { return protected_; }
   NetworkMode network() const { return network_; }
+  // Under --network none, the places corral's egress proxy lets the command
+  // reach (policy/egress_rules.h); inactive without an --allow-host rule.
+  const EgressRules& egress() const { return egress_; }
   // Variable names passed through besides the built-in allowlist.
   const std::vector<std::string>& env_allow() const { return env_allow_; }
   std::optional<std::chrono::seconds> timeout() const { return timeout_; }
@@ -133,6 +137,7 @@ class Policy {
   EtcView etc_view_ = EtcView::kMasked;
   ProtectedSet protected_;
   NetworkMode network_ = NetworkMode::kNone;
+  EgressRules egress_;
   std::vector<std::string> env_allow_;
   std::optional<std::chrono::seconds> timeout_;
   std::optional<std::string> pin_sha256_;

@@ -106,6 +106,9 @@ std::string_view ListFlagValue(const ListSetting& setting) {
     case ListElement::kEnvName: return "NAME";
     case ListElement::kPattern: return "PATTERN";
     case ListElement::kToolchain: return "NAME";
+    case ListElement::kAllowHost: return "PATTERN[:PORTS]";
+    case ListElement::kDenyHost: return "PATTERN";
+    case ListElement::kPrivateRange: return "CIDR";
   }
   return "VALUE";
 }
@@ -123,6 +126,9 @@ std::string RenderDocRow(const ListSetting& setting) {
       break;
     case ListElement::kPattern: type = "array of strings (patterns)"; break;
     case ListElement::kToolchain: type = "array of strings (toolchain names, or `\"auto\"`)"; break;
+    case ListElement::kAllowHost: type = "array of strings (host patterns, each with optional `:PORT,PORT`)"; break;
+    case ListElement::kDenyHost: type = "array of strings (host patterns)"; break;
+    case ListElement::kPrivateRange: type = "array of strings (CIDR ranges)"; break;
   }
   return Row(setting.key, type, "`[]`", setting.flag, setting.doc);
 }

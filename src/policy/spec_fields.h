@@ -280,6 +280,9 @@ enum class ListElement {
   kEnvName,  // an environment variable name: letters, digits and _, not starting with a digit
   kPattern,  // a forbid_read pattern (policy/forbid.h)
   kToolchain,  // a toolchain's name, or "auto" (policy/toolchains.h)
+  kAllowHost,     // an --allow-host rule, PATTERN[:PORT[,PORT]] (net/host_pattern.h)
+  kDenyHost,      // a --deny-host rule, PATTERN (net/host_pattern.h)
+  kPrivateRange,  // an --allow-private CIDR in a non-public range (net/destination.h)
 };
 
 // How the project file may touch a list. Each refusal is a
@@ -383,6 +386,51 @@ inline constexpr ListSetting kAllowCredentialList{
            "shown one run at a time by the person typing the command.",
 };
 
+// Security: each rule opens a way out through corral's egress proxy
+// (net/egress_proxy.h), so a project file may only repeat rules the user
+// already gave.
+inline constexpr ListSetting kAllowHostList{
+    .key = "allow_host",
+    .element = ListElement::kAllowHost,
+    .flag = "--allow-host",
+    .flag_help = "let the command reach PATTERN (a name, *.suffix, an address or a CIDR) on PORTS (default 80,443) "
+                 "through corral's proxy, the sandbox's only way out (repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .profile = ProfileRule::kIsAGrant,
+    .doc = "Places the command may reach through corral's egress proxy, which is then the empty network "
+           "namespace's only way out: `\"registry.npmjs.org\"`, `\"*.pythonhosted.org:443\"`, "
+           "`\"10.1.0.0/16:5432\"`, `\"[::1]:8080\"` (ports 80 and 443 unless given). Over-broad patterns "
+           "(`*`, `*.com`, `*.co.uk`) are refused; not with `network = \"all\"`. See "
+           "[the network page](network.md).",
+};
+
+// Hides more: a project file may add any.
+inline constexpr ListSetting kDenyHostList{
+    .key = "deny_host",
+    .element = ListElement::kDenyHost,
+    .flag = "--deny-host",
+    .flag_help = "never let the command reach PATTERN, whatever --allow-host says (repeatable)",
+    .project = ProjectListRule::kAdds,
+    .profile = ProfileRule::kCombines,
+    .doc = "Places the proxy refuses on every port, over every `allow_host` rule (`\"*.evil.test\"`, "
+           "`\"10.0.0.0/8\"`); also an address an allowed name resolves to.",
+};
+
+// Security: opens the host's own networks to the proxy, so a project file
+// may only repeat ranges the user already gave.
+inline constexpr ListSetting kAllowPrivateList{
+    .key = "allow_private",
+    .element = ListElement::kPrivateRange,
+    .flag = "--allow-private",
+    .flag_help = "let the proxy connect into the non-public range CIDR (loopback, LAN, ...) that it refuses "
+                 "otherwise, also when an allowed name resolves there (repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .profile = ProfileRule::kIsAGrant,
+    .doc = "Non-public ranges (the host's loopback, private, link-local, CGNAT, ...) the proxy may connect into. "
+           "Without one, an allowed name that resolves there is refused. The cloud metadata address is refused "
+           "unless a range names it alone (`\"169.254.169.254/32\"`).",
+};
+
 // X(member, Adder, setting): the PolicySpec member, the PolicyBuilder method
 // that appends one element, the description. CORRAL_CONFIG_LISTS are keys of
 // [sandbox] too, in the order of the project file's checks;
@@ -393,7 +441,10 @@ inline constexpr ListSetting kAllowCredentialList{
   X(allow_exec, AllowExec, kAllowExecList)     \
   X(allow_env, AllowEnv, kAllowEnvList)        \
   X(allow_toolchain, AllowToolchain, kAllowToolchainList) \
-  X(forbid_read, ForbidRead, kForbidReadList)
+  X(forbid_read, ForbidRead, kForbidReadList)  \
+  X(allow_host, AllowHost, kAllowHostList)     \
+  X(deny_host, DenyHost, kDenyHostList)        \
+  X(allow_private, AllowPrivate, kAllowPrivateList)
 #define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
 #define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)
 

@@ -18,6 +18,7 @@
 #include "repair/sweep_journal.h"
 #include "exec/pty_relay.h"
 #include "exec/terminal_state.h"
+#include "run/egress.h"
 
 extern char** environ;
 
@@ -188,6 +189,19 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     pty.emplace(process->pty_master());
     pty->EnterRawMode();
   }
+  // Under --allow-host, corral's proxy serves the listeners the sandbox
+  // passed out, on its own thread, for as long as the sandbox lives.
+  EgressLog egress_log;
+  std::unique_ptr<EgressProxy> proxy;
+  if (process.ok() && plan && plan->ok() && (*plan)->proxy_listeners() == ProxyListeners::kHttpAndSocks) {
+    Result<std::unique_ptr<EgressProxy>> started = StartEgressProxy(policy, *process, egress_log);
+    if (started.ok()) {
+      proxy = std::move(started).value();
+    } else {
+      (void)process->Kill();
+      process = std::move(started).error();
+    }
+  }
   if (process.ok()) {
     SuperviseOptions supervise;
     if (pty) supervise.pty = &*pty;
@@ -234,6 +248,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     audit.Record(exited);
   }
   if (spawned && process->dns() != nullptr) result.lookups = process->dns()->Summary();
+  if (proxy) proxy->Stop();
+  for (const EgressDecision& decision : egress_log.Take()) audit.Record(EgressEvent(decision));
   // A forwarded signal that arrived after the command ended was meant for the
   // command, not for corral: drop it before restoring the mask.
   sigset_t forwarded = ForwardedSignals();

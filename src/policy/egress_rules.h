@@ -1,0 +1,47 @@
+// The egress rules of a policy, read from the text of --allow-host,
+// --deny-host and --allow-private (and their config keys): what corral's
+// proxy (net/egress_proxy.h) lets the command reach under --network none.
+//
+// One reader for every front end: a config file checks each element with
+// CheckEgressListElement (so a bad one is refused at its file and line), the
+// PolicyBuilder reads the whole set with ReadEgressRules. A refusal is
+// kUsage and starts with the flag and the text as given. The rules need the
+// sandbox's own empty network namespace, so they are refused with --network
+// all (every host is reachable there already), and --allow-private without
+// an --allow-host rule is refused as doing nothing.
+//
+//   CORRAL_ASSIGN_OR_RETURN(EgressRules rules, ReadEgressRules(allow, deny, ranges, NetworkMode::kNone));
+//   if (rules.active()) { ... the plan asks for the proxy's listeners ... }
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "net/address.h"
+#include "net/host_pattern.h"
+#include "policy/spec_fields.h"
+
+namespace corral {
+
+struct EgressRules {
+  HostRuleSet hosts;
+  std::vector<Cidr> private_ranges;
+  // Each rule's canonical text, as explain and the trail show it.
+  std::vector<std::string> allow_text;
+  std::vector<std::string> deny_text;
+  std::vector<std::string> private_text;
+
+  // True when an --allow-host rule asks for the proxy.
+  bool active() const { return !hosts.allow_rules().empty(); }
+};
+
+// One element of a kAllowHost, kDenyHost or kPrivateRange list.
+Result<void> CheckEgressListElement(ListElement element, std::string_view text);
+
+Result<EgressRules> ReadEgressRules(const std::vector<std::string>& allow_host,
+                                    const std::vector<std::string>& deny_host,
+                                    const std::vector<std::string>& allow_private, NetworkMode network);
+
+}  // namespace corral

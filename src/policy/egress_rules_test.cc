@@ -1,0 +1,77 @@
+// The egress rules as every front end reads them: each element checked on
+// its own (a config file's line), the set read once with its conflicts, and
+// the PolicyBuilder's refusals around them.
+#include "policy/egress_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "policy/policy.h"
+#include "testing/test_scratch_dir.h"
+
+namespace corral {
+namespace {
+
+TEST(EgressRules, EachElementIsCheckedAsItsFlagReadsIt) {
+  EXPECT_TRUE(CheckEgressListElement(ListElement::kAllowHost, "registry.npmjs.org").ok());
+  EXPECT_TRUE(CheckEgressListElement(ListElement::kAllowHost, "*.pythonhosted.org:443").ok());
+  EXPECT_TRUE(CheckEgressListElement(ListElement::kDenyHost, "*.evil.test").ok());
+  EXPECT_TRUE(CheckEgressListElement(ListElement::kPrivateRange, "10.1.0.0/16").ok());
+  for (auto [element, text, fragment] : {std::tuple{ListElement::kAllowHost, "*.com", "--allow-host *.com"},
+                                         std::tuple{ListElement::kAllowHost, "*", "--allow-host *"},
+                                         std::tuple{ListElement::kAllowHost, "a.test:0", "--allow-host a.test:0"},
+                                         std::tuple{ListElement::kDenyHost, "a.test:443", "--deny-host a.test:443"},
+                                         std::tuple{ListElement::kPrivateRange, "8.8.8.0/24", "--allow-private"}}) {
+    Result<void> checked = CheckEgressListElement(element, text);
+    ASSERT_FALSE(checked.ok()) << text;
+    EXPECT_EQ(checked.error().kind(), ErrorKind::kUsage);
+    EXPECT_EQ(checked.error().message().rfind(fragment, 0), 0u) << checked.error().message();
+  }
+}
+
+TEST(EgressRules, TheSetKeepsEachRuleOnceInCanonicalForm) {
+  Result<EgressRules> rules = ReadEgressRules({"Registry.NPMjs.org", "registry.npmjs.org:80,443", "[::1]:8080"},
+                                              {"evil.test"}, {"127.0.0.1/32", "127.0.0.1/32"}, NetworkMode::kNone);
+  ASSERT_TRUE(rules.ok()) << rules.error().message();
+  EXPECT_TRUE(rules->active());
+  EXPECT_EQ(rules->allow_text, (std::vector<std::string>{"registry.npmjs.org:80,443", "[::1]:8080"}));
+  EXPECT_EQ(rules->deny_text, std::vector<std::string>{"evil.test"});
+  EXPECT_EQ(rules->private_text, std::vector<std::string>{"127.0.0.1/32"});
+  EXPECT_EQ(rules->hosts.MatchName("registry.npmjs.org", 443).verdict, HostVerdict::kAllowed);
+  EXPECT_EQ(rules->hosts.MatchName("evil.test", 443).verdict, HostVerdict::kDenied);
+  Result<EgressRules> deny_only = ReadEgressRules({}, {"evil.test"}, {}, NetworkMode::kAll);
+  ASSERT_TRUE(deny_only.ok());
+  EXPECT_FALSE(deny_only->active()) << "a deny rule alone asks for no proxy";
+}
+
+TEST(EgressRules, ContradictionsAreRefused) {
+  Result<EgressRules> all = ReadEgressRules({"example.com"}, {}, {}, NetworkMode::kAll);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.error().message().find("with --network all every host is reachable already"), std::string::npos);
+  Result<EgressRules> lone = ReadEgressRules({}, {}, {"127.0.0.1/32"}, NetworkMode::kNone);
+  ASSERT_FALSE(lone.ok());
+  EXPECT_NE(lone.error().message().find("there is none; add --allow-host"), std::string::npos);
+}
+
+TEST(EgressRules, ThePolicyCarriesThemAndRefusesThemWithoutASandbox) {
+  testing::TestTree tree;
+  HostContext host;
+  host.uid = ::geteuid();
+  host.gid = ::getegid();
+  host.home = tree.Dir("home");
+  host.cwd = tree.Dir("ws");
+  PolicySpec spec;
+  spec.allow_host = {"example.com:443"};
+  Result<Policy> policy = BuildPolicy(host, spec);
+  ASSERT_TRUE(policy.ok()) << policy.error().message();
+  EXPECT_TRUE(policy->egress().active());
+  EXPECT_NE(policy->CanonicalJson().find("\"allow_host\":[\"example.com:443\"]"), std::string::npos)
+      << "the rules are part of the policy's fingerprint";
+  spec.mode = Mode::kDangerFullAccess;
+  spec.acknowledge_danger = true;
+  Result<Policy> danger = BuildPolicy(host, spec);
+  ASSERT_FALSE(danger.ok());
+  EXPECT_NE(danger.error().message().find("no proxy can be its only way out"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace corral

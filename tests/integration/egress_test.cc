@@ -1,0 +1,207 @@
+// --allow-host through a real sandbox: curl and Python inside reach an HTTP
+// server in the test process (the host side) only through corral's proxy,
+// and only where the rules say. Every refusal is judged at that server: it
+// saw no connection. The server answers every request with "hello", and
+// "localhost" is the name the rules allow: the proxy resolves it outside,
+// to 127.0.0.1, which only --allow-private 127.0.0.1/32 lets it connect to.
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class HttpServer {
+ public:
+  HttpServer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in address = {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd_, 64) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      ADD_FAILURE() << "cannot listen on 127.0.0.1";
+    }
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~HttpServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+  std::string authority(const std::string& host = "localhost") const { return host + ":" + std::to_string(port_); }
+  int connections() const { return connections_; }
+
+ private:
+  void Serve() {
+    for (;;) {
+      int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client < 0) return;
+      ++connections_;
+      std::string request;
+      char buffer[4096];
+      struct pollfd p = {client, POLLIN, 0};
+      while (request.find("\r\n\r\n") == std::string::npos && ::poll(&p, 1, 5000) == 1) {
+        ssize_t n = ::recv(client, buffer, sizeof buffer, 0);
+        if (n <= 0) break;
+        request.append(buffer, static_cast<size_t>(n));
+      }
+      const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello";
+      (void)!::send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
+      ::close(client);
+    }
+  }
+
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<int> connections_ = 0;
+  std::thread thread_;
+};
+
+class Egress : public SandboxTest {
+ protected:
+  // The rules that let the sandbox reach `server` as localhost.
+  static std::vector<std::string> Allowing(const HttpServer& server) {
+    return {"--allow-host", server.authority(), "--allow-private", "127.0.0.1/32"};
+  }
+  Outcome Shell(const std::vector<std::string>& rules, const std::string& script) {
+    return RunIn(rules, {"/bin/sh", "-c", script});
+  }
+};
+
+TEST_F(Egress, CurlReachesAnAllowedHostThroughConnectPlainHttpAndSocks5) {
+  HttpServer server;
+  const std::string url = "http://" + server.authority() + "/";
+  Outcome outcome = Shell(Allowing(server), "curl -sS " + url + "; echo; curl -sS --proxytunnel " + url +
+                                                "; echo; curl -sS --proxy \"$ALL_PROXY\" " + url);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "hello\nhello\nhello") << outcome.Describe();
+  EXPECT_EQ(server.connections(), 3);
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 3u) << outcome.Describe();
+  std::set<std::string> protocols;
+  for (const nlohmann::json& record : records) {
+    EXPECT_EQ(record["verdict"], "allowed") << record.dump();
+    EXPECT_EQ(record["host"], "localhost") << record.dump();
+    EXPECT_EQ(record["address"], "127.0.0.1") << record.dump();
+    EXPECT_GT(record["received"].get<int64_t>(), 0) << record.dump();
+    EXPECT_EQ(record.dump().find("GET"), std::string::npos) << "no request line in the trail: " << record.dump();
+    protocols.insert(record["protocol"].get<std::string>());
+  }
+  EXPECT_EQ(protocols, (std::set<std::string>{"http", "connect", "socks5"}));
+}
+
+TEST_F(Egress, APythonClientReachesAnAllowedHostThroughTheProxyVariables) {
+  HttpServer server;
+  Outcome outcome = RunIn(Allowing(server), {"/usr/bin/python3", "-c",
+                                             "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('http://" +
+                                                 server.authority() + "/').read().decode())"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "hello") << outcome.Describe();
+  EXPECT_EQ(server.connections(), 1);
+}
+
+TEST_F(Egress, AHostNotAllowedGets403WithTheReasonAndTheStderrLine) {
+  HttpServer server;
+  const std::string denied = "denied.test:" + std::to_string(server.port());
+  Outcome outcome = Shell(Allowing(server), "curl -sS -w '%{http_code}' http://" + denied + "/");
+  EXPECT_EQ(outcome.out, "corral: blocked connection to " + denied + ": not in --allow-host\n403") << outcome.Describe();
+  EXPECT_NE(outcome.err.find("corral: blocked connection to " + denied + ": not in --allow-host\n"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_EQ(server.connections(), 0);
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(records[0]["verdict"], "denied");
+  EXPECT_EQ(records[0]["rule"], "not in --allow-host");
+}
+
+TEST_F(Egress, ADeniedPortADenyRuleAndAHostHeaderThatDisagreesAllFail) {
+  HttpServer server;
+  std::vector<std::string> rules = Allowing(server);
+  rules.insert(rules.end(), {"--allow-host", "also.test:" + std::to_string(server.port()), "--deny-host", "also.test"});
+  Outcome outcome = Shell(rules, "curl -sS http://localhost:1/; echo; curl -sS http://also." "test:" +
+                                     std::to_string(server.port()) + "/; echo; curl -sS -H 'Host: elsewhere.test' http://" +
+                                     server.authority() + "/");
+  EXPECT_NE(outcome.out.find("blocked connection to localhost:1: not in --allow-host"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.out.find("blocked connection to also.test:" + std::to_string(server.port()) +
+                             ": --deny-host also.test"),
+            std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.out.find("corral: http request: "), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(server.connections(), 0);
+}
+
+// The proxy is the only way out: a client that goes around it has no route.
+TEST_F(Egress, DirectConnectionsAndNoProxyFail) {
+  HttpServer server;
+  Outcome outcome = Shell(Allowing(server), "curl -sS --noproxy '*' http://" + server.authority() +
+                                                "/ || echo noproxy-failed; curl -sS --noproxy '*' http://127.0.0.1:" +
+                                                std::to_string(server.port()) + "/ || echo direct-failed");
+  EXPECT_NE(outcome.out.find("noproxy-failed"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("direct-failed"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(server.connections(), 0);
+}
+
+// Names resolve outside, and an address in a private range is refused even
+// for an allowed name, unless --allow-private names it.
+TEST_F(Egress, AnAllowedNameThatResolvesToTheHostsLoopbackIsRefused) {
+  HttpServer server;
+  Outcome outcome = Shell({"--allow-host", server.authority()}, "curl -sS http://" + server.authority() + "/");
+  EXPECT_NE(outcome.out.find("corral: blocked connection to " + server.authority() + ": "), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.out.find("loopback"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(server.connections(), 0);
+}
+
+// The proxy listens in the sandbox's namespace alone: while a run is on, a
+// host process finds nothing on 127.0.0.1:3128 or :1080 (and were something
+// of the host's own there, it would not be corral).
+TEST_F(Egress, AProcessOnTheHostCannotReachTheProxy) {
+  HttpServer server;
+  std::vector<std::string> argv = RunArgv(Allowing(server), {"/bin/sh", "-c", "touch started; sleep 2"});
+  Process run(argv, Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(workspace_.path() + "/started"); }, 10s));
+  for (int port : {3128, 1080}) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in address = {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    int connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    int error = errno;
+    ::close(fd);
+    EXPECT_NE(connected, 0) << "something on the host's 127.0.0.1:" << port;
+    EXPECT_EQ(error, ECONNREFUSED);
+  }
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+}
+
+TEST_F(Egress, OverBroadAndContradictoryRulesAreRefusedAndNothingRuns) {
+  for (const std::vector<std::string>& rules :
+       std::vector<std::vector<std::string>>{{"--allow-host", "*.com"},
+                                             {"--allow-host", "*"},
+                                             {"--allow-host", "*.co.uk"},
+                                             {"--allow-host", "0.0.0.0/0"},
+                                             {"--allow-host", "example.com", "--network", "all"},
+                                             {"--allow-private", "127.0.0.1/32"}}) {
+    Outcome outcome = RunIn(rules, {"/bin/sh", "-c", "touch ran"});
+    EXPECT_EQ(outcome.exit_code, 64) << outcome.Describe();
+    EXPECT_FALSE(std::filesystem::exists(workspace_.path() + "/ran")) << outcome.Describe();
+  }
+}
+
+}  // namespace
+}  // namespace corral_it
