@@ -8,14 +8,15 @@
 #   dns_message  the DNS query reader      (src/net/dns_message_fuzz.cc)
 #   http_head    the HTTP request head     (src/net/http_head_fuzz.cc)
 #   socks5       the SOCKS5 greeting and request (src/net/socks5_fuzz.cc)
+#   host_pattern the --allow-host/--deny-host rule reader (src/net/host_pattern_fuzz.cc)
 #
-# Builds into build-fuzz-dns/, build-fuzz-http/ or build-fuzz-socks5/
+# Builds into build-fuzz-dns/, build-fuzz-http/, build-fuzz-socks5/ or build-fuzz-host/
 # (FUZZ_OUT overrides; clang++ with -fsanitize=fuzzer is required), then
 # runs for SECONDS (default 60) on the seeds in src/net/HARNESS_fuzz_seeds
 # plus the corpus kept in the build folder's corpus/. A crash or a broken
 # property (src/net/HARNESS_fuzz_check.h) aborts and leaves a crash-* file
 # there. Inputs are at most 4096 bytes for dns_message, 20000 for
-# http_head (past its 16 KiB cap) and 1024 for socks5.
+# http_head (past its 16 KiB cap), 1024 for socks5 and 512 for host_pattern.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 harness=${1:-}
@@ -23,7 +24,10 @@ case "$harness" in
   dns_message) folder=dns; max_len=4096; sources=(net/dns_message.cc) ;;
   http_head) folder=http; max_len=20000; sources=(net/http_head.cc net/host_port.cc) ;;
   socks5) folder=socks5; max_len=1024; sources=(net/socks5.cc net/host_port.cc) ;;
-  *) echo "usage: fuzz_net.sh dns_message|http_head|socks5 [SECONDS] [libFuzzer flags...]" >&2; exit 2 ;;
+  host_pattern)
+    folder=host; max_len=512
+    sources=(net/host_pattern.cc net/address.cc net/public_suffix.cc net/user_text.cc) ;;
+  *) echo "usage: fuzz_net.sh dns_message|http_head|socks5|host_pattern [SECONDS] [libFuzzer flags...]" >&2; exit 2 ;;
 esac
 shift
 out=${FUZZ_OUT:-$here/build-fuzz-$folder}

@@ -83,6 +83,22 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
               TmpfsSizeText(policy["private"]["tmpfs_size"].get<uint64_t>()).c_str(),
               TmpfsSizeText(policy["private"]["shm_size"].get<uint64_t>()).c_str());
   std::printf("network      %s\n", Shown(policy["network"]).c_str());
+  if (policy.contains("egress")) {
+    const auto& egress = policy["egress"];
+    auto joined = [](const nlohmann::json& list) {
+      std::string text;
+      for (const auto& item : list) text += (text.empty() ? "" : ", ") + Shown(item);
+      return text;
+    };
+    if (!egress["allow_host"].empty()) {
+      std::printf("  only through corral's proxy (HTTP 127.0.0.1:3128, SOCKS5 127.0.0.1:1080) to: %s\n",
+                  joined(egress["allow_host"]).c_str());
+    }
+    if (!egress["deny_host"].empty()) std::printf("  never to: %s\n", joined(egress["deny_host"]).c_str());
+    if (!egress["allow_private"].empty()) {
+      std::printf("  into these non-public ranges too: %s\n", joined(egress["allow_private"]).c_str());
+    }
+  }
   std::string env;
   for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + Shown(name);
   std::printf("env          %s\n", env.c_str());
