@@ -95,6 +95,9 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
                   joined(egress["allow_host"]).c_str());
     }
     if (!egress["deny_host"].empty()) std::printf("  never to: %s\n", joined(egress["deny_host"]).c_str());
+    for (const auto& port : egress["allow_local"]) {
+      std::printf("  127.0.0.1:%d inside is the host's 127.0.0.1:%d (--allow-local)\n", port.get<int>(), port.get<int>());
+    }
     if (!egress["allow_private"].empty()) {
       std::printf("  into these non-public ranges too: %s\n", joined(egress["allow_private"]).c_str());
     }

@@ -146,7 +146,8 @@ Status ReadList(const ListSetting& setting, const TomlField& field, const ParseC
     case ListElement::kToolchain: return ReadToolchainList(field, out);
     case ListElement::kAllowHost:
     case ListElement::kDenyHost:
-    case ListElement::kPrivateRange: return ReadNetworkList(field, setting.element, out);
+    case ListElement::kPrivateRange:
+    case ListElement::kLocalPort: return ReadNetworkList(field, setting.element, out);
   }
   return WrongType(field, "a list");
 }

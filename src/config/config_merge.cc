@@ -272,6 +272,7 @@ class ProjectMerge {
           case ListElement::kToolchain: what = "grant the toolchain " + name; break;
           case ListElement::kAllowHost: what = "let the command reach " + name; break;
           case ListElement::kPrivateRange: what = "let the proxy connect into " + name; break;
+          case ListElement::kLocalPort: what = "open the host's 127.0.0.1:" + name; break;
           default: what = "pass " + name + " through"; break;
         }
         return Widens(names[i].where, SandboxKey(setting) + "[" + std::to_string(i) + "]",

@@ -60,10 +60,11 @@ nlohmann::json DescribePolicy(const Policy& policy) {
                     {"shm_size", policy.tmpfs_size() / 4}};
   out["network"] = NetworkModeName(policy.network());
   const EgressRules& egress = policy.egress();
-  if (!egress.allow_text.empty() || !egress.deny_text.empty()) {
+  if (!egress.allow_text.empty() || !egress.deny_text.empty() || !egress.local_ports.empty()) {
     out["egress"] = {{"allow_host", egress.allow_text},
                      {"deny_host", egress.deny_text},
                      {"allow_private", egress.private_text},
+                     {"allow_local", egress.local_ports},
                      {"proxy", egress.active() ? nlohmann::json{{"http", "127.0.0.1:3128"}, {"socks5", "127.0.0.1:1080"}}
                                                : nlohmann::json(nullptr)}};
   }

@@ -116,14 +116,17 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   }
   // The proxy must be the only way out: without the sandbox's own empty
   // network namespace it would be one more road, not the only one.
-  if (policy.egress().active()) {
+  if (policy.egress().active() || !policy.egress().local_ports.empty()) {
     if (!own_network_namespace) {
       return Error(ErrorKind::kUnsupported,
-                   "--allow-host: the proxy can be the command's only way out only from the sandbox's own empty "
-                   "network namespace, which needs user namespaces; --best-effort cannot drop that. The command was "
-                   "not run.");
+                   "--allow-host and --allow-local: corral's forwarding can be the command's only way out only from "
+                   "the sandbox's own empty network namespace, which needs user namespaces; --best-effort cannot "
+                   "drop that. The command was not run.");
     }
-    plan.proxy_listeners_ = ProxyListeners::kHttpAndSocks;
+    if (policy.egress().active()) plan.services_.proxy = ProxyListeners::kHttpAndSocks;
+    for (uint16_t port : policy.egress().local_ports) {
+      plan.services_.local_ports[plan.services_.local_count++] = port;
+    }
   }
   if (m.seccomp) {
     SeccompOptions seccomp{seccomp_inet};
@@ -209,6 +212,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     if (policy.egress().active()) {
       network_detail += "; the one way out is corral's proxy on its lo (HTTP 127.0.0.1:3128, SOCKS5 :1080) to " +
                         std::to_string(policy.egress().allow_text.size()) + " --allow-host rule(s)";
+    }
+    for (uint16_t port : policy.egress().local_ports) {
+      network_detail += "; 127.0.0.1:" + std::to_string(port) + " forwarded to the host's (--allow-local)";
     }
     feature("network namespace", FeatureStatus::kEnforced, network_detail);
   } else {

@@ -78,10 +78,11 @@ class Plan {
   // kBringUp when the sandbox has a network namespace of its own: its lo is
   // brought up before the command runs (kernel/loopback.h).
   Loopback loopback() const { return loopback_; }
-  // kHttpAndSocks under --allow-host: the child binds the egress proxy's
-  // listeners on the sandbox's lo too (kernel/loopback.h), which corral
-  // serves outside (net/egress_proxy.h). Only with Loopback::kBringUp.
-  ProxyListeners proxy_listeners() const { return proxy_listeners_; }
+  // The listeners the child binds on the sandbox's lo besides the name
+  // server's (kernel/loopback.h), which corral serves outside
+  // (net/egress_proxy.h): the proxy's under --allow-host, one per
+  // --allow-local port. Only with Loopback::kBringUp.
+  const SandboxServices& services() const { return services_; }
   // The command's filter, empty when seccomp is off; init's own allowlist,
   // installed after it has cloned the command, empty likewise.
   std::span<const sock_filter> seccomp_filter() const { return seccomp_filter_; }
@@ -106,7 +107,7 @@ class Plan {
   Mechanisms mechanisms_;
   uint64_t clone_flags_ = 0;
   Loopback loopback_ = Loopback::kLeave;
-  ProxyListeners proxy_listeners_ = ProxyListeners::kNone;
+  SandboxServices services_;
   std::span<const sock_filter> seccomp_filter_;
   std::span<const sock_filter> init_filter_;
   std::string cwd_;

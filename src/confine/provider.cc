@@ -39,11 +39,13 @@ Status CheckConfinable(const std::vector<std::string>& argv, const Policy& polic
 }
 
 Status CheckWithoutEgressProxy(const Policy& policy, std::string_view backend) {
-  if (!policy.egress().active()) return Ok();
+  const EgressRules& egress = policy.egress();
+  if (!egress.active() && egress.local_ports.empty()) return Ok();
+  const std::string asked = egress.active() ? "--allow-host (" + egress.allow_text.front() + ")"
+                                            : "--allow-local (" + std::to_string(egress.local_ports.front()) + ")";
   return Error(ErrorKind::kUnsupported,
-               "the " + std::string(backend) + " backend has no egress proxy, so it cannot give --allow-host (" +
-                   policy.egress().allow_text.front() +
-                   "); use the native backend, or drop the host rules. Nothing was run")
+               "the " + std::string(backend) + " backend has no egress proxy, so it cannot give " + asked +
+                   "; use the native backend, or drop the host rules. Nothing was run")
       .WithCode("backend_lacks_egress");
 }
 

@@ -78,7 +78,7 @@ int OpenPtyChild(const ChildContext& ctx) {
 int PassServiceSocketsChild(const ChildContext& ctx) {
   if (ctx.services_socket_fd < 0) return 0;
   int fds[kSandboxServiceSockets];
-  int err = BindSandboxServicesChild(ctx.proxy_listeners, fds);
+  int err = BindSandboxServicesChild(ctx.services, fds);
   for (int i = 0; i < kSandboxServiceSockets && err == 0; ++i) {
     if (fds[i] >= 0) err = DescriptorMessage::Send(ctx.services_socket_fd, fds[i]);
   }

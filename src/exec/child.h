@@ -94,10 +94,10 @@ struct ChildContext {
   // corral's services on the sandbox's lo, when services_socket_fd >= 0: the
   // child binds their sockets on 127.0.0.1 of the new network namespace
   // (kernel/loopback.h: the name server's UDP and TCP, then the proxy's
-  // listeners when proxy_listeners asks) and sends them, in that order, to
-  // corral over this socket.
+  // listeners and the local ports `services` names) and sends them, in that
+  // order, to corral over this socket.
   int services_socket_fd = -1;
-  ProxyListeners proxy_listeners = ProxyListeners::kNone;
+  SandboxServices services;
   int keep_fds[7] = {-1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};

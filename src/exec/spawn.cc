@@ -116,21 +116,28 @@ Result<UniqueFd> OpenServicesChannel(const Plan& plan, ChildContext& ctx, Unique
   }
   child_end.Reset(fds[1]);
   ctx.services_socket_fd = fds[1];
-  ctx.proxy_listeners = plan.proxy_listeners();
+  ctx.services = plan.services();
   return UniqueFd(fds[0]);
 }
 
 // The services' sockets, sent before the command's exec, in the order
 // kernel/loopback.h gives.
-Result<void> ReceiveServiceSockets(int channel, ProxyListeners proxy, std::unique_ptr<DnsStub>& dns,
+Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services, std::unique_ptr<DnsStub>& dns,
                                    EgressListeners& listeners) {
   UniqueFd udp(DescriptorMessage::Receive(channel));
   UniqueFd tcp(DescriptorMessage::Receive(channel));
-  if (proxy == ProxyListeners::kHttpAndSocks) {
+  bool whole = udp && tcp;
+  if (services.proxy == ProxyListeners::kHttpAndSocks) {
     listeners.http = UniqueFd(DescriptorMessage::Receive(channel));
     listeners.socks = UniqueFd(DescriptorMessage::Receive(channel));
+    whole = whole && listeners.http && listeners.socks;
   }
-  if (!udp || !tcp || (proxy == ProxyListeners::kHttpAndSocks && (!listeners.http || !listeners.socks))) {
+  for (int i = 0; i < services.local_count; ++i) {
+    UniqueFd fd(DescriptorMessage::Receive(channel));
+    whole = whole && fd;
+    listeners.local.push_back({services.local_ports[i], std::move(fd)});
+  }
+  if (!whole) {
     return Error(ErrorKind::kInternal, "the sandbox did not pass out its services' sockets; the run was stopped");
   }
   dns = std::make_unique<DnsStub>(std::move(udp), std::move(tcp));
@@ -323,8 +330,7 @@ class Spawner {
         CORRAL_ASSIGN_OR_RETURN(process.pty_master_, ReceivePtyMaster(pty_channel.get()));
       }
       if (ctx.services_socket_fd >= 0) {
-        CORRAL_TRY(ReceiveServiceSockets(services_channel.get(), ctx.proxy_listeners, process.dns_,
-                                         process.proxy_listeners_));
+        CORRAL_TRY(ReceiveServiceSockets(services_channel.get(), ctx.services, process.dns_, process.proxy_listeners_));
       }
       if (mode == SpawnMode::kProbeOnly) {
         process.Reap();

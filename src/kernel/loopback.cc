@@ -26,19 +26,22 @@ int BringUpLoopbackChild() {
   return err;
 }
 
-int BindSandboxServicesChild(ProxyListeners proxy, int fds[kSandboxServiceSockets]) {
+int BindSandboxServicesChild(const SandboxServices& services, int fds[kSandboxServiceSockets]) {
   struct Wanted {
     int type;
     int port;
   };
-  const Wanted wanted[kSandboxServiceSockets] = {{SOCK_DGRAM, kSandboxDnsPort},
-                                                 {SOCK_STREAM, kSandboxDnsPort},
-                                                 {SOCK_STREAM, kSandboxHttpProxyPort},
-                                                 {SOCK_STREAM, kSandboxSocksPort}};
-  const int count = proxy == ProxyListeners::kHttpAndSocks ? 4 : 2;
+  Wanted wanted[kSandboxServiceSockets] = {{SOCK_DGRAM, kSandboxDnsPort},
+                                           {SOCK_STREAM, kSandboxDnsPort},
+                                           {SOCK_STREAM, kSandboxHttpProxyPort},
+                                           {SOCK_STREAM, kSandboxSocksPort}};
+  const bool proxy = services.proxy == ProxyListeners::kHttpAndSocks;
+  for (int i = 0; i < kMaxLocalPorts; ++i) wanted[4 + i] = {SOCK_STREAM, i < services.local_count ? services.local_ports[i] : 0};
   for (int i = 0; i < kSandboxServiceSockets; ++i) fds[i] = -1;
   int err = 0;
-  for (int i = 0; i < count && err == 0; ++i) {
+  for (int i = 0; i < kSandboxServiceSockets && err == 0; ++i) {
+    if ((i == 2 || i == 3) && !proxy) continue;
+    if (i >= 4 && i - 4 >= services.local_count) break;
     struct sockaddr_in address = {};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(wanted[i].port));

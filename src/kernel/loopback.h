@@ -13,6 +13,10 @@
 // A failure is fatal to the spawn: the command does not run.
 #pragma once
 
+#include <cstdint>
+
+#include "base/sandbox_ports.h"
+
 namespace corral {
 
 // What a spawn does with lo: bring it up (the sandbox has a network
@@ -25,20 +29,28 @@ enum class Loopback { kLeave, kBringUp };
 int BringUpLoopbackChild();
 
 // The services corral runs for the sandbox on its lo, outside it: the name
-// server always (net/dns_stub.h), and the egress proxy's listeners under
-// --allow-host (net/egress_proxy.h).
+// server always (net/dns_stub.h), the egress proxy's listeners under
+// --allow-host, and one listener per --allow-local port (net/egress_proxy.h).
 enum class ProxyListeners { kNone, kHttpAndSocks };
 
-inline constexpr int kSandboxDnsPort = 53;
-inline constexpr int kSandboxHttpProxyPort = 3128;
-inline constexpr int kSandboxSocksPort = 1080;
-inline constexpr int kSandboxServiceSockets = 4;
+inline constexpr int kSandboxServiceSockets = 4 + kMaxLocalPorts;
+
+// Which sockets the child binds; a plain value the child reads without
+// allocating.
+struct SandboxServices {
+  ProxyListeners proxy = ProxyListeners::kNone;
+  uint16_t local_ports[kMaxLocalPorts] = {};
+  int local_count = 0;
+
+  bool Forwards() const { return proxy != ProxyListeners::kNone || local_count > 0; }
+};
 
 // The sockets of those services, on 127.0.0.1 of the calling process's
 // network namespace, close-on-exec, made while CAP_NET_BIND_SERVICE is still
-// held: fds[0] UDP and fds[1] a listening TCP socket on port 53, then with
-// kHttpAndSocks listening TCP sockets on 3128 (fds[2]) and 1080 (fds[3]);
-// unused entries -1. Returns 0 (all stored) or an errno (none left open).
-int BindSandboxServicesChild(ProxyListeners proxy, int fds[kSandboxServiceSockets]);
+// held: fds[0] UDP and fds[1] a listening TCP socket on port 53; with
+// kHttpAndSocks, listening TCP sockets on 3128 (fds[2]) and 1080 (fds[3]);
+// then one listening TCP socket per local port (fds[4...]). Unused entries
+// are -1. Returns 0 (all stored) or an errno (none left open).
+int BindSandboxServicesChild(const SandboxServices& services, int fds[kSandboxServiceSockets]);
 
 }  // namespace corral

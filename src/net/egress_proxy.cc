@@ -66,6 +66,7 @@ std::string_view EgressProtocolName(EgressProtocol protocol) {
     case EgressProtocol::kHttpConnect: return "connect";
     case EgressProtocol::kHttpForward: return "http";
     case EgressProtocol::kSocks5: return "socks5";
+    case EgressProtocol::kLocal: return "local";
   }
   return "unknown";
 }
@@ -94,7 +95,7 @@ class EgressProxy::Impl {
   void Ended() { --open_; }
 
  private:
-  void Accept(tcp::acceptor& acceptor, EgressProtocol protocol);
+  void Accept(tcp::acceptor& acceptor, EgressProtocol protocol, uint16_t local_port = 0);
   void AbortAll();
 
   asio::io_context io_;
@@ -102,6 +103,7 @@ class EgressProxy::Impl {
   EgressOptions options_;
   std::optional<tcp::acceptor> http_;
   std::optional<tcp::acceptor> socks_;
+  std::list<tcp::acceptor> local_;  // stable addresses: Accept holds references
   std::list<std::weak_ptr<Session>> sessions_;
   size_t open_ = 0;
   std::thread thread_;
@@ -112,16 +114,25 @@ class EgressProxy::Impl {
 // One client connection, from its first byte to the end of its relay.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(EgressProxy::Impl& proxy, tcp::socket client, EgressProtocol protocol)
+  Session(EgressProxy::Impl& proxy, tcp::socket client, EgressProtocol protocol, uint16_t local_port = 0)
       : proxy_(proxy),
         client_(std::move(client)),
         upstream_(proxy.io()),
         resolver_(proxy.io()),
         timer_(proxy.io()) {
     decision_.protocol = protocol;
+    decision_.port = local_port;
   }
 
   void Start() {
+    if (decision_.protocol == EgressProtocol::kLocal) {
+      // The listener is the rule: straight to the host's loopback, same port.
+      decision_.host = "127.0.0.1";
+      decision_.verdict = EgressVerdict::kAllowed;
+      decision_.rule = "--allow-local " + std::to_string(decision_.port);
+      phase_ = Phase::kResolving;
+      return Connect({tcp::endpoint(asio::ip::address_v4::loopback(), decision_.port)});
+    }
     timer_.expires_after(proxy_.options().head_timeout);
     timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
       bool reading = self->phase_ == Phase::kHead || self->phase_ == Phase::kSocksRequest;
@@ -239,6 +250,11 @@ class Session : public std::enable_shared_from_this<Session> {
       if (addresses.empty()) return Refuse("cannot resolve " + decision_.host, Socks5Reply::kHostUnreachable);
       return Refuse(first_refusal, Socks5Reply::kNotAllowed);
     }
+    Connect(passed);
+  }
+
+  // Only to addresses that passed (or the --allow-local port).
+  void Connect(const std::vector<tcp::endpoint>& passed) {
     phase_ = Phase::kConnecting;
     timer_.expires_after(proxy_.options().connect_timeout);
     timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
@@ -258,6 +274,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ConnectFailed(const asio::error_code& error) {
     decision_.rule += "; cannot connect: " + error.message();
+    if (decision_.protocol == EgressProtocol::kLocal) return Finish();  // reset: the client sees the close
     if (decision_.protocol == EgressProtocol::kSocks5) {
       Socks5Reply code =
           error == asio::error::connection_refused ? Socks5Reply::kConnectionRefused : Socks5Reply::kHostUnreachable;
@@ -285,6 +302,9 @@ class Session : public std::enable_shared_from_this<Session> {
           self->decision_.bytes_sent += pending.size();
           self->Send(self->upstream_, pending, relay);
         });
+        return;
+      case EgressProtocol::kLocal:
+        relay();
         return;
       case EgressProtocol::kHttpForward: {
         // The body's bytes that came with the head, and no more than it has.
@@ -434,17 +454,24 @@ Result<void> EgressProxy::Impl::Listen(EgressListeners listeners) {
   CORRAL_TRY(adopt(std::move(listeners.socks), socks_));
   if (http_) Accept(*http_, EgressProtocol::kHttpConnect);
   if (socks_) Accept(*socks_, EgressProtocol::kSocks5);
+  for (LocalListener& listener : listeners.local) {
+    std::optional<tcp::acceptor> adopted;
+    CORRAL_TRY(adopt(std::move(listener.fd), adopted));
+    if (!adopted) continue;
+    local_.push_back(std::move(*adopted));
+    Accept(local_.back(), EgressProtocol::kLocal, listener.port);
+  }
   return {};
 }
 
-void EgressProxy::Impl::Accept(tcp::acceptor& acceptor, EgressProtocol protocol) {
-  acceptor.async_accept([this, &acceptor, protocol](const asio::error_code& error, tcp::socket socket) {
+void EgressProxy::Impl::Accept(tcp::acceptor& acceptor, EgressProtocol protocol, uint16_t local_port) {
+  acceptor.async_accept([this, &acceptor, protocol, local_port](const asio::error_code& error, tcp::socket socket) {
     if (stopped_ || error == asio::error::operation_aborted) return;
     if (error) {
       // Out of descriptors, or the like: wait a little rather than spin.
       auto wait = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
-      wait->async_wait([this, wait, &acceptor, protocol](const asio::error_code&) {
-        if (!stopped_) Accept(acceptor, protocol);
+      wait->async_wait([this, wait, &acceptor, protocol, local_port](const asio::error_code&) {
+        if (!stopped_) Accept(acceptor, protocol, local_port);
       });
       return;
     }
@@ -454,11 +481,11 @@ void EgressProxy::Impl::Accept(tcp::acceptor& acceptor, EgressProtocol protocol)
       socket.close(ignored);
     } else {
       ++open_;
-      auto session = std::make_shared<Session>(*this, std::move(socket), protocol);
+      auto session = std::make_shared<Session>(*this, std::move(socket), protocol, local_port);
       sessions_.push_back(session);
       session->Start();
     }
-    Accept(acceptor, protocol);
+    Accept(acceptor, protocol, local_port);
   });
 }
 
@@ -482,6 +509,7 @@ void EgressProxy::Impl::AbortAll() {
   asio::error_code ignored;
   if (http_) http_->close(ignored);
   if (socks_) socks_->close(ignored);
+  for (tcp::acceptor& acceptor : local_) acceptor.close(ignored);
   for (const std::weak_ptr<Session>& weak : sessions_) {
     if (auto session = weak.lock()) session->Abort();
   }

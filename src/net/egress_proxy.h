@@ -12,7 +12,10 @@
 //                  close` added, and only Content-Length bodies are sent on
 //                  (a chunked request body is refused with 501);
 //   SOCKS5         CONNECT with a name or an address (socks5h: the name is
-//                  resolved here, not in the sandbox).
+//                  resolved here, not in the sandbox);
+//   local          a --allow-local port: no protocol, each connection relayed
+//                  to the same port of the host's 127.0.0.1 (the rule is the
+//                  listener itself; the gate is not asked).
 //
 // For each connection the gate (net/egress_gate.h) decides on the name and
 // port as asked, before any lookup; the name is then resolved here (the
@@ -51,9 +54,9 @@
 
 namespace corral {
 
-enum class EgressProtocol { kHttpConnect, kHttpForward, kSocks5 };
+enum class EgressProtocol { kHttpConnect, kHttpForward, kSocks5, kLocal };
 
-std::string_view EgressProtocolName(EgressProtocol protocol);  // "connect", "http", "socks5"
+std::string_view EgressProtocolName(EgressProtocol protocol);  // "connect", "http", "socks5", "local"
 
 // One connection's decision, as the trail records it.
 struct EgressDecision {
@@ -67,10 +70,18 @@ struct EgressDecision {
   uint64_t bytes_received = 0;  // from the destination to the sandbox
 };
 
-// The listening sockets the sandbox's init passed out; either may be absent.
+// A --allow-local listener: a connection to it is relayed, byte for byte,
+// to the same port of the host's 127.0.0.1, and nowhere else.
+struct LocalListener {
+  uint16_t port = 0;
+  UniqueFd fd;
+};
+
+// The listening sockets the sandbox's init passed out; any may be absent.
 struct EgressListeners {
   UniqueFd http;
   UniqueFd socks;
+  std::vector<LocalListener> local;
 };
 
 struct EgressOptions {

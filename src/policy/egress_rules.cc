@@ -2,9 +2,27 @@
 
 #include <algorithm>
 
+#include "base/sandbox_ports.h"
 #include "net/destination.h"
+#include "net/host_port.h"
 
 namespace corral {
+namespace {
+
+Result<uint16_t> ReadLocalPort(std::string_view text) {
+  const std::string flag = "--allow-local " + std::string(text);
+  Result<uint16_t> port = ParsePort(text);
+  if (!port.ok()) return Error(ErrorKind::kUsage, flag + ": not a port (1 to 65535)");
+  for (int own : {kSandboxDnsPort, kSandboxHttpProxyPort, kSandboxSocksPort}) {
+    if (*port == own) {
+      return Error(ErrorKind::kUsage, flag + ": corral's own services use that port of the sandbox's 127.0.0.1 (the "
+                                             "name server on 53, the proxy on 1080 and 3128)");
+    }
+  }
+  return port;
+}
+
+}  // namespace
 
 Result<void> CheckEgressListElement(ListElement element, std::string_view text) {
   switch (element) {
@@ -20,14 +38,19 @@ Result<void> CheckEgressListElement(ListElement element, std::string_view text) 
       CORRAL_TRY(ParseAllowedPrivateRange(text));
       return {};
     }
+    case ListElement::kLocalPort: {
+      CORRAL_TRY(ReadLocalPort(text));
+      return {};
+    }
     default:
       return Error(ErrorKind::kInternal, "not a list of egress rules");
   }
 }
 
-Result<EgressRules> ReadEgressRules(const std::vector<std::string>& allow_host,
-                                    const std::vector<std::string>& deny_host,
-                                    const std::vector<std::string>& allow_private, NetworkMode network) {
+Result<EgressRules> ReadEgressRules(const EgressLists& lists, NetworkMode network) {
+  const std::vector<std::string>& allow_host = lists.allow_host;
+  const std::vector<std::string>& deny_host = lists.deny_host;
+  const std::vector<std::string>& allow_private = lists.allow_private;
   EgressRules rules;
   auto add_host = [&rules](const std::string& text, HostRuleKind kind, std::vector<std::string>& shown) -> Result<void> {
     CORRAL_ASSIGN_OR_RETURN(HostRule rule, ParseHostRule(text, kind));
@@ -45,6 +68,20 @@ Result<EgressRules> ReadEgressRules(const std::vector<std::string>& allow_host,
     if (std::find(rules.private_text.begin(), rules.private_text.end(), canonical) != rules.private_text.end()) continue;
     rules.private_text.push_back(std::move(canonical));
     rules.private_ranges.push_back(range);
+  }
+  for (const std::string& text : lists.allow_local) {
+    CORRAL_ASSIGN_OR_RETURN(uint16_t port, ReadLocalPort(text));
+    if (std::find(rules.local_ports.begin(), rules.local_ports.end(), port) != rules.local_ports.end()) continue;
+    if (rules.local_ports.size() == static_cast<size_t>(kMaxLocalPorts)) {
+      return Error(ErrorKind::kUsage, "--allow-local " + text + ": at most " + std::to_string(kMaxLocalPorts) +
+                                          " ports of the host's loopback can be forwarded");
+    }
+    rules.local_ports.push_back(port);
+  }
+  if (network == NetworkMode::kAll && !lists.allow_local.empty()) {
+    return Error(ErrorKind::kUsage,
+                 "--allow-local forwards one port of the host's loopback into the empty network namespace of "
+                 "--network none; with --network all the host's loopback is reachable already. Drop one of them");
   }
   if (network == NetworkMode::kAll && (!allow_host.empty() || !allow_private.empty())) {
     return Error(ErrorKind::kUsage,

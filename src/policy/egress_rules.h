@@ -1,6 +1,7 @@
 // The egress rules of a policy, read from the text of --allow-host,
-// --deny-host and --allow-private (and their config keys): what corral's
-// proxy (net/egress_proxy.h) lets the command reach under --network none.
+// --deny-host, --allow-private and --allow-local (and their config keys):
+// what corral's proxy (net/egress_proxy.h) lets the command reach under
+// --network none.
 //
 // One reader for every front end: a config file checks each element with
 // CheckEgressListElement (so a bad one is refused at its file and line), the
@@ -8,9 +9,11 @@
 // kUsage and starts with the flag and the text as given. The rules need the
 // sandbox's own empty network namespace, so they are refused with --network
 // all (every host is reachable there already), and --allow-private without
-// an --allow-host rule is refused as doing nothing.
+// an --allow-host rule is refused as doing nothing. An --allow-local port is
+// 1 to 65535 and none of corral's own on the sandbox's lo (53, 1080, 3128),
+// at most kMaxLocalPorts of them.
 //
-//   CORRAL_ASSIGN_OR_RETURN(EgressRules rules, ReadEgressRules(allow, deny, ranges, NetworkMode::kNone));
+//   CORRAL_ASSIGN_OR_RETURN(EgressRules rules, ReadEgressRules({allow, deny, ranges, local}, NetworkMode::kNone));
 //   if (rules.active()) { ... the plan asks for the proxy's listeners ... }
 #pragma once
 
@@ -32,6 +35,9 @@ struct EgressRules {
   std::vector<std::string> allow_text;
   std::vector<std::string> deny_text;
   std::vector<std::string> private_text;
+  // --allow-local: ports of the host's loopback, each at the same port of
+  // the sandbox's, in the order given, once each.
+  std::vector<uint16_t> local_ports;
 
   // True when an --allow-host rule asks for the proxy.
   bool active() const { return !hosts.allow_rules().empty(); }
@@ -40,8 +46,13 @@ struct EgressRules {
 // One element of a kAllowHost, kDenyHost or kPrivateRange list.
 Result<void> CheckEgressListElement(ListElement element, std::string_view text);
 
-Result<EgressRules> ReadEgressRules(const std::vector<std::string>& allow_host,
-                                    const std::vector<std::string>& deny_host,
-                                    const std::vector<std::string>& allow_private, NetworkMode network);
+struct EgressLists {
+  const std::vector<std::string>& allow_host;
+  const std::vector<std::string>& deny_host;
+  const std::vector<std::string>& allow_private;
+  const std::vector<std::string>& allow_local;
+};
+
+Result<EgressRules> ReadEgressRules(const EgressLists& lists, NetworkMode network);
 
 }  // namespace corral

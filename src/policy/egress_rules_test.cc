@@ -16,11 +16,15 @@ TEST(EgressRules, EachElementIsCheckedAsItsFlagReadsIt) {
   EXPECT_TRUE(CheckEgressListElement(ListElement::kAllowHost, "*.pythonhosted.org:443").ok());
   EXPECT_TRUE(CheckEgressListElement(ListElement::kDenyHost, "*.evil.test").ok());
   EXPECT_TRUE(CheckEgressListElement(ListElement::kPrivateRange, "10.1.0.0/16").ok());
+  EXPECT_TRUE(CheckEgressListElement(ListElement::kLocalPort, "5432").ok());
   for (auto [element, text, fragment] : {std::tuple{ListElement::kAllowHost, "*.com", "--allow-host *.com"},
                                          std::tuple{ListElement::kAllowHost, "*", "--allow-host *"},
                                          std::tuple{ListElement::kAllowHost, "a.test:0", "--allow-host a.test:0"},
                                          std::tuple{ListElement::kDenyHost, "a.test:443", "--deny-host a.test:443"},
-                                         std::tuple{ListElement::kPrivateRange, "8.8.8.0/24", "--allow-private"}}) {
+                                         std::tuple{ListElement::kPrivateRange, "8.8.8.0/24", "--allow-private"},
+                                         std::tuple{ListElement::kLocalPort, "0", "--allow-local 0: not a port"},
+                                         std::tuple{ListElement::kLocalPort, "3128", "--allow-local 3128: corral's own"},
+                                         std::tuple{ListElement::kLocalPort, "53", "--allow-local 53: corral's own"}}) {
     Result<void> checked = CheckEgressListElement(element, text);
     ASSERT_FALSE(checked.ok()) << text;
     EXPECT_EQ(checked.error().kind(), ErrorKind::kUsage);
@@ -29,27 +33,40 @@ TEST(EgressRules, EachElementIsCheckedAsItsFlagReadsIt) {
 }
 
 TEST(EgressRules, TheSetKeepsEachRuleOnceInCanonicalForm) {
-  Result<EgressRules> rules = ReadEgressRules({"Registry.NPMjs.org", "registry.npmjs.org:80,443", "[::1]:8080"},
-                                              {"evil.test"}, {"127.0.0.1/32", "127.0.0.1/32"}, NetworkMode::kNone);
+  Result<EgressRules> rules = ReadEgressRules(
+      {{"Registry.NPMjs.org", "registry.npmjs.org:80,443", "[::1]:8080"}, {"evil.test"}, {"127.0.0.1/32", "127.0.0.1/32"},
+       {"5432", "5432", "8080"}},
+      NetworkMode::kNone);
   ASSERT_TRUE(rules.ok()) << rules.error().message();
   EXPECT_TRUE(rules->active());
   EXPECT_EQ(rules->allow_text, (std::vector<std::string>{"registry.npmjs.org:80,443", "[::1]:8080"}));
   EXPECT_EQ(rules->deny_text, std::vector<std::string>{"evil.test"});
   EXPECT_EQ(rules->private_text, std::vector<std::string>{"127.0.0.1/32"});
+  EXPECT_EQ(rules->local_ports, (std::vector<uint16_t>{5432, 8080}));
   EXPECT_EQ(rules->hosts.MatchName("registry.npmjs.org", 443).verdict, HostVerdict::kAllowed);
   EXPECT_EQ(rules->hosts.MatchName("evil.test", 443).verdict, HostVerdict::kDenied);
-  Result<EgressRules> deny_only = ReadEgressRules({}, {"evil.test"}, {}, NetworkMode::kAll);
+  const std::vector<std::string> none;
+  Result<EgressRules> deny_only = ReadEgressRules({none, {"evil.test"}, none, none}, NetworkMode::kAll);
   ASSERT_TRUE(deny_only.ok());
   EXPECT_FALSE(deny_only->active()) << "a deny rule alone asks for no proxy";
 }
 
 TEST(EgressRules, ContradictionsAreRefused) {
-  Result<EgressRules> all = ReadEgressRules({"example.com"}, {}, {}, NetworkMode::kAll);
+  const std::vector<std::string> none;
+  Result<EgressRules> all = ReadEgressRules({{"example.com"}, none, none, none}, NetworkMode::kAll);
   ASSERT_FALSE(all.ok());
   EXPECT_NE(all.error().message().find("with --network all every host is reachable already"), std::string::npos);
-  Result<EgressRules> lone = ReadEgressRules({}, {}, {"127.0.0.1/32"}, NetworkMode::kNone);
+  Result<EgressRules> lone = ReadEgressRules({none, none, {"127.0.0.1/32"}, none}, NetworkMode::kNone);
   ASSERT_FALSE(lone.ok());
   EXPECT_NE(lone.error().message().find("there is none; add --allow-host"), std::string::npos);
+  Result<EgressRules> local_all = ReadEgressRules({none, none, none, {"5432"}}, NetworkMode::kAll);
+  ASSERT_FALSE(local_all.ok());
+  EXPECT_NE(local_all.error().message().find("the host's loopback is reachable already"), std::string::npos);
+  std::vector<std::string> many;
+  for (int port = 2000; port < 2017; ++port) many.push_back(std::to_string(port));
+  Result<EgressRules> too_many = ReadEgressRules({none, none, none, many}, NetworkMode::kNone);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.error().message().find("at most 16 ports"), std::string::npos);
 }
 
 TEST(EgressRules, ThePolicyCarriesThemAndRefusesThemWithoutASandbox) {

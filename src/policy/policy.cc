@@ -230,12 +230,13 @@ Result<Policy> PolicyBuilder::Build() const {
                  "seccomp, the real environment. Pass --i-understand-danger-full-access (or set "
                  "sandbox.i_understand_danger_full_access = true) to accept that");
   }
-  CORRAL_ASSIGN_OR_RETURN(policy.egress_,
-                          ReadEgressRules(spec_.allow_host, spec_.deny_host, spec_.allow_private, spec_.network));
-  if (policy.egress_.active() && spec_.mode == Mode::kDangerFullAccess) {
+  CORRAL_ASSIGN_OR_RETURN(
+      policy.egress_,
+      ReadEgressRules({spec_.allow_host, spec_.deny_host, spec_.allow_private, spec_.allow_local}, spec_.network));
+  if ((policy.egress_.active() || !policy.egress_.local_ports.empty()) && spec_.mode == Mode::kDangerFullAccess) {
     return Error(ErrorKind::kUsage,
-                 "--allow-host: danger-full-access runs the command with no sandbox, so no proxy can be its only way "
-                 "out; use another mode with the host rules");
+                 "--allow-host, --allow-local: danger-full-access runs the command with no sandbox, so no proxy can "
+                 "be its only way out; use another mode with the host rules");
   }
   const bool read_only = spec_.mode == Mode::kReadOnly;
   if (spec_.workspace && spec_.no_workspace) {
@@ -695,10 +696,11 @@ Result<Policy> PolicyBuilder::Build() const {
   // Only when set: a default policy keeps the fingerprint it had before the
   // size existed.
   if (spec_.tmpfs_size != kDefaultTmpfsSize) canonical["tmpfs_size"] = spec_.tmpfs_size;
-  if (!policy.egress_.allow_text.empty() || !policy.egress_.deny_text.empty()) {
+  if (!policy.egress_.allow_text.empty() || !policy.egress_.deny_text.empty() || !policy.egress_.local_ports.empty()) {
     canonical["egress"] = {{"allow_host", policy.egress_.allow_text},
                            {"deny_host", policy.egress_.deny_text},
-                           {"allow_private", policy.egress_.private_text}};
+                           {"allow_private", policy.egress_.private_text},
+                           {"allow_local", policy.egress_.local_ports}};
   }
   canonical["protected_names"] = ProtectedNames();
   // Paths are bytes: a name that is not UTF-8 is kept exactly (json_bytes.h).

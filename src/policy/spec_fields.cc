@@ -109,6 +109,7 @@ std::string_view ListFlagValue(const ListSetting& setting) {
     case ListElement::kAllowHost: return "PATTERN[:PORTS]";
     case ListElement::kDenyHost: return "PATTERN";
     case ListElement::kPrivateRange: return "CIDR";
+    case ListElement::kLocalPort: return "PORT";
   }
   return "VALUE";
 }
@@ -129,6 +130,7 @@ std::string RenderDocRow(const ListSetting& setting) {
     case ListElement::kAllowHost: type = "array of strings (host patterns, each with optional `:PORT,PORT`)"; break;
     case ListElement::kDenyHost: type = "array of strings (host patterns)"; break;
     case ListElement::kPrivateRange: type = "array of strings (CIDR ranges)"; break;
+    case ListElement::kLocalPort: type = "array of strings (ports, `\"5432\"`)"; break;
   }
   return Row(setting.key, type, "`[]`", setting.flag, setting.doc);
 }

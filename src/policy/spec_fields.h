@@ -283,6 +283,7 @@ enum class ListElement {
   kAllowHost,     // an --allow-host rule, PATTERN[:PORT[,PORT]] (net/host_pattern.h)
   kDenyHost,      // a --deny-host rule, PATTERN (net/host_pattern.h)
   kPrivateRange,  // an --allow-private CIDR in a non-public range (net/destination.h)
+  kLocalPort,     // an --allow-local port, 1-65535 (policy/egress_rules.h)
 };
 
 // How the project file may touch a list. Each refusal is a
@@ -431,6 +432,22 @@ inline constexpr ListSetting kAllowPrivateList{
            "unless a range names it alone (`\"169.254.169.254/32\"`).",
 };
 
+// Security: each port opens one service of the host's loopback to the
+// command, so a project file may only repeat ports the user already gave.
+inline constexpr ListSetting kAllowLocalList{
+    .key = "allow_local",
+    .element = ListElement::kLocalPort,
+    .flag = "--allow-local",
+    .flag_help = "let the command reach the host's 127.0.0.1:PORT (a dev server, a database) at 127.0.0.1:PORT "
+                 "inside, forwarded by corral; nothing else of the host's loopback (repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .profile = ProfileRule::kIsAGrant,
+    .doc = "Ports of the host's loopback the command reaches at the same port of its own 127.0.0.1, each "
+           "connection forwarded by corral (a dev server, a database). Nothing else of the host's loopback is "
+           "reachable. At most 16; not 53, 1080 or 3128 (corral's own services there); not with "
+           "`network = \"all\"`.",
+};
+
 // X(member, Adder, setting): the PolicySpec member, the PolicyBuilder method
 // that appends one element, the description. CORRAL_CONFIG_LISTS are keys of
 // [sandbox] too, in the order of the project file's checks;
@@ -444,7 +461,8 @@ inline constexpr ListSetting kAllowPrivateList{
   X(forbid_read, ForbidRead, kForbidReadList)  \
   X(allow_host, AllowHost, kAllowHostList)     \
   X(deny_host, DenyHost, kDenyHostList)        \
-  X(allow_private, AllowPrivate, kAllowPrivateList)
+  X(allow_private, AllowPrivate, kAllowPrivateList) \
+  X(allow_local, AllowLocal, kAllowLocalList)
 #define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
 #define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)
 

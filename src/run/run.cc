@@ -193,7 +193,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // passed out, on its own thread, for as long as the sandbox lives.
   EgressLog egress_log;
   std::unique_ptr<EgressProxy> proxy;
-  if (process.ok() && plan && plan->ok() && (*plan)->proxy_listeners() == ProxyListeners::kHttpAndSocks) {
+  if (process.ok() && plan && plan->ok() && (*plan)->services().Forwards()) {
     Result<std::unique_ptr<EgressProxy>> started = StartEgressProxy(policy, *process, egress_log);
     if (started.ok()) {
       proxy = std::move(started).value();

@@ -189,6 +189,26 @@ TEST_F(Egress, AProcessOnTheHostCannotReachTheProxy) {
   EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
 }
 
+// --allow-local: one port of the host's loopback at the same port inside,
+// and nothing else of it; no --allow-host needed.
+TEST_F(Egress, AllowLocalReachesExactlyThatPortOfTheHostsLoopback) {
+  HttpServer server;
+  HttpServer other;
+  const std::string port = std::to_string(server.port());
+  Outcome outcome = Shell({"--allow-local", port}, "curl -sS http://127.0.0.1:" + port +
+                                                       "/; echo; curl -sS http://127.0.0.1:" +
+                                                       std::to_string(other.port()) + "/ || echo other-failed");
+  EXPECT_EQ(outcome.out.rfind("hello\n", 0), 0u) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("other-failed"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(other.connections(), 0);
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(records[0]["protocol"], "local");
+  EXPECT_EQ(records[0]["rule"], "--allow-local " + port);
+  EXPECT_GT(records[0]["received"].get<int64_t>(), 0);
+}
+
 TEST_F(Egress, OverBroadAndContradictoryRulesAreRefusedAndNothingRuns) {
   for (const std::vector<std::string>& rules :
        std::vector<std::vector<std::string>>{{"--allow-host", "*.com"},
@@ -196,7 +216,9 @@ TEST_F(Egress, OverBroadAndContradictoryRulesAreRefusedAndNothingRuns) {
                                              {"--allow-host", "*.co.uk"},
                                              {"--allow-host", "0.0.0.0/0"},
                                              {"--allow-host", "example.com", "--network", "all"},
-                                             {"--allow-private", "127.0.0.1/32"}}) {
+                                             {"--allow-private", "127.0.0.1/32"},
+                                             {"--allow-local", "3128"},
+                                             {"--allow-local", "5432", "--network", "all"}}) {
     Outcome outcome = RunIn(rules, {"/bin/sh", "-c", "touch ran"});
     EXPECT_EQ(outcome.exit_code, 64) << outcome.Describe();
     EXPECT_FALSE(std::filesystem::exists(workspace_.path() + "/ran")) << outcome.Describe();
