@@ -1,7 +1,12 @@
 #include "net/egress_proxy.h"
 
+#include <netdb.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <asio.hpp>
+#include <cstring>
+#include <mutex>
 #include <future>
 #include <list>
 #include <optional>
@@ -93,6 +98,12 @@ class EgressProxy::Impl {
     if (options_.on_decision) options_.on_decision(decision);
   }
   void Ended() { --open_; }
+  // Starts a lookup of `name` (as an absolute name: no search domain) on a
+  // thread of its own; `done` runs on the proxy's thread with the addresses
+  // (none: the name did not resolve), unless the proxy has stopped. False
+  // when kMaxLookups are running already.
+  bool Lookup(const std::string& name, std::function<void(std::vector<Address>)> done);
+  void EnableLookups() { lookups_->io = &io_; }
 
  private:
   void Accept(tcp::acceptor& acceptor, EgressProtocol protocol, uint16_t local_port = 0);
@@ -109,7 +120,56 @@ class EgressProxy::Impl {
   std::thread thread_;
   std::promise<void> finished_;
   bool stopped_ = false;
+  // Shared with the lookup threads, which may outlive the proxy.
+  struct Lookups {
+    std::mutex mutex;
+    asio::io_context* io = nullptr;  // none once the proxy has stopped
+    int running = 0;
+  };
+  std::shared_ptr<Lookups> lookups_ = std::make_shared<Lookups>();
 };
+
+constexpr int kMaxLookups = 64;
+
+bool EgressProxy::Impl::Lookup(const std::string& name, std::function<void(std::vector<Address>)> done) {
+  std::shared_ptr<Lookups> lookups = lookups_;
+  {
+    std::lock_guard<std::mutex> lock(lookups->mutex);
+    if (lookups->io == nullptr || lookups->running >= kMaxLookups) return false;
+    ++lookups->running;
+  }
+  std::thread([lookups, absolute = name + ".", done = std::move(done)]() mutable {
+    struct addrinfo hints = {};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    struct addrinfo* found = nullptr;
+    std::vector<Address> addresses;
+    if (::getaddrinfo(absolute.c_str(), nullptr, &hints, &found) == 0) {
+      for (struct addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
+        std::optional<Address> address;
+        if (entry->ai_family == AF_INET) {
+          Ipv4Bytes bytes;
+          std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in*>(entry->ai_addr)->sin_addr, 4);
+          address = Address::Ipv4(bytes);
+        } else if (entry->ai_family == AF_INET6) {
+          Ipv6Bytes bytes;
+          std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in6*>(entry->ai_addr)->sin6_addr, 16);
+          address = Address::Ipv6(bytes);
+        }
+        if (address && std::find(addresses.begin(), addresses.end(), *address) == addresses.end()) {
+          addresses.push_back(*address);
+        }
+      }
+      ::freeaddrinfo(found);
+    }
+    std::lock_guard<std::mutex> lock(lookups->mutex);
+    --lookups->running;
+    if (lookups->io != nullptr) {
+      asio::post(*lookups->io, [done = std::move(done), addresses = std::move(addresses)] { done(addresses); });
+    }
+  }).detach();
+  return true;
+}
 
 // One client connection, from its first byte to the end of its relay.
 class Session : public std::enable_shared_from_this<Session> {
@@ -118,7 +178,6 @@ class Session : public std::enable_shared_from_this<Session> {
       : proxy_(proxy),
         client_(std::move(client)),
         upstream_(proxy.io()),
-        resolver_(proxy.io()),
         timer_(proxy.io()) {
     decision_.protocol = protocol;
     decision_.port = local_port;
@@ -147,7 +206,6 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::error_code ignored;
     client_.close(ignored);
     upstream_.close(ignored);
-    resolver_.cancel();
     timer_.cancel();
   }
 
@@ -165,7 +223,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnBytes() {
     if (decision_.protocol == EgressProtocol::kSocks5) return OnSocksBytes();
     Result<ReadStep<HttpHead>> step = ReadHttpHead(std::span<const uint8_t>(received_));
-    if (!step.ok()) return SendAndClose(Reply(400, "Bad Request", "corral: " + step.error().message()));
+    if (!step.ok()) {
+      Malformed(step.error().message());
+      return SendAndClose(Reply(400, "Bad Request", "corral: " + step.error().message()));
+    }
     if (step->need_more()) return ReadMore();
     head_ = std::move(step->value());
     received_.erase(received_.begin(), received_.begin() + static_cast<std::ptrdiff_t>(step->used()));
@@ -184,7 +245,10 @@ class Session : public std::enable_shared_from_this<Session> {
     std::span<const uint8_t> bytes(received_);
     if (phase_ == Phase::kHead) {
       Result<ReadStep<Socks5Greeting>> hello = ReadSocks5Greeting(bytes);
-      if (!hello.ok()) return SendAndClose(Bytes(Socks5MethodReply(Socks5Method::kNoAcceptable)));
+      if (!hello.ok()) {
+        Malformed(hello.error().message());
+        return SendAndClose(Bytes(Socks5MethodReply(Socks5Method::kNoAcceptable)));
+      }
       if (hello->need_more()) return ReadMore();
       received_.erase(received_.begin(), received_.begin() + static_cast<std::ptrdiff_t>(hello->used()));
       phase_ = Phase::kSocksRequest;
@@ -194,7 +258,10 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     Result<ReadStep<Socks5Request>> request = ReadSocks5Request(bytes);
-    if (!request.ok()) return SendAndClose(Bytes(Socks5RequestReply(Socks5ReplyFor(request.error()))));
+    if (!request.ok()) {
+      Malformed(request.error().message());
+      return SendAndClose(Bytes(Socks5RequestReply(Socks5ReplyFor(request.error()))));
+    }
     if (request->need_more()) return ReadMore();
     received_.erase(received_.begin(), received_.begin() + static_cast<std::ptrdiff_t>(request->used()));
     decision_.host = request->value().host;
@@ -214,23 +281,24 @@ class Session : public std::enable_shared_from_this<Session> {
     if (literal.ok()) return Check({*literal});
     auto named = proxy_.options().names.find(decision_.host);
     if (named != proxy_.options().names.end()) return Check(named->second);
-    resolver_.async_resolve(decision_.host, std::to_string(decision_.port),
-                            [self = shared_from_this()](const asio::error_code& error,
-                                                        const tcp::resolver::results_type& results) {
-                              if (error == asio::error::operation_aborted || self->phase_ != Phase::kResolving) {
-                                return self->Finish();
-                              }
-                              std::vector<Address> addresses;
-                              if (!error) {
-                                for (const auto& entry : results) {
-                                  Address address = FromAsio(entry.endpoint().address());
-                                  if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
-                                    addresses.push_back(address);
-                                  }
-                                }
-                              }
-                              self->Check(addresses);
-                            });
+    // The system resolver, on a thread of its own that the proxy never
+    // waits for, with a deadline here.
+    timer_.expires_after(proxy_.options().lookup_timeout);
+    timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+      if (error || self->phase_ != Phase::kResolving) return;
+      self->Refuse("the lookup of " + self->decision_.host + " took too long", Socks5Reply::kHostUnreachable);
+    });
+    std::weak_ptr<Session> weak = weak_from_this();
+    bool started = proxy_.Lookup(decision_.host, [weak](std::vector<Address> addresses) {
+      if (auto self = weak.lock()) self->Looked(addresses);
+    });
+    if (!started) Refuse("too many name lookups at once", Socks5Reply::kGeneralFailure);
+  }
+
+  void Looked(const std::vector<Address>& addresses) {
+    if (phase_ != Phase::kResolving) return;
+    timer_.cancel();
+    Check(addresses);
   }
 
   // Each address the name gave: only those that pass are connected to.
@@ -369,6 +437,15 @@ class Session : public std::enable_shared_from_this<Session> {
     if (up_done_ && down_done_) Finish();
   }
 
+  // A request the readers refused: reported with no host (the reader's
+  // message says what was wrong, never the bytes themselves).
+  void Malformed(const std::string& why) {
+    decision_.verdict = EgressVerdict::kDenied;
+    decision_.rule = "malformed request: " + why;
+    proxy_.Report(decision_);
+    reported_ = true;
+  }
+
   // A refusal: reported at once, answered in the protocol's own terms.
   void Refuse(const std::string& rule, Socks5Reply code) {
     decision_.verdict = EgressVerdict::kDenied;
@@ -420,7 +497,6 @@ class Session : public std::enable_shared_from_this<Session> {
   EgressProxy::Impl& proxy_;
   tcp::socket client_;
   tcp::socket upstream_;
-  tcp::resolver resolver_;
   asio::steady_timer timer_;
   Phase phase_ = Phase::kHead;
   std::array<uint8_t, kReadChunk> chunk_{};
@@ -517,9 +593,13 @@ void EgressProxy::Impl::AbortAll() {
 
 void EgressProxy::Impl::Stop() {
   if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(lookups_->mutex);
+    lookups_->io = nullptr;  // a lookup still running posts nothing more
+  }
   asio::post(io_, [this] { AbortAll(); });
-  // Every session reports as it ends; a lookup still running in the
-  // resolver's own thread is not waited for past a second.
+  // Every session reports as it ends; a lookup still running on its own
+  // thread is never waited for (it posts nothing once io is cleared).
   if (finished_.get_future().wait_for(std::chrono::seconds(1)) != std::future_status::ready) io_.stop();
   thread_.join();
 }
@@ -534,6 +614,7 @@ Result<std::unique_ptr<EgressProxy>> EgressProxy::Start(EgressListeners listener
                                                         std::shared_ptr<const EgressGate> gate,
                                                         EgressOptions options) {
   auto impl = std::make_unique<Impl>(std::move(gate), std::move(options));
+  impl->EnableLookups();
   CORRAL_TRY(impl->Listen(std::move(listeners)));
   impl->Run();
   return std::unique_ptr<EgressProxy>(new EgressProxy(std::move(impl)));

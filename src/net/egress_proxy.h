@@ -24,8 +24,9 @@
 // address it did not check, never after a second lookup. A refusal gets a
 // 403 whose one-line body names the host, the port and the rule (SOCKS5: the
 // "not allowed by ruleset" or "host unreachable" code), and is reported to
-// `on_decision`; so is each allowed connection when it ends, with the bytes
-// each way. No payload, header or URL is reported.
+// `on_decision`; so is a request the readers refused (no host, the reader's
+// message as the rule), and each allowed connection when it ends, with the
+// bytes each way. No payload, header or URL is reported.
 //
 // What the client sends is untrusted: the readers are strict (net/
 // http_head.h, net/socks5.h), a malformed request closes that connection
@@ -91,6 +92,10 @@ struct EgressOptions {
   size_t max_connections = 512;
   std::chrono::milliseconds head_timeout{30000};
   std::chrono::milliseconds connect_timeout{30000};
+  // A name no static entry holds is looked up as an absolute name (no search
+  // domain appended), on a thread of its own, at most 64 at once; one that
+  // takes longer than this is refused.
+  std::chrono::milliseconds lookup_timeout{10000};
   // Called on the proxy's thread: for a refusal at once, for an allowed
   // connection when it ends.
   std::function<void(const EgressDecision&)> on_decision;

@@ -1,5 +1,11 @@
 #include "net/host_allowlist.h"
 
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <cstring>
+
 #include "base/mutant.h"
 #include "net/destination.h"
 
@@ -17,13 +23,50 @@ EgressRuling HostAllowlist::Decide(const std::string& host, uint16_t port) const
   return {EgressVerdict::kDenied, "not in --allow-host"};
 }
 
+std::vector<Address> InterfaceAddresses() {
+  std::vector<Address> addresses;
+  struct ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return addresses;
+  for (struct ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
+    if (entry->ifa_addr == nullptr) continue;
+    if (entry->ifa_addr->sa_family == AF_INET) {
+      Ipv4Bytes bytes;
+      std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr, 4);
+      addresses.push_back(Address::Ipv4(bytes));
+    } else if (entry->ifa_addr->sa_family == AF_INET6) {
+      Ipv6Bytes bytes;
+      std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in6*>(entry->ifa_addr)->sin6_addr, 16);
+      addresses.push_back(Address::Ipv6(bytes));
+    }
+  }
+  ::freeifaddrs(list);
+  return addresses;
+}
+
 Result<void> HostAllowlist::CheckAddress(const Address& address) const {
   if (MutantActive(Mutant::kEgressAddressCheck)) return {};
   HostMatch match = rules_.MatchAddress(address, 0);
   if (match.verdict == HostVerdict::kDenied) {
     return Error(ErrorKind::kDenied, address.ToString() + " is refused by --deny-host " + match.rule->Describe());
   }
-  return CheckDestination(address, private_ranges_);
+  CORRAL_TRY(CheckDestination(address, private_ranges_));
+  // A range the user allowed may hold this host's own addresses: those only
+  // when named alone.
+  Classification classification = ClassifyAddress(address);
+  const Address judged = classification.embedded ? *classification.embedded : Unmapped(address);
+  std::vector<Address> own = host_addresses_ ? host_addresses_() : std::vector<Address>{};
+  if (std::find(own.begin(), own.end(), judged) != own.end() || std::find(own.begin(), own.end(), address) != own.end()) {
+    bool named_alone = std::any_of(private_ranges_.begin(), private_ranges_.end(), [&](const Cidr& range) {
+      return range.prefix_length == judged.bit_count() && range.Contains(judged);
+    });
+    if (!named_alone) {
+      return Error(ErrorKind::kDenied, address.ToString() +
+                                           " is an address of this host's own, where every service listening on all "
+                                           "addresses answers; --allow-private " + judged.ToString() + "/" +
+                                           std::to_string(judged.bit_count()) + " allows it");
+    }
+  }
+  return {};
 }
 
 }  // namespace corral

@@ -1,36 +1,87 @@
 #include "run/egress.h"
 
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 
 #include "net/host_allowlist.h"
+#include "net/hosts_file.h"
 
 namespace corral {
 namespace {
 
-// One write, so the line is not torn by the command's own stderr; a
-// terminal in raw mode (the pty relay) needs its carriage return.
-void SayRefusal(const EgressDecision& decision) {
+// One write, so the line is not torn by the command's own stderr, and only
+// when stderr takes it at once; a terminal in raw mode (the pty relay) needs
+// its carriage return. False when the line was left out.
+bool SayRefusal(const EgressDecision& decision) {
+  struct pollfd writable = {STDERR_FILENO, POLLOUT, 0};
+  if (::poll(&writable, 1, 0) != 1 || (writable.revents & POLLOUT) == 0) return false;
   std::string line = EgressRefusalLine(decision.host, decision.port, decision.rule);
   line += ::isatty(STDERR_FILENO) ? "\r\n" : "\n";
-  (void)!::write(STDERR_FILENO, line.data(), line.size());
+  if (::send(STDERR_FILENO, line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return true;
+  return errno == ENOTSOCK && ::write(STDERR_FILENO, line.data(), line.size()) >= 0;
 }
 
 }  // namespace
 
-void EgressLog::Add(const EgressDecision& decision) {
+void EgressReporter::Decided(const EgressDecision& decision) {
+  if (decision.verdict == EgressVerdict::kAllowed) {
+    audit_.Record(EgressEvent(decision));
+    return;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
-  decisions_.push_back(decision);
+  auto key = std::make_tuple(static_cast<int>(decision.protocol), decision.host, decision.port, decision.rule);
+  auto seen = repeated_.find(key);
+  if (seen != repeated_.end()) {
+    ++seen->second;
+    return;
+  }
+  if (repeated_.size() >= kMaxRepeatedKinds) {
+    ++repeated_elsewhere_;
+    return;
+  }
+  repeated_.emplace(key, 0);
+  audit_.Record(EgressEvent(decision));
+  if (decision.host.empty()) return;  // a malformed request: the trail has it, stderr does not
+  if (lines_ < kMaxRefusalLines && SayRefusal(decision)) {
+    ++lines_;
+  } else {
+    ++lines_left_out_;
+  }
 }
 
-std::vector<EgressDecision> EgressLog::Take() {
+void EgressReporter::Finish() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return std::exchange(decisions_, {});
+  uint64_t left_out = lines_left_out_ + repeated_elsewhere_;
+  for (const auto& [key, count] : repeated_) {
+    if (count == 0) continue;
+    left_out += count;
+    EgressDecision decision;
+    decision.protocol = static_cast<EgressProtocol>(std::get<0>(key));
+    decision.host = std::get<1>(key);
+    decision.port = std::get<2>(key);
+    decision.rule = std::get<3>(key);
+    audit_.Record(EgressEvent(decision).Set("repeated", static_cast<int64_t>(count)));
+  }
+  if (repeated_elsewhere_ > 0) {
+    audit_.Record(AuditEvent("egress")
+                      .Set("verdict", "denied")
+                      .Set("repeated", static_cast<int64_t>(repeated_elsewhere_))
+                      .Set("rule", "refusals past the first " + std::to_string(kMaxRepeatedKinds) + " kinds"));
+  }
+  if (left_out > 0) {
+    std::fprintf(stderr, "corral: %llu more blocked connections left off stderr (the audit trail counts them)\n",
+                 static_cast<unsigned long long>(left_out));
+  }
 }
 
-Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, SandboxProcess& process, EgressLog& log) {
+Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, SandboxProcess& process,
+                                                      EgressReporter& reporter) {
   // Two descriptors a connection: room for the proxy's connections under
   // corral's own soft limit, up to the hard one (the sandbox, spawned
   // already, keeps the limits it was given).
@@ -44,10 +95,10 @@ Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, Sand
   }
   auto gate = std::make_shared<HostAllowlist>(policy.egress().hosts, policy.egress().private_ranges);
   EgressOptions options;
-  options.on_decision = [&log](const EgressDecision& decision) {
-    if (decision.verdict == EgressVerdict::kDenied) SayRefusal(decision);
-    log.Add(decision);
-  };
+  // The host's own names table, read here: every other name is looked up as
+  // an absolute name (no search domain ever appended).
+  options.names = ReadHostsFile("/etc/hosts");
+  options.on_decision = [&reporter](const EgressDecision& decision) { reporter.Decided(decision); };
   return EgressProxy::Start(process.TakeProxyListeners(), std::move(gate), std::move(options));
 }
 

@@ -1,23 +1,34 @@
 // The egress proxy's side of one run (net/egress_proxy.h): started on the
 // listeners the sandbox passed out, with the policy's host rules, and what it
-// decided, for the audit trail.
+// decided, reported as it happens.
 //
-// A refusal is also one line on corral's stderr at once ("corral: blocked
-// connection to HOST:PORT: RULE"), so the agent that ran the command sees it
-// without reading the trail. Each decision becomes one `egress` record when
-// the run ends: protocol, host, port, verdict, rule, the address connected to
-// and the bytes each way; never a payload, a header or a URL.
+// Each decision is one `egress` record in the trail at once, from the
+// proxy's thread (the trail writes each record with one write(2)): protocol,
+// host, port, verdict, rule, the address connected to and the bytes each
+// way; never a payload, a header or a URL. A killed corral therefore loses
+// none that were made. A refusal is also one line on corral's stderr
+// ("corral: blocked connection to HOST:PORT: RULE"), so the agent sees it
+// without reading the trail.
 //
-//   EgressLog log;
-//   CORRAL_ASSIGN_OR_RETURN(auto proxy, StartEgressProxy(policy, process, log));
+// A command cannot flood either: a refusal repeated with the same protocol,
+// host, port and rule is counted, not written again, and Finish writes one
+// record per repeated refusal with its count; at most kMaxRefusalLines lines
+// reach stderr, written only when stderr can take them at once (a reader
+// that stops reading never stalls the proxy), and Finish says how many were
+// left out.
+//
+//   EgressReporter reporter(audit);
+//   CORRAL_ASSIGN_OR_RETURN(auto proxy, StartEgressProxy(policy, process, reporter));
 //   ... Supervise ...
 //   proxy->Stop();
-//   for (const EgressDecision& d : log.Take()) audit.Record(EgressEvent(d));
+//   reporter.Finish();
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
+#include <string>
+#include <tuple>
 
 #include "audit/audit.h"
 #include "exec/spawn.h"
@@ -26,18 +37,30 @@
 
 namespace corral {
 
-// The decisions, kept from the proxy's thread for the caller's.
-class EgressLog {
+class EgressReporter {
  public:
-  void Add(const EgressDecision& decision);
-  std::vector<EgressDecision> Take();
+  static constexpr size_t kMaxRefusalLines = 50;
+  static constexpr size_t kMaxRepeatedKinds = 1024;  // distinct refusals counted; the rest in one bucket
+
+  explicit EgressReporter(const AuditTrail& audit) : audit_(audit) {}
+
+  // From the proxy's thread.
+  void Decided(const EgressDecision& decision);
+  // After the proxy has stopped: the counts of repeated refusals, and the
+  // stderr lines left out.
+  void Finish();
 
  private:
+  const AuditTrail& audit_;
   std::mutex mutex_;
-  std::vector<EgressDecision> decisions_;
+  std::map<std::tuple<int, std::string, uint16_t, std::string>, uint64_t> repeated_;
+  uint64_t repeated_elsewhere_ = 0;
+  size_t lines_ = 0;
+  uint64_t lines_left_out_ = 0;
 };
 
-Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, SandboxProcess& process, EgressLog& log);
+Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, SandboxProcess& process,
+                                                      EgressReporter& reporter);
 
 AuditEvent EgressEvent(const EgressDecision& decision);
 

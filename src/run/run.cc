@@ -191,10 +191,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   }
   // Under --allow-host, corral's proxy serves the listeners the sandbox
   // passed out, on its own thread, for as long as the sandbox lives.
-  EgressLog egress_log;
+  EgressReporter egress(audit);
   std::unique_ptr<EgressProxy> proxy;
   if (process.ok() && plan && plan->ok() && (*plan)->services().Forwards()) {
-    Result<std::unique_ptr<EgressProxy>> started = StartEgressProxy(policy, *process, egress_log);
+    Result<std::unique_ptr<EgressProxy>> started = StartEgressProxy(policy, *process, egress);
     if (started.ok()) {
       proxy = std::move(started).value();
     } else {
@@ -248,8 +248,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     audit.Record(exited);
   }
   if (spawned && process->dns() != nullptr) result.lookups = process->dns()->Summary();
-  if (proxy) proxy->Stop();
-  for (const EgressDecision& decision : egress_log.Take()) audit.Record(EgressEvent(decision));
+  if (proxy) {
+    proxy->Stop();
+    egress.Finish();
+  }
   // A forwarded signal that arrived after the command ended was meant for the
   // command, not for corral: drop it before restoring the mask.
   sigset_t forwarded = ForwardedSignals();

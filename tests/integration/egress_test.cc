@@ -126,6 +126,31 @@ TEST_F(Egress, AHostNotAllowedGets403WithTheReasonAndTheStderrLine) {
   EXPECT_EQ(records[0]["rule"], "not in --allow-host");
 }
 
+// A command cannot flood the trail or stderr with refusals: the same one is
+// written once, then counted.
+TEST_F(Egress, ARepeatedRefusalIsWrittenOnceAndCounted) {
+  HttpServer server;
+  const std::string denied = "denied.test:" + std::to_string(server.port());
+  Outcome outcome = Shell(Allowing(server), "for i in 1 2 3 4 5 6 7 8 9 10; do curl -s http://" + denied +
+                                                "/ >/dev/null; done; printf 'GET / HTTP/1.1\\n\\n' | "
+                                                "/usr/bin/python3 -c \"import socket,sys; s=socket.create_connection(("
+                                                "'127.0.0.1', 3128)); s.sendall(sys.stdin.buffer.read()); s.recv(99)\"");
+  size_t lines = 0;
+  for (size_t at = outcome.err.find("blocked connection to " + denied); at != std::string::npos;
+       at = outcome.err.find("blocked connection to " + denied, at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("corral: 9 more blocked connections left off stderr"), std::string::npos)
+      << outcome.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 3u) << outcome.Describe();
+  EXPECT_FALSE(records[0].contains("repeated"));
+  EXPECT_EQ(records[1]["rule"].get<std::string>().rfind("malformed request: http request: ", 0), 0u) << records[1];
+  EXPECT_EQ(records[2]["repeated"], 9) << records[2];
+  EXPECT_EQ(server.connections(), 0);
+}
+
 TEST_F(Egress, ADeniedPortADenyRuleAndAHostHeaderThatDisagreesAllFail) {
   HttpServer server;
   std::vector<std::string> rules = Allowing(server);
