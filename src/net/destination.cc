@@ -1,5 +1,6 @@
 #include "net/destination.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/invariant.h"
@@ -101,6 +102,12 @@ const Row* FirstRowContaining(const Address& address) {
   return nullptr;
 }
 
+// The IPv4 address in `address` where `row` (one that carries IPv4) puts it.
+Address CarriedAt(const Address& address, const Row& row) {
+  std::span<const uint8_t> bytes = address.bytes().subspan(row.ipv4_at, 4);
+  return Address::Ipv4({bytes[0], bytes[1], bytes[2], bytes[3]});
+}
+
 std::string_view RangePhrase(AddressRange range) {
   switch (range) {
     case AddressRange::kPublic: return "a public address";
@@ -122,6 +129,12 @@ std::string_view RangePhrase(AddressRange range) {
   return "a reserved address";
 }
 
+Error NotAllowed(std::string_view text, const std::string& why) {
+  return Error(ErrorKind::kUsage, "--allow-private " + PrintableText(text) + ": " + why);
+}
+
+}  // namespace
+
 std::string_view EmbeddingName(Embedding embedding) {
   switch (embedding) {
     case Embedding::kNone: return "";
@@ -133,11 +146,24 @@ std::string_view EmbeddingName(Embedding embedding) {
   return "";
 }
 
-Error NotAllowed(std::string_view text, const std::string& why) {
-  return Error(ErrorKind::kUsage, "--allow-private " + PrintableText(text) + ": " + why);
+std::vector<CarriedRange> CarriedIpv4Ranges(const Cidr& range) {
+  std::vector<CarriedRange> carried;
+  for (const Row& row : Rows()) {
+    bool unread = row.range == AddressRange::kUnreadNat64;
+    if (row.embedding == Embedding::kNone && !unread) continue;
+    if (!row.block.Covers(range) && !range.Covers(row.block)) continue;
+    if (unread) {
+      carried.push_back(CarriedRange{Embedding::kNat64, row.block, 0, std::nullopt});
+      continue;
+    }
+    // The range's bits from where the IPv4 address starts are its prefix (none
+    // when the range covers the row); the base is zero past the range's prefix.
+    int ipv4_bits = static_cast<int>(row.ipv4_at) * 8;
+    int length = std::clamp(range.prefix_length - ipv4_bits, 0, 32);
+    carried.push_back(CarriedRange{row.embedding, row.block, ipv4_bits, Cidr{CarriedAt(range.base, row), length}});
+  }
+  return carried;
 }
-
-}  // namespace
 
 Classification ClassifyAddress(const Address& address) {
   Classification classification{AddressRange::kPublic, HostRange(address), Embedding::kNone, std::nullopt};
@@ -148,8 +174,7 @@ Classification ClassifyAddress(const Address& address) {
     classification.block = row->block;
     return classification;
   }
-  std::span<const uint8_t> bytes = address.bytes().subspan(row->ipv4_at, 4);
-  Address carried = Address::Ipv4({bytes[0], bytes[1], bytes[2], bytes[3]});
+  Address carried = CarriedAt(address, *row);
   const Row* inner = FirstRowContaining(carried);
   classification.range = inner == nullptr ? AddressRange::kPublic : inner->range;
   classification.block = inner == nullptr ? HostRange(carried) : inner->block;

@@ -12,6 +12,9 @@
 // network's layout. An IPv6 address outside 2000::/3 that no row names is
 // reserved (not allocated for global unicast).
 //
+// CarriedIpv4Ranges tells what IPv4 addresses an IPv6 range reaches through
+// those forms, for the rules that judge breadth (host_pattern.h).
+//
 // CheckDestination lets a public address through and refuses the rest,
 // unless one of the user's --allow-private ranges covers it. A metadata
 // address is refused even then, unless a range names it alone (/32, /128).
@@ -27,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "net/address.h"
@@ -64,6 +68,29 @@ struct Classification {
 };
 
 Classification ClassifyAddress(const Address& address);
+
+// "IPv4-mapped", "IPv4-compatible", "NAT64", "6to4"; empty for kNone.
+std::string_view EmbeddingName(Embedding embedding);
+
+// The IPv4 addresses an IPv6 range reaches through one form that carries them.
+struct CarriedRange {
+  Embedding embedding = Embedding::kNone;
+  // The prefix of that form the range overlaps: "64:ff9b::/96".
+  Cidr carrier;
+  // The bit where the carried IPv4 address starts: 96, or 16 for 6to4; 0
+  // where the layout cannot be read.
+  int ipv4_offset = 0;
+  // The IPv4 range the range's addresses there carry, 0.0.0.0/0 when it
+  // covers the whole prefix; none for the local-use NAT64 prefix
+  // 64:ff9b:1::/48, whose layout cannot be read.
+  std::optional<Cidr> ipv4;
+};
+
+// One entry for each prefix carrying IPv4 that `range` overlaps (covers or
+// lies in): ::ffff:0:0/96, ::/96, 64:ff9b::/96, 64:ff9b:1::/96 (with an entry
+// for 64:ff9b:1::/48 beside it), 2002::/16. Empty for an IPv4 range or one
+// overlapping none. "2002:a00::/24" gives {kSixToFour, 2002::/16, 16, 10.0.0.0/8}.
+std::vector<CarriedRange> CarriedIpv4Ranges(const Cidr& range);
 
 // "169.254.169.254 is the cloud metadata address", "10.0.0.5 is a private
 // address (10.0.0.0/8)", "::ffff:10.0.0.5 carries 10.0.0.5 (IPv4-mapped),

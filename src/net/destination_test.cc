@@ -1,6 +1,7 @@
 // ClassifyAddress on both sides of every special range's edges and on each
 // form that carries an IPv4 address; the sentences; CheckDestination with
-// and without --allow-private; ParseAllowedPrivateRange's table.
+// and without --allow-private; ParseAllowedPrivateRange's table;
+// CarriedIpv4Ranges on ranges covering, inside and beside those forms.
 #include "net/destination.h"
 
 #include <gtest/gtest.h>
@@ -150,6 +151,43 @@ TEST(Destination, AnIpv6AddressCarryingIpv4IsJudgedByIt) {
     EXPECT_EQ(classification.range, row.range) << row.text;
     EXPECT_EQ(classification.embedding, row.embedding) << row.text;
     EXPECT_EQ(classification.embedded ? classification.embedded->ToString() : "", row.carried) << row.text;
+  }
+}
+
+TEST(Destination, AnIpv6RangeCarriesTheIpv4RangesOfThePrefixesItOverlaps) {
+  auto carried = [](std::string_view text) {
+    std::string out;
+    for (const CarriedRange& range : CarriedIpv4Ranges(ParsedRange(text))) {
+      out += (out.empty() ? "" : "; ") + std::string(EmbeddingName(range.embedding)) + " " +
+             range.carrier.ToString() + " @" + std::to_string(range.ipv4_offset) + " " +
+             (range.ipv4 ? range.ipv4->ToString() : "unread");
+    }
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> table = {
+      {"2002:a00::/24", "6to4 2002::/16 @16 10.0.0.0/8"},
+      {"2002:102:304:5::/64", "6to4 2002::/16 @16 1.2.3.4/32"},
+      {"2002::/15", "6to4 2002::/16 @16 0.0.0.0/0"},
+      {"64:ff9b::/96", "NAT64 64:ff9b::/96 @96 0.0.0.0/0"},
+      {"64:ff9b::a9fe:a9fe/128", "NAT64 64:ff9b::/96 @96 169.254.169.254/32"},
+      {"64:ff9b::a00:0/103", "NAT64 64:ff9b::/96 @96 10.0.0.0/7"},
+      {"::ffff:0:0/96", "IPv4-mapped ::ffff:0.0.0.0/96 @96 0.0.0.0/0"},
+      {"::a00:0/104", "IPv4-compatible ::/96 @96 10.0.0.0/8"},
+      {"::/16", "IPv4-mapped ::ffff:0.0.0.0/96 @96 0.0.0.0/0; IPv4-compatible ::/96 @96 0.0.0.0/0"},
+      {"64:ff9b:1::102:300/120", "NAT64 64:ff9b:1::/96 @96 1.2.3.0/24; NAT64 64:ff9b:1::/48 @0 unread"},
+      {"64:ff9b:1:a00::/64", "NAT64 64:ff9b:1::/48 @0 unread"},
+      {"64::/16", "NAT64 64:ff9b::/96 @96 0.0.0.0/0; NAT64 64:ff9b:1::/96 @96 0.0.0.0/0; NAT64 64:ff9b:1::/48 @0 unread"},
+      // Overlapping no prefix that carries IPv4.
+      {"10.0.0.0/8", ""},
+      {"0.0.0.0/0", ""},
+      {"fd00::/16", ""},
+      {"64:ff9b::1:0:0/96", ""},
+      {"2003::/16", ""},
+      {"2001::/32", ""},
+      {"::1:0:0/96", ""},
+  };
+  for (const auto& [text, want] : table) {
+    EXPECT_EQ(carried(text), want) << text;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "net/destination.h"
 #include "net/public_suffix.h"
 #include "net/user_text.h"
 
@@ -88,6 +89,30 @@ Cidr UnmappedRange(const Cidr& range) {
   return Cidr{unmapped, range.prefix_length - 96};
 }
 
+// Why an allow rule for the IPv6 `range` would reach too many IPv4 addresses
+// through a form that carries them (destination.h), or nothing.
+std::optional<std::string> CarriedBreadthProblem(const Cidr& range) {
+  std::vector<CarriedRange> ranges = CarriedIpv4Ranges(range);
+  auto form = [](const CarriedRange& carried) {
+    return std::string(EmbeddingName(carried.embedding)) + " addresses (" + carried.carrier.ToString() + ")";
+  };
+  // An unreadable prefix first: refused at any width, whatever else the range covers.
+  auto unread = std::find_if(ranges.begin(), ranges.end(), [](const CarriedRange& c) { return !c.ipv4; });
+  if (unread != ranges.end()) {
+    return "it covers local-use " + form(*unread) + ", whose IPv4 address cannot be read without the network's "
+           "layout; name the host, or one address there";
+  }
+  for (const CarriedRange& carried : ranges) {
+    if (carried.ipv4->prefix_length >= kShortestIpv4Prefix) continue;
+    int narrowest = carried.ipv4_offset + kShortestIpv4Prefix;
+    return "it covers " + form(carried) + " carrying " + carried.ipv4->ToString() + ", a /" +
+           std::to_string(carried.ipv4->prefix_length) + " IPv4 range, too broad; an IPv4 range is /" +
+           std::to_string(kShortestIpv4Prefix) + " or narrower, so a range in " + carried.carrier.ToString() +
+           " is /" + std::to_string(narrowest) + " or narrower";
+  }
+  return std::nullopt;
+}
+
 // Why an allow rule for `range` would be too broad, or nothing.
 std::optional<std::string> RangeBreadthProblem(const Cidr& range) {
   bool ipv4 = range.base.family() == AddressFamily::kIpv4;
@@ -95,7 +120,7 @@ std::optional<std::string> RangeBreadthProblem(const Cidr& range) {
     return std::string("it matches every ") + (ipv4 ? "IPv4" : "IPv6") + " address";
   }
   int narrowest = ipv4 ? kShortestIpv4Prefix : kShortestIpv6Prefix;
-  if (range.prefix_length >= narrowest) return std::nullopt;
+  if (range.prefix_length >= narrowest) return ipv4 ? std::nullopt : CarriedBreadthProblem(range);
   return "a /" + std::to_string(range.prefix_length) + " range is too broad; an " + (ipv4 ? "IPv4" : "IPv6") +
          " range is /" + std::to_string(narrowest) + " or narrower";
 }
@@ -183,14 +208,14 @@ bool TakesPort(const HostRule& rule, uint16_t port) {
   return std::binary_search(rule.ports.begin(), rule.ports.end(), port);
 }
 
-template <typename Matches>
+template <typename Denies, typename Allows>
 HostMatch Decide(const std::vector<HostRule>& deny_rules, const std::vector<HostRule>& allow_rules, uint16_t port,
-                 Matches matches) {
+                 Denies denies, Allows allows) {
   for (const HostRule& rule : deny_rules) {
-    if (matches(rule)) return HostMatch{HostVerdict::kDenied, rule};
+    if (denies(rule)) return HostMatch{HostVerdict::kDenied, rule};
   }
   for (const HostRule& rule : allow_rules) {
-    if (matches(rule) && TakesPort(rule, port)) return HostMatch{HostVerdict::kAllowed, rule};
+    if (allows(rule) && TakesPort(rule, port)) return HostMatch{HostVerdict::kAllowed, rule};
   }
   return HostMatch{};
 }
@@ -246,16 +271,19 @@ void HostRuleSet::Add(HostRule rule) {
 HostMatch HostRuleSet::MatchName(std::string_view name, uint16_t port) const {
   Result<std::string> canonical = CanonicalName(name);
   if (!canonical.ok()) return HostMatch{};
-  return Decide(deny_rules_, allow_rules_, port, [&canonical](const HostRule& rule) {
-    return NameMatches(rule, *canonical);
-  });
+  auto matches = [&canonical](const HostRule& rule) { return NameMatches(rule, *canonical); };
+  return Decide(deny_rules_, allow_rules_, port, matches, matches);
 }
 
 HostMatch HostRuleSet::MatchAddress(const Address& address, uint16_t port) const {
   Address unmapped = Unmapped(address);
-  return Decide(deny_rules_, allow_rules_, port, [&unmapped](const HostRule& rule) {
-    return rule.range && rule.range->Contains(unmapped);
-  });
+  // The IPv4 address an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 address
+  // carries: a deny rule judges it too, an allow rule only the mapped form.
+  std::optional<Address> carried = ClassifyAddress(address).embedded;
+  auto holds = [](const HostRule& rule, const Address& judged) { return rule.range && rule.range->Contains(judged); };
+  auto allows = [&](const HostRule& rule) { return holds(rule, unmapped); };
+  auto denies = [&](const HostRule& rule) { return holds(rule, unmapped) || (carried && holds(rule, *carried)); };
+  return Decide(deny_rules_, allow_rules_, port, denies, allows);
 }
 
 }  // namespace corral

@@ -20,14 +20,30 @@
 // An IPv4-mapped IPv6 address or range (::ffff:10.0.0.5) is kept as its IPv4
 // form. An allow rule too broad to mean one service is refused: "*", "*.com"
 // (a top-level domain), "*.co.uk" (a common public suffix, public_suffix.h),
-// an IPv4 range wider than /8 or an IPv6 range wider than /16. A deny rule
-// may be that broad ("--deny-host *.ru"): it only ever closes. A refusal is
-// ErrorKind::kUsage and starts with the flag and the rule as written.
+// an IPv4 range wider than /8, an IPv6 range wider than /16, and an IPv6
+// range overlapping a prefix whose addresses carry IPv4 addresses
+// (destination.h: ::ffff:0:0/96, ::/96, 64:ff9b::/96, 2002::/16) that
+// carries an IPv4 range wider than /8 there (so it is /104 or narrower in a
+// /96 prefix, /24 or narrower in 2002::/16; "[64:ff9b::/96]" and "[::/16]"
+// are refused), or any range overlapping the local-use NAT64 prefix
+// 64:ff9b:1::/48, whose IPv4 part cannot be read (one address there is not a
+// range, and is taken). A deny rule may be that broad ("--deny-host *.ru"):
+// it only ever closes. A refusal is ErrorKind::kUsage and starts with the
+// flag and the rule as written.
 //
 // In a HostRuleSet a deny rule wins over every allow rule. A name is matched
 // against name rules only and an address against address rules only; an
 // IPv4-mapped address is matched as its IPv4 address, and an IPv6 rule never
-// matches an IPv4 address, whatever its width.
+// matches an IPv4 address, whatever its width. A deny rule is judged also
+// against the IPv4 address an IPv4-compatible, NAT64 or 6to4 address carries
+// (ClassifyAddress's `embedded`), so "--deny-host 1.2.3.0/24" denies
+// 64:ff9b::102:304, 2002:102:304::1 and ::102:304 as well. An IPv4 allow
+// rule does not match those forms: a 6to4 address reaches a host behind the
+// carried IPv4 router, not the router, and a NAT64 or IPv4-compatible one
+// reaches the IPv4 address only if the network translates that prefix; allow
+// the IPv6 form by its own rule, or the host by name. (A Teredo address, and
+// a 64:ff9b:1::/48 one outside its /96 layout, carries no address read here;
+// CheckDestination refuses them outright.)
 //
 //   HostRuleSet rules;
 //   CORRAL_ASSIGN_OR_RETURN(HostRule npm, ParseHostRule("*.npmjs.org:443", HostRuleKind::kAllow));

@@ -20,6 +20,7 @@ const std::vector<std::string> kSeeds = {
     "[fd00::/16]:443",    "[::ffff:10.0.0.5]:443",   "2001:db8::1",               "[2001:db8::/32]",
     "fe80::1%eth0",       "*",                       "*.com",                     "example.com:0,65535,65536",
     "a-b.c_d.e--f.xn--g", "[::ffff:10.1.0.0/112]:1", "64:ff9b::10.0.0.1",         "example..com",
+    "[64:ff9b::a00:0/104]:9300", "[2002:a00::/24]",  "[64:ff9b:1::/48]",          "[::/96]",
 };
 
 // Characters the grammar gives a meaning to, drawn more often than the rest.

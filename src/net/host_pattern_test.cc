@@ -1,6 +1,7 @@
 // ParseHostRule on tables of accepted rules (with their canonical text) and
 // refused ones (with the sentence's fragment); HostRuleSet's matching of
-// names and addresses, ports, and deny winning over allow.
+// names and addresses, ports, and deny winning over allow, also over the
+// IPv6 forms that carry an IPv4 address.
 #include "net/host_pattern.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,17 @@ TEST(HostPattern, AcceptedAllowRulesAndTheirCanonicalText) {
       {"fd00::/16", "[fd00::/16]:80,443"},
       {"[fd00:1::/32]:443", "[fd00:1::/32]:443"},
       {"[::ffff:10.1.0.0/112]:443", "10.1.0.0/16:443"},
+      // In a prefix carrying IPv4, a range carrying an IPv4 range of /8 or narrower.
+      {"[64:ff9b::a00:0/104]:9300", "[64:ff9b::a00:0/104]:9300"},
+      {"[64:ff9b::102:300/120]", "[64:ff9b::102:300/120]:80,443"},
+      {"[2002:a00::/24]:443", "[2002:a00::/24]:443"},
+      {"[2002:102:304::/48]", "[2002:102:304::/48]:80,443"},
+      {"[::a00:0/104]", "[::a00:0/104]:80,443"},
+      {"[::/127]", "[::/127]:80,443"},
+      {"64:ff9b::102:304", "[64:ff9b::102:304]:80,443"},
+      {"64:ff9b:1:a00:1::", "[64:ff9b:1:a00:1::]:80,443"},  // one address, not a range
+      {"[64:ff9b::1:0:0/96]", "[64:ff9b::1:0:0/96]:80,443"},  // beside 64:ff9b::/96, carrying nothing
+      {"[2003::/16]", "[2003::/16]:80,443"},
   };
   for (const auto& [text, canonical] : table) {
     HostRule rule = Rule(text);
@@ -142,6 +154,26 @@ TEST(HostPattern, RefusedAllowRules) {
       {"fd00::/8", "--allow-host fd00::/8: a /8 range is too broad; an IPv6 range is /16 or narrower"},
       {"::ffff:0:0/96", "it matches every IPv4 address"},
       {"[::ffff:0.0.0.0/100]:443", "a /4 range is too broad"},
+      {"[64:ff9b::/96]:9300",
+       "--allow-host [64:ff9b::/96]:9300: it covers NAT64 addresses (64:ff9b::/96) carrying 0.0.0.0/0, a /0 IPv4 "
+       "range, too broad; an IPv4 range is /8 or narrower, so a range in 64:ff9b::/96 is /104 or narrower"},
+      {"[64:ff9b::a00:0/103]", "covers NAT64 addresses (64:ff9b::/96) carrying 10.0.0.0/7, a /7 IPv4 range, too broad"},
+      {"[64:ff9b::/80]", "covers NAT64 addresses (64:ff9b::/96) carrying 0.0.0.0/0"},
+      {"[64:ff9b::/32]", "covers local-use NAT64 addresses (64:ff9b:1::/48)"},
+      {"[2002::/16]",
+       "--allow-host [2002::/16]: it covers 6to4 addresses (2002::/16) carrying 0.0.0.0/0, a /0 IPv4 range, too "
+       "broad; an IPv4 range is /8 or narrower, so a range in 2002::/16 is /24 or narrower"},
+      {"[2002:800::/23]:443", "6to4 addresses (2002::/16) carrying 8.0.0.0/7, a /7 IPv4 range"},
+      {"[::/96]", "--allow-host [::/96]: it covers IPv4-compatible addresses (::/96) carrying 0.0.0.0/0"},
+      {"[::/100]", "IPv4-compatible addresses (::/96) carrying 0.0.0.0/4, a /4 IPv4 range, too broad"},
+      {"[::/16]:443", "it covers IPv4-mapped addresses (::ffff:0.0.0.0/96) carrying 0.0.0.0/0"},
+      {"[::fffe:0:0/95]", "it covers IPv4-mapped addresses (::ffff:0.0.0.0/96) carrying 0.0.0.0/0"},
+      {"[64:ff9b:1::/48]",
+       "--allow-host [64:ff9b:1::/48]: it covers local-use NAT64 addresses (64:ff9b:1::/48), whose IPv4 address "
+       "cannot be read without the network's layout"},
+      {"[64:ff9b:1:a00::/64]", "local-use NAT64 addresses (64:ff9b:1::/48)"},
+      {"[64:ff9b:1::102:300/120]", "local-use NAT64 addresses (64:ff9b:1::/48)"},
+      {"[64::/16]", "covers local-use NAT64 addresses (64:ff9b:1::/48)"},
       {"10.1.0.1/16", "--allow-host 10.1.0.1/16: '10.1.0.1/16' has bits set past its /16 prefix (the range is 10.1.0.0/16)"},
       {"fd00::1/8", "has bits set past its /8 prefix (the range is fd00::/8)"},
       {"10.0.0.0/33", "no prefix length 0 to 32"},
@@ -160,6 +192,9 @@ TEST(HostPattern, ADenyRuleTakesNoPortsAndMayBeBroad) {
   EXPECT_EQ(Rule("*.ru", HostRuleKind::kDeny).Describe(), "*.ru");
   EXPECT_EQ(Rule("*.co.uk", HostRuleKind::kDeny).Describe(), "*.co.uk");
   EXPECT_EQ(Rule("0.0.0.0/0", HostRuleKind::kDeny).Describe(), "0.0.0.0/0");
+  EXPECT_EQ(Rule("[64:ff9b::/96]", HostRuleKind::kDeny).Describe(), "64:ff9b::/96");
+  EXPECT_EQ(Rule("2002::/16", HostRuleKind::kDeny).Describe(), "2002::/16");
+  EXPECT_EQ(Rule("64:ff9b:1::/48", HostRuleKind::kDeny).Describe(), "64:ff9b:1::/48");
   for (const char* text : {"example.com:443", "[::1]:22", "10.0.0.0/8:80"}) {
     Result<HostRule> rule = ParseHostRule(text, HostRuleKind::kDeny);
     ASSERT_FALSE(rule.ok()) << text;
@@ -251,9 +286,50 @@ TEST(HostRuleSet, ANameNeverMatchesAnAddressRuleNorTheOtherWay) {
   HostRuleSet rules = Rules({"10.0.0.5", "example.com"}, {});
   EXPECT_EQ(Verdict(rules.MatchName("10.0.0.5", 443)), "not listed");
   EXPECT_EQ(Verdict(rules.MatchAddress(Parsed("10.0.0.5"), 443)), "allowed by 10.0.0.5:80,443");
-  HostRuleSet wide = Rules({"[::/16]:443"}, {});
-  EXPECT_EQ(Verdict(wide.MatchAddress(Parsed("::ffff:10.0.0.5"), 443)), "not listed")
+  HostRuleSet wide = Rules({"10.0.0.5:443"}, {"::/16"});
+  EXPECT_EQ(Verdict(wide.MatchAddress(Parsed("::ffff:10.0.0.5"), 443)), "allowed by 10.0.0.5:443")
       << "an IPv6 rule never matches an IPv4 address";
+  EXPECT_EQ(Verdict(wide.MatchAddress(Parsed("::a00:5"), 443)), "denied by ::/16") << "an IPv6 address it covers";
+}
+
+TEST(HostRuleSet, ADenyRuleRefusesEveryIpv6FormCarryingItsIpv4Address) {
+  HostRuleSet rules = Rules({"[64:ff9b::100:0/104]:443", "[64:ff9b:1::102:304]:443", "[2002:100::/24]:443",
+                             "[::100:0/104]:443", "1.0.0.0/8:443"},
+                            {"1.2.3.0/24", "9.9.9.9"});
+  const std::vector<std::pair<std::string, std::string>> table = {
+      {"1.2.3.4", "denied by 1.2.3.0/24"},
+      {"::ffff:1.2.3.4", "denied by 1.2.3.0/24"},
+      {"64:ff9b::102:304", "denied by 1.2.3.0/24"},
+      {"64:ff9b::1.2.3.255", "denied by 1.2.3.0/24"},
+      {"64:ff9b:1::102:304", "denied by 1.2.3.0/24"},
+      {"2002:102:304::1", "denied by 1.2.3.0/24"},
+      {"2002:102:3ff:ffff:ffff:ffff:ffff:ffff", "denied by 1.2.3.0/24"},
+      {"::102:304", "denied by 1.2.3.0/24"},
+      {"64:ff9b::909:909", "denied by 9.9.9.9"},
+      {"2002:909:909::", "denied by 9.9.9.9"},
+      // The IPv4 addresses next to the denied ones, by the allow rules.
+      {"1.2.4.4", "allowed by 1.0.0.0/8:443"},
+      {"::ffff:1.2.4.4", "allowed by 1.0.0.0/8:443"},
+      {"64:ff9b::102:404", "allowed by [64:ff9b::100:0/104]:443"},
+      {"2002:102:404::1", "allowed by [2002:100::/24]:443"},
+      {"::102:404", "allowed by [::100:0/104]:443"},
+      // Not carrying 1.2.3.4 where corral reads it.
+      {"64:ff9b::1:102:304", "not listed"},
+      {"2003:102:304::1", "not listed"},
+      {"64:ff9b:1:102:304::", "not listed"},
+  };
+  for (const auto& [text, want] : table) {
+    EXPECT_EQ(Verdict(rules.MatchAddress(Parsed(text), 443)), want) << text;
+  }
+}
+
+TEST(HostRuleSet, AnIpv4AllowRuleMatchesOnlyTheMappedForm) {
+  HostRuleSet rules = Rules({"1.2.3.4:443", "10.0.0.0/8:443"}, {});
+  EXPECT_EQ(Verdict(rules.MatchAddress(Parsed("::ffff:1.2.3.4"), 443)), "allowed by 1.2.3.4:443");
+  for (const char* text : {"64:ff9b::102:304", "64:ff9b:1::102:304", "2002:102:304::1", "::102:304",
+                           "64:ff9b::a00:1", "2002:a00:1::1", "::a00:1"}) {
+    EXPECT_EQ(Verdict(rules.MatchAddress(Parsed(text), 443)), "not listed") << text;
+  }
 }
 
 TEST(HostRuleSet, DenyWinsOverAllow) {
