@@ -45,12 +45,12 @@ void DnsStub::Remember(const std::string& name) {
   }
 }
 
-std::optional<std::string> DnsStub::Summary() const {
+std::optional<std::string> DnsStub::Summary(std::string_view mode) const {
   if (names_.empty()) return std::nullopt;
   std::string line = "no network: lookup of " + names_.front();
   size_t others = names_.size() - 1 + more_;
   if (others > 0) line += " and " + std::to_string(others) + " more";
-  return line + " refused (--network none)";
+  return line + " refused (" + std::string(mode) + ")";
 }
 
 void DnsStub::ServeDatagrams() {

@@ -13,7 +13,7 @@
 //
 //   DnsStub stub(std::move(udp), std::move(tcp));
 //   stub.Fill(fds); poll(...); stub.Handle(fds);
-//   if (auto line = stub.Summary()) std::fprintf(stderr, "corral: %s\n", line->c_str());
+//   if (auto line = stub.Summary("--network none")) std::fprintf(stderr, "corral: %s\n", line->c_str());
 #pragma once
 
 #include <poll.h>
@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/unique_fd.h"
@@ -42,9 +43,9 @@ class DnsStub {
 
   // The distinct names looked up, in the order first seen (at most kMaxNames).
   const std::vector<std::string>& names() const { return names_; }
-  // "no network: lookup of NAME refused (--network none)", with " and N
-  // more" for the other distinct names; nothing when none was asked.
-  std::optional<std::string> Summary() const;
+  // "no network: lookup of NAME refused (MODE)", with " and N more" for the
+  // other distinct names; nothing when none was asked.
+  std::optional<std::string> Summary(std::string_view mode) const;
 
  private:
   struct Connection {

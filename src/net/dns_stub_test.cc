@@ -77,7 +77,7 @@ TEST_F(DnsStubTest, UdpQueriesGetNxdomainAndAreNamedOnce) {
     EXPECT_EQ(answer[3] & 0x0f, 3) << "NXDOMAIN";
   }
   EXPECT_EQ(stub_->names(), (std::vector<std::string>{"registry.test", "other.test"}));
-  EXPECT_EQ(stub_->Summary(), "no network: lookup of registry.test and 1 more refused (--network none)");
+  EXPECT_EQ(stub_->Summary("--network none"), "no network: lookup of registry.test and 1 more refused (--network none)");
 }
 
 TEST_F(DnsStubTest, ATcpQueryGetsItsAnswerOnTheSameConnection) {
@@ -95,7 +95,7 @@ TEST_F(DnsStubTest, ATcpQueryGetsItsAnswerOnTheSameConnection) {
   EXPECT_EQ(answer[1], query.size());
   EXPECT_EQ(answer[2], 0x42);
   EXPECT_EQ(answer[5] & 0x0f, 3) << "NXDOMAIN";
-  EXPECT_EQ(stub_->Summary(), "no network: lookup of example.com refused (--network none)");
+  EXPECT_EQ(stub_->Summary("--network none"), "no network: lookup of example.com refused (--network none)");
 }
 
 TEST_F(DnsStubTest, AMalformedQueryGetsNothing) {
@@ -107,7 +107,7 @@ TEST_F(DnsStubTest, AMalformedQueryGetsNothing) {
   Turn();
   uint8_t answer[512];
   EXPECT_LT(::recv(client.get(), answer, sizeof answer, MSG_DONTWAIT), 0);
-  EXPECT_FALSE(stub_->Summary().has_value());
+  EXPECT_FALSE(stub_->Summary("--network none").has_value());
 }
 
 UniqueFd ConnectTcp(const struct sockaddr_in& to) {

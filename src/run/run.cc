@@ -247,7 +247,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     audit.Record(exited);
   }
-  if (spawned && process->dns() != nullptr) result.lookups = process->dns()->Summary();
+  if (spawned && process->dns() != nullptr) {
+    result.lookups = process->dns()->Summary(policy.egress().active()
+                                                 ? "--network none: --allow-host names are reached through the proxy, "
+                                                   "not looked up inside"
+                                                 : "--network none");
+  }
   if (proxy) {
     proxy->Stop();
     egress.Finish();
