@@ -26,32 +26,33 @@ int BringUpLoopbackChild() {
   return err;
 }
 
+namespace {
+
+// One socket of `type` bound on 127.0.0.1:port, listening when a stream.
+// Returns 0 (the socket in *fd) or an errno (*fd may hold a socket to close).
+int BindOnLoopback(int type, int port, int* fd) {
+  struct sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  *fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (*fd < 0 || ::bind(*fd, reinterpret_cast<struct sockaddr*>(&address), sizeof address) != 0) return errno;
+  if (type == SOCK_STREAM && ::listen(*fd, 128) != 0) return errno;
+  return 0;
+}
+
+}  // namespace
+
 int BindSandboxServicesChild(const SandboxServices& services, int fds[kSandboxServiceSockets]) {
-  struct Wanted {
-    int type;
-    int port;
-  };
-  Wanted wanted[kSandboxServiceSockets] = {{SOCK_DGRAM, kSandboxDnsPort},
-                                           {SOCK_STREAM, kSandboxDnsPort},
-                                           {SOCK_STREAM, kSandboxHttpProxyPort},
-                                           {SOCK_STREAM, kSandboxSocksPort}};
-  const bool proxy = services.proxy == ProxyListeners::kHttpAndSocks;
-  for (int i = 0; i < kMaxLocalPorts; ++i) wanted[4 + i] = {SOCK_STREAM, i < services.local_count ? services.local_ports[i] : 0};
   for (int i = 0; i < kSandboxServiceSockets; ++i) fds[i] = -1;
-  int err = 0;
-  for (int i = 0; i < kSandboxServiceSockets && err == 0; ++i) {
-    if ((i == 2 || i == 3) && !proxy) continue;
-    if (i >= 4 && i - 4 >= services.local_count) break;
-    struct sockaddr_in address = {};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(wanted[i].port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    fds[i] = ::socket(AF_INET, wanted[i].type | SOCK_CLOEXEC, 0);
-    if (fds[i] < 0 || ::bind(fds[i], reinterpret_cast<struct sockaddr*>(&address), sizeof address) != 0) {
-      err = errno;
-    } else if (wanted[i].type == SOCK_STREAM && ::listen(fds[i], 128) != 0) {
-      err = errno;
-    }
+  int err = BindOnLoopback(SOCK_DGRAM, kSandboxDnsPort, &fds[0]);
+  if (err == 0) err = BindOnLoopback(SOCK_STREAM, kSandboxDnsPort, &fds[1]);
+  if (err == 0 && services.proxy == ProxyListeners::kHttpAndSocks) {
+    err = BindOnLoopback(SOCK_STREAM, kSandboxHttpProxyPort, &fds[2]);
+    if (err == 0) err = BindOnLoopback(SOCK_STREAM, kSandboxSocksPort, &fds[3]);
+  }
+  for (int i = 0; i < services.local_count && err == 0; ++i) {
+    err = BindOnLoopback(SOCK_STREAM, services.local_ports[i], &fds[4 + i]);
   }
   if (err != 0) {
     for (int i = 0; i < kSandboxServiceSockets; ++i) {

@@ -1,5 +1,9 @@
 #include "net/address.h"
 
+#include <netinet/in.h>
+
+#include <cstring>
+
 #include <optional>
 #include <vector>
 
@@ -229,5 +233,20 @@ Result<Cidr> ParseCidr(std::string_view text) {
 }
 
 Cidr HostRange(const Address& address) { return Cidr{address, address.bit_count()}; }
+
+std::optional<Address> AddressOfSockaddr(const struct sockaddr* address) {
+  if (address == nullptr) return std::nullopt;
+  if (address->sa_family == AF_INET) {
+    Ipv4Bytes bytes;
+    std::memcpy(bytes.data(), &reinterpret_cast<const sockaddr_in*>(address)->sin_addr, bytes.size());
+    return Address::Ipv4(bytes);
+  }
+  if (address->sa_family == AF_INET6) {
+    Ipv6Bytes bytes;
+    std::memcpy(bytes.data(), &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr, bytes.size());
+    return Address::Ipv6(bytes);
+  }
+  return std::nullopt;
+}
 
 }  // namespace corral

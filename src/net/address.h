@@ -16,6 +16,10 @@
 //   if (range.Contains(Unmapped(peer))) ...   // true: compared as 10.1.2.3
 #pragma once
 
+#include <sys/socket.h>
+
+#include <optional>
+
 #include <array>
 #include <cstdint>
 #include <span>
@@ -52,6 +56,10 @@ class Address {
 };
 
 Result<Address> ParseAddress(std::string_view text);
+
+// The address of an AF_INET or AF_INET6 socket address (getaddrinfo's,
+// getifaddrs'); none for another family or a null pointer.
+std::optional<Address> AddressOfSockaddr(const struct sockaddr* address);
 
 // The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d) stands for;
 // any other address unchanged.

@@ -146,16 +146,7 @@ bool EgressProxy::Impl::Lookup(const std::string& name, std::function<void(std::
     std::vector<Address> addresses;
     if (::getaddrinfo(absolute.c_str(), nullptr, &hints, &found) == 0) {
       for (struct addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
-        std::optional<Address> address;
-        if (entry->ai_family == AF_INET) {
-          Ipv4Bytes bytes;
-          std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in*>(entry->ai_addr)->sin_addr, 4);
-          address = Address::Ipv4(bytes);
-        } else if (entry->ai_family == AF_INET6) {
-          Ipv6Bytes bytes;
-          std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in6*>(entry->ai_addr)->sin6_addr, 16);
-          address = Address::Ipv6(bytes);
-        }
+        std::optional<Address> address = AddressOfSockaddr(entry->ai_addr);
         if (address && std::find(addresses.begin(), addresses.end(), *address) == addresses.end()) {
           addresses.push_back(*address);
         }

@@ -28,16 +28,7 @@ std::vector<Address> InterfaceAddresses() {
   struct ifaddrs* list = nullptr;
   if (::getifaddrs(&list) != 0) return addresses;
   for (struct ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
-    if (entry->ifa_addr == nullptr) continue;
-    if (entry->ifa_addr->sa_family == AF_INET) {
-      Ipv4Bytes bytes;
-      std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr, 4);
-      addresses.push_back(Address::Ipv4(bytes));
-    } else if (entry->ifa_addr->sa_family == AF_INET6) {
-      Ipv6Bytes bytes;
-      std::memcpy(bytes.data(), &reinterpret_cast<sockaddr_in6*>(entry->ifa_addr)->sin6_addr, 16);
-      addresses.push_back(Address::Ipv6(bytes));
-    }
+    if (std::optional<Address> address = AddressOfSockaddr(entry->ifa_addr)) addresses.push_back(*address);
   }
   ::freeifaddrs(list);
   return addresses;
