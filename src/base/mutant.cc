@@ -115,6 +115,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kSeccompRawSockets: return "seccomp_raw_sockets";
     case Mutant::kEgressRules: return "egress_rules";
     case Mutant::kEgressAddressCheck: return "egress_address_check";
+    case Mutant::kServicesGo: return "services_go";
   }
   return "none";
 }

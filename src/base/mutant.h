@@ -125,6 +125,7 @@ enum class Mutant {
   kSeccompRawSockets,     // the filter allows INET sockets of every type (raw ones and SOCK_PACKET)
   kEgressRules,           // the egress proxy allows every host and port the client names (--allow-host ignored)
   kEgressAddressCheck,    // the egress proxy connects to any address a name resolves to (no private-range check)
+  kServicesGo,            // the sandbox's init runs the command without waiting for corral to serve its egress proxy
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -85,6 +85,21 @@ int PassServiceSocketsChild(const ChildContext& ctx) {
   for (int fd : fds) {
     if (fd >= 0) ::close(fd);
   }
+  return err;
+}
+
+// The go for the command, once corral serves what it passed out (an egress
+// proxy that failed to start stops the run before the command exists).
+int AwaitServicesGoChild(const ChildContext& ctx) {
+  if (ctx.services_socket_fd < 0) return 0;
+  char go = 0;
+  ssize_t n = 1;
+  if (!MutantActive(Mutant::kServicesGo)) {
+    do {
+      n = ::read(ctx.services_socket_fd, &go, 1);
+    } while (n < 0 && errno == EINTR);
+  }
+  int err = n == 1 ? 0 : n < 0 ? errno : ECONNRESET;
   ::close(ctx.services_socket_fd);
   return err;
 }
@@ -332,6 +347,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   if (ctx.filter.len > 0 && !MutantActive(Mutant::kSeccomp)) {
     if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
   }
+  if (int e = AwaitServicesGoChild(ctx); e != 0) ChildFail(ctx, ChildStage::kServiceSockets, e);
   if (ctx.probe_only) ::_exit(0);
   RunInit(ctx);
 }

@@ -5,6 +5,9 @@
 //
 //   int err = DescriptorMessage::Send(socket, master);     // child: 0 or errno
 //   int fd = DescriptorMessage::Receive(socket);           // parent: fd or -1
+//
+// kQueued takes a descriptor that must already be queued; kWait waits for
+// one, or for the other end to close (-1).
 #pragma once
 
 #include <sys/socket.h>
@@ -13,6 +16,8 @@
 #include <cstring>
 
 namespace corral {
+
+enum class ReceiveWait { kQueued, kWait };
 
 class DescriptorMessage {
  public:
@@ -25,13 +30,13 @@ class DescriptorMessage {
     ::memcpy(CMSG_DATA(header), &fd, sizeof fd);
     return ::sendmsg(socket, &message.header_, MSG_NOSIGNAL) == 1 ? 0 : errno;
   }
-  // Without waiting: the descriptor must already be queued. It arrives
-  // close-on-exec.
-  static int Receive(int socket) {
+  // The descriptor arrives close-on-exec.
+  static int Receive(int socket, ReceiveWait wait = ReceiveWait::kQueued) {
     DescriptorMessage message;
+    int flags = MSG_CMSG_CLOEXEC | (wait == ReceiveWait::kQueued ? MSG_DONTWAIT : 0);
     ssize_t n;
     do {
-      n = ::recvmsg(socket, &message.header_, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+      n = ::recvmsg(socket, &message.header_, flags);
     } while (n < 0 && errno == EINTR);
     struct cmsghdr* header = n == 1 ? CMSG_FIRSTHDR(&message.header_) : nullptr;
     if (header == nullptr || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS ||

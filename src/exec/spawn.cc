@@ -120,20 +120,25 @@ Result<UniqueFd> OpenServicesChannel(const Plan& plan, ChildContext& ctx, Unique
   return UniqueFd(fds[0]);
 }
 
-// The services' sockets, sent before the command's exec, in the order
-// kernel/loopback.h gives.
-Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services, std::unique_ptr<DnsStub>& dns,
-                                   EgressListeners& listeners) {
-  UniqueFd udp(DescriptorMessage::Receive(channel));
-  UniqueFd tcp(DescriptorMessage::Receive(channel));
+// The services' sockets, in the order kernel/loopback.h gives, which the
+// child sends before the rest of its set-up and then waits for the go: the
+// proxy's listeners are served (Command::serve_egress) before the command
+// can run. A child that failed first closed its end: the error is then its
+// report's.
+Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services, Command& command,
+                                   std::unique_ptr<DnsStub>& dns) {
+  auto next = [channel] { return UniqueFd(DescriptorMessage::Receive(channel, ReceiveWait::kWait)); };
+  UniqueFd udp = next();
+  UniqueFd tcp = next();
   bool whole = udp && tcp;
+  EgressListeners listeners;
   if (services.proxy == ProxyListeners::kHttpAndSocks) {
-    listeners.http = UniqueFd(DescriptorMessage::Receive(channel));
-    listeners.socks = UniqueFd(DescriptorMessage::Receive(channel));
+    listeners.http = next();
+    listeners.socks = next();
     whole = whole && listeners.http && listeners.socks;
   }
   for (int i = 0; i < services.local_count; ++i) {
-    UniqueFd fd(DescriptorMessage::Receive(channel));
+    UniqueFd fd = next();
     whole = whole && fd;
     listeners.local.push_back({services.local_ports[i], std::move(fd)});
   }
@@ -141,6 +146,11 @@ Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services,
     return Error(ErrorKind::kInternal, "the sandbox did not pass out its services' sockets; the run was stopped");
   }
   dns = std::make_unique<DnsStub>(std::move(udp), std::move(tcp));
+  if (services.Forwards() && command.serve_egress) CORRAL_TRY(command.serve_egress(std::move(listeners)));
+  const char go = 1;
+  if (::send(channel, &go, 1, MSG_NOSIGNAL) != 1) {
+    return Error(ErrorKind::kInternal, "the sandbox did not take its go; the run was stopped");
+  }
   return {};
 }
 
@@ -323,14 +333,21 @@ class Spawner {
     pty_child_end.Reset();
     services_child_end.Reset();
 
+    // Before the report: the child waits for the go once its services'
+    // sockets are out.
+    Result<void> services = ctx.services_socket_fd >= 0
+                                ? ReceiveServiceSockets(services_channel.get(), ctx.services, command, process.dns_)
+                                : Result<void>();
     ChildReport child_report;
+    if (!services.ok()) {
+      (void)process.Kill();
+      process.Reap();  // a report, if the child failed on its own, is written before its exit
+    }
     ssize_t n = ReadReport(report.read.get(), &child_report);
-    if (n == 0) {
+    if (n == 0 || (!services.ok() && n != static_cast<ssize_t>(sizeof child_report))) {
+      if (!services.ok()) return std::move(services).error();
       if (ctx.pty_socket_fd >= 0) {
         CORRAL_ASSIGN_OR_RETURN(process.pty_master_, ReceivePtyMaster(pty_channel.get()));
-      }
-      if (ctx.services_socket_fd >= 0) {
-        CORRAL_TRY(ReceiveServiceSockets(services_channel.get(), ctx.services, process.dns_, process.proxy_listeners_));
       }
       if (mode == SpawnMode::kProbeOnly) {
         process.Reap();
@@ -421,7 +438,6 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
     status_ = std::move(other.status_);
     pty_master_ = std::move(other.pty_master_);
     dns_ = std::move(other.dns_);
-    proxy_listeners_ = std::move(other.proxy_listeners_);
     status_taken_ = other.status_taken_;
     command_status_ = other.command_status_;
     reaped_ = std::exchange(other.reaped_, true);

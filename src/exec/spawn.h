@@ -6,9 +6,15 @@
 // keep), so the children allocate nothing. The first clone is the sandbox's
 // PID 1, a minimal init that is corral's own code; in a fixed order it does
 //
-//   id maps -> hostname -> mount view (+ Landlock rules) -> setsid ->
-//   RLIMIT_CORE=0 -> capabilities dropped -> no_new_privs -> Landlock ->
-//   seccomp -> non-dumpable
+//   id maps -> hostname -> lo up and corral's services' sockets passed out
+//   -> mount view (+ Landlock rules) -> setsid -> RLIMIT_CORE=0 ->
+//   capabilities dropped -> no_new_privs -> Landlock -> seccomp -> the go
+//   -> non-dumpable
+//
+// The go: with its own lo, the child waits there until corral has taken
+// the services' sockets and started serving the egress proxy's
+// (Command::serve_egress), so nothing the command sends waits on a proxy
+// that may never start.
 //
 // and then clones the command with CLONE_VM|CLONE_VFORK (no page tables are
 // copied a second time): signals restored, fds >= 3 closed on exec, scrubbed
@@ -28,12 +34,13 @@
 // spawns from a worker thread must keep that thread alive for the run.
 #pragma once
 
-#include <memory>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
 #include <termios.h>
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +73,12 @@ struct Command {
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
   int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
   std::optional<CommandPty> pty;  // given: the command's own pty, its master in SandboxProcess::pty_master
+  // Under --allow-host and --allow-local: called with the listeners of the
+  // egress proxy that the sandbox's init passed out, after its set-up and
+  // before the command's exec, which waits for it. The caller starts serving
+  // them here; an error stops the sandbox, the command never runs, and Spawn
+  // returns that error. Unset, the listeners are closed.
+  std::function<Result<void>(EgressListeners)> serve_egress;
 };
 
 // The signals corral forwards to the sandbox.
@@ -90,9 +103,6 @@ class SandboxProcess {
   // The sandbox's name server (net/dns_stub.h) under --network none, served
   // by Supervise; null otherwise.
   DnsStub* dns() const { return dns_.get(); }
-  // The egress proxy's listening sockets (net/egress_proxy.h), when the plan
-  // asked for them; the caller takes them once to serve them.
-  EgressListeners TakeProxyListeners() { return std::move(proxy_listeners_); }
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
@@ -132,7 +142,6 @@ class SandboxProcess {
   UniqueFd status_;  // init writes the command's wait status here
   UniqueFd pty_master_;
   std::unique_ptr<DnsStub> dns_;
-  EgressListeners proxy_listeners_;
   bool status_taken_ = false;
   std::optional<int> command_status_;
   bool reaped_ = false;

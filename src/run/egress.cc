@@ -80,10 +80,10 @@ void EgressReporter::Finish() {
   }
 }
 
-Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, SandboxProcess& process,
+Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
                                                       EgressReporter& reporter) {
   // Two descriptors a connection: room for the proxy's connections under
-  // corral's own soft limit, up to the hard one (the sandbox, spawned
+  // corral's own soft limit, up to the hard one (the sandbox, cloned
   // already, keeps the limits it was given).
   struct rlimit files;
   if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
@@ -99,7 +99,7 @@ Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, Sand
   // an absolute name (no search domain ever appended).
   options.names = ReadHostsFile("/etc/hosts");
   options.on_decision = [&reporter](const EgressDecision& decision) { reporter.Decided(decision); };
-  return EgressProxy::Start(process.TakeProxyListeners(), std::move(gate), std::move(options));
+  return EgressProxy::Start(std::move(listeners), std::move(gate), std::move(options));
 }
 
 AuditEvent EgressEvent(const EgressDecision& decision) {

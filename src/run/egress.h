@@ -18,8 +18,11 @@
 // left out.
 //
 //   EgressReporter reporter(audit);
-//   CORRAL_ASSIGN_OR_RETURN(auto proxy, StartEgressProxy(policy, process, reporter));
-//   ... Supervise ...
+//   command.serve_egress = [&](EgressListeners listeners) -> Result<void> {
+//     CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), reporter));
+//     return {};
+//   };
+//   ... Spawn, Supervise ...
 //   proxy->Stop();
 //   reporter.Finish();
 #pragma once
@@ -31,7 +34,6 @@
 #include <tuple>
 
 #include "audit/audit.h"
-#include "exec/spawn.h"
 #include "net/egress_proxy.h"
 #include "policy/policy.h"
 
@@ -59,7 +61,8 @@ class EgressReporter {
   uint64_t lines_left_out_ = 0;
 };
 
-Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, SandboxProcess& process,
+// Called from Spawn (Command::serve_egress), before the command's exec.
+Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
                                                       EgressReporter& reporter);
 
 AuditEvent EgressEvent(const EgressDecision& decision);

@@ -100,6 +100,16 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     relay_write.Reset(fds[1]);
     command.stderr_fd = relay_write.get();
   }
+  // Under --allow-host and --allow-local, corral's proxy serves the
+  // listeners the sandbox passes out, on its own thread, for as long as the
+  // sandbox lives; it is serving before the command's exec, and a proxy that
+  // cannot start stops the run before the command exists.
+  EgressReporter egress(audit);
+  std::unique_ptr<EgressProxy> proxy;
+  command.serve_egress = [&policy, &egress, &proxy](EgressListeners listeners) -> Result<void> {
+    CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), egress));
+    return {};
+  };
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
@@ -188,19 +198,6 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   if (process.ok() && process->pty_master() >= 0) {
     pty.emplace(process->pty_master());
     pty->EnterRawMode();
-  }
-  // Under --allow-host, corral's proxy serves the listeners the sandbox
-  // passed out, on its own thread, for as long as the sandbox lives.
-  EgressReporter egress(audit);
-  std::unique_ptr<EgressProxy> proxy;
-  if (process.ok() && plan && plan->ok() && (*plan)->services().Forwards()) {
-    Result<std::unique_ptr<EgressProxy>> started = StartEgressProxy(policy, *process, egress);
-    if (started.ok()) {
-      proxy = std::move(started).value();
-    } else {
-      (void)process->Kill();
-      process = std::move(started).error();
-    }
   }
   if (process.ok()) {
     SuperviseOptions supervise;

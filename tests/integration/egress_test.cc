@@ -14,7 +14,13 @@
 #include <set>
 #include <thread>
 
+#include "confine/env.h"
+#include "confine/host.h"
+#include "confine/plan.h"
+#include "exec/spawn.h"
 #include "harness.h"
+#include "policy/policy.h"
+#include "policy/roots.h"
 
 namespace corral_it {
 namespace {
@@ -248,6 +254,61 @@ TEST_F(Egress, OverBroadAndContradictoryRulesAreRefusedAndNothingRuns) {
     EXPECT_EQ(outcome.exit_code, 64) << outcome.Describe();
     EXPECT_FALSE(std::filesystem::exists(workspace_.path() + "/ran")) << outcome.Describe();
   }
+}
+
+// The proxy serves before the command can run: Spawn hands the listeners to
+// Command::serve_egress while the sandbox's init waits for its go, so a
+// proxy that cannot start stops the run with its own error and the command
+// never exists (judged outside: its file is absent, and was absent while
+// the proxy was starting).
+TEST(EgressSpawn, AProxyThatCannotStartStopsTheRunBeforeTheCommandExists) {
+  TempDir workspace("corral-ws");
+  corral::Result<corral::HostContext> host = corral::CaptureHostContext();
+  ASSERT_TRUE(host.ok()) << host.error().ToString();
+  corral::PolicyBuilder builder(*host);
+  builder.Workspace(workspace.path()).AllowHost("localhost:80").AllowPrivate("127.0.0.1/32");
+  corral::Result<corral::Policy> policy = builder.Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  corral::Result<corral::Plan> plan = corral::Compile(*policy, corral::ProbeHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+
+  const std::string ran = workspace / "ran";
+  corral::Command command;
+  command.argv = {"/usr/bin/touch", ran};
+  command.env = corral::ScrubEnvironment(*policy, environ);
+  bool served = false;
+  bool ran_while_starting = false;
+  command.serve_egress = [&](corral::EgressListeners listeners) -> corral::Result<void> {
+    served = static_cast<bool>(listeners.http) && static_cast<bool>(listeners.socks);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a command not held back has run by now
+    ran_while_starting = Exists(ran);
+    return corral::Error(corral::ErrorKind::kInternal, "the test's proxy does not start");
+  };
+  sigset_t previous = corral::BlockForwardedSignals();
+  corral::Result<corral::SandboxProcess> process = corral::Spawn(*plan, command);
+  if (process.ok()) process->Reap();
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  EXPECT_TRUE(served) << "Spawn handed over the proxy's listeners";
+  EXPECT_FALSE(ran_while_starting) << "the command ran before the proxy was serving";
+  EXPECT_FALSE(Exists(ran)) << "the command ran although the proxy did not start";
+  ASSERT_FALSE(process.ok()) << "Spawn went on without the proxy";
+  EXPECT_EQ(process.error().message(), "the test's proxy does not start") << process.error().ToString();
+
+  // A hook that starts: the command runs, after it (a fresh plan: the one
+  // spawned holds a tree its sandbox took).
+  plan = corral::Compile(*policy, corral::ProbeHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  command.serve_egress = [&](corral::EgressListeners) -> corral::Result<void> {
+    ran_while_starting = Exists(ran);
+    return {};
+  };
+  previous = corral::BlockForwardedSignals();
+  process = corral::Spawn(*plan, command);
+  ASSERT_TRUE(process.ok()) << process.error().ToString();
+  process->Reap();
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  EXPECT_FALSE(ran_while_starting);
+  EXPECT_TRUE(Exists(ran));
 }
 
 }  // namespace
