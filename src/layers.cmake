@@ -18,7 +18,7 @@ set(CORRAL_LAYER_DEPS_config base policy)
 set(CORRAL_LAYER_DEPS_resolve base policy config state)
 set(CORRAL_LAYER_DEPS_gate base policy audit state resolve)
 set(CORRAL_LAYER_DEPS_repair base policy state)
-set(CORRAL_LAYER_DEPS_confine base kernel policy)
+set(CORRAL_LAYER_DEPS_confine base net kernel policy)
 # exec spawns and supervises what a Plan says; it never sees the Policy.
 set(CORRAL_LAYER_DEPS_exec base net kernel confine)
 # run: the whole life of one admitted command (RunConfined).

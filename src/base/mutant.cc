@@ -116,6 +116,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kEgressRules: return "egress_rules";
     case Mutant::kEgressAddressCheck: return "egress_address_check";
     case Mutant::kServicesGo: return "services_go";
+    case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
+    case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
   }
   return "none";
 }

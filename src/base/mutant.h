@@ -126,6 +126,8 @@ enum class Mutant {
   kEgressRules,           // the egress proxy allows every host and port the client names (--allow-host ignored)
   kEgressAddressCheck,    // the egress proxy connects to any address a name resolves to (no private-range check)
   kServicesGo,            // the sandbox's init runs the command without waiting for corral to serve its egress proxy
+  kLandlockConnectPorts,  // under --allow-port Landlock does not handle TCP: every port of every host is reachable
+  kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -12,5 +12,7 @@ inline constexpr int kSandboxDnsPort = 53;
 inline constexpr int kSandboxHttpProxyPort = 3128;
 inline constexpr int kSandboxSocksPort = 1080;
 inline constexpr int kMaxLocalPorts = 16;
+// --allow-port: TCP ports Landlock opens to every host (kernel/landlock.h).
+inline constexpr int kMaxConnectPorts = 16;
 
 }  // namespace corral

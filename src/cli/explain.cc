@@ -102,6 +102,17 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
       std::printf("  into these non-public ranges too: %s\n", joined(egress["allow_private"]).c_str());
     }
   }
+  if (policy.contains("host_ports")) {
+    const auto& ports = policy["host_ports"];
+    std::string list, names;
+    for (const auto& port : ports["allow_port"]) list += (list.empty() ? "" : ", ") + std::to_string(port.get<int>());
+    for (const auto& name : ports["allow_dns"]) names += (names.empty() ? "" : ", ") + Shown(name);
+    std::printf("  from the host's network: TCP connect to port %s of EVERY host (the internet, your LAN, this "
+                "host's loopback); no UDP, no listening, nothing else (--allow-port)\n",
+                list.c_str());
+    std::printf("  names that resolve: %s (nothing else resolves)\n",
+                names.empty() ? "none, only addresses work (--allow-dns NAME)" : names.c_str());
+  }
   std::string env;
   for (const auto& name : policy["env"]) env += (env.empty() ? "" : " ") + Shown(name);
   std::printf("env          %s\n", env.c_str());

@@ -147,7 +147,9 @@ Status ReadList(const ListSetting& setting, const TomlField& field, const ParseC
     case ListElement::kAllowHost:
     case ListElement::kDenyHost:
     case ListElement::kPrivateRange:
-    case ListElement::kLocalPort: return ReadNetworkList(field, setting.element, out);
+    case ListElement::kLocalPort:
+    case ListElement::kConnectPort:
+    case ListElement::kDnsName: return ReadNetworkList(field, setting.element, out);
   }
   return WrongType(field, "a list");
 }

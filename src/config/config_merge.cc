@@ -273,6 +273,8 @@ class ProjectMerge {
           case ListElement::kAllowHost: what = "let the command reach " + name; break;
           case ListElement::kPrivateRange: what = "let the proxy connect into " + name; break;
           case ListElement::kLocalPort: what = "open the host's 127.0.0.1:" + name; break;
+          case ListElement::kConnectPort: what = "open TCP port " + name + " of every host"; break;
+          case ListElement::kDnsName: what = "let " + name + " resolve"; break;
           default: what = "pass " + name + " through"; break;
         }
         return Widens(names[i].where, SandboxKey(setting) + "[" + std::to_string(i) + "]",

@@ -58,7 +58,7 @@ nlohmann::json DescribePolicy(const Policy& policy) {
                                  : "fresh, for the sandbox's PID namespace"},
                     {"tmpfs_size", policy.tmpfs_size()},
                     {"shm_size", policy.tmpfs_size() / 4}};
-  out["network"] = NetworkModeName(policy.network());
+  out["network"] = policy.network_name();
   const EgressRules& egress = policy.egress();
   if (!egress.allow_text.empty() || !egress.deny_text.empty() || !egress.local_ports.empty()) {
     out["egress"] = {{"allow_host", egress.allow_text},
@@ -67,6 +67,9 @@ nlohmann::json DescribePolicy(const Policy& policy) {
                      {"allow_local", egress.local_ports},
                      {"proxy", egress.active() ? nlohmann::json{{"http", "127.0.0.1:3128"}, {"socks5", "127.0.0.1:1080"}}
                                                : nlohmann::json(nullptr)}};
+  }
+  if (egress.host_ports()) {
+    out["host_ports"] = {{"allow_port", egress.connect_ports}, {"allow_dns", egress.dns_names}};
   }
   std::vector<std::string> env = DefaultEnvAllowlist();
   env.insert(env.end(), policy.env_allow().begin(), policy.env_allow().end());

@@ -73,6 +73,18 @@ void MountPlan::AddMask(const MaskedPath& mask) {
   ops.insert(at, op);
 }
 
+void MountPlan::AddFileOver(std::string target, std::string text) {
+  MountOp op;
+  op.kind = MountKind::kFileOver;
+  op.flags = MountFlag::kNone;
+  op.target = Intern(std::move(target));
+  op.source = Intern(std::move(text));
+  auto at = std::upper_bound(ops.begin(), ops.end(), op, [](const MountOp& a, const MountOp& b) {
+    return std::string_view(a.target) < b.target;
+  });
+  ops.insert(at, op);
+}
+
 std::string MountPlan::Describe(long index) const {
   if (index < 0 || static_cast<size_t>(index) >= ops.size()) return "the new root";
   const MountOp& op = ops[static_cast<size_t>(index)];
@@ -134,8 +146,9 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   for (const MaskedPath& mask : policy.masks()) add(plan.MaskOp(mask));
   // Under --network none the sandbox's own name server (net/dns_stub.h)
   // answers every lookup at once; the host's resolv.conf names servers the
-  // empty namespace cannot reach.
-  if (policy.network() == NetworkMode::kNone) {
+  // empty namespace cannot reach. (--allow-port keeps the host's network,
+  // where no lookup gets out: no UDP, and port 53 only if allowed.)
+  if (policy.network() == NetworkMode::kNone && !policy.egress().host_ports()) {
     MountOp op;
     op.kind = MountKind::kFileOver;
     op.flags = MountFlag::kNone;

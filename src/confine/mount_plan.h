@@ -52,6 +52,9 @@ class MountPlan {
   // Adds a mask over `mask` (confine/etc_view.h adds /etc's when it cannot
   // idmap it), keeping `ops` sorted.
   void AddMask(const MaskedPath& mask);
+  // Adds a read-only file holding `text` over the regular file at `target`
+  // (MountKind::kFileOver), keeping `ops` sorted.
+  void AddFileOver(std::string target, std::string text);
   // Keeps `fd` open as long as the plan: a kPrepared op's tree.
   void Own(UniqueFd fd) { owned_.push_back(std::move(fd)); }
 

@@ -3,7 +3,9 @@
 #include "base/invariant.h"
 #include "base/mutant.h"
 #include "confine/etc_view.h"
+#include "confine/sandbox_hosts.h"
 #include "kernel/seccomp.h"
+#include "net/hosts_file.h"
 
 namespace corral {
 namespace {
@@ -11,6 +13,13 @@ namespace {
 std::string LandlockHelp() {
   return "Landlock needs Linux 5.13 or newer with \"landlock\" in the lsm= boot parameter "
          "(CONFIG_SECURITY_LANDLOCK)";
+}
+
+// "443", "80, 443".
+std::string PortList(const std::vector<uint16_t>& ports) {
+  std::string text;
+  for (uint16_t port : ports) text += (text.empty() ? "" : ", ") + std::to_string(port);
+  return text;
 }
 
 }  // namespace
@@ -37,6 +46,10 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   Plan plan;
   const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;
   const bool network_none = policy.network() == NetworkMode::kNone;
+  // --allow-port: the host's network, with TCP connect on those ports alone.
+  const EgressRules& egress = policy.egress();
+  const bool host_ports = egress.host_ports();
+  const bool isolated = network_none && !host_ports;  // no network but what corral serves
   auto unavailable = [&](std::string mechanism, std::string why, std::string fix) -> Result<void> {
     if (!best_effort && MutantActive(Mutant::kPlanFailClosed)) return {};
     if (!best_effort) {
@@ -92,31 +105,48 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                             " missing ones still swept), no private /tmp or $HOME (both denied instead), the host's "
                             "/proc and /dev invisible but not replaced");
     plan.dropped_.push_back("pid namespace: processes the command starts can outlive the run and see host processes");
-    if (network_none) plan.dropped_.push_back("network namespace: only Landlock (TCP, ABI 4) and seccomp deny the network");
+    if (isolated) plan.dropped_.push_back("network namespace: only Landlock (TCP, ABI 4) and seccomp deny the network");
   }
   // With the sandbox's own empty network namespace, that namespace is the
   // network boundary: INET sockets reach only its lo, so TCP and UDP on
   // 127.0.0.1 work inside and nothing leaves. In a rung without one,
   // seccomp refuses INET sockets and Landlock (ABI 4) denies TCP.
-  const bool own_network_namespace = network_none && m.namespaces;
-  const bool seccomp_inet = !network_none || own_network_namespace;
-  plan.landlock_ = LandlockRightsFor(m.landlock_abi, network_none && !own_network_namespace ? TcpAccess::kDenied
-                                                                                             : TcpAccess::kUnhandled);
+  // Under --allow-port the host's network is shared, seccomp allows TCP
+  // sockets alone and Landlock's TCP rules name the ports (ABI 4).
+  const bool own_network_namespace = isolated && m.namespaces;
+  const InetSockets inet = host_ports                                   ? InetSockets::kTcpOnly
+                           : !network_none || own_network_namespace ? InetSockets::kStreamAndDatagram
+                                                                    : InetSockets::kNone;
+  if (host_ports && m.landlock_abi < 4) {
+    CORRAL_TRY(unavailable("landlock network",
+                           "--allow-port needs Landlock's TCP rules (ABI 4, Linux 6.7) and this kernel has ABI " +
+                               std::to_string(m.landlock_abi) + "; without them every TCP port of every host is open",
+                           "Use a newer kernel, or --allow-host (corral's proxy) instead"));
+  }
+  const TcpAccess tcp = host_ports                                 ? TcpAccess::kConnectPorts
+                        : network_none && !own_network_namespace ? TcpAccess::kDenied
+                                                                 : TcpAccess::kUnhandled;
+  plan.landlock_ = LandlockRightsFor(m.landlock_abi, tcp, egress.connect_ports);
   plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
   EtcViewResult etc_view;
   if (m.namespaces) {
     CORRAL_ASSIGN_OR_RETURN(etc_view, PrepareEtcView(policy, plan.mounts_));
+    if (host_ports) {
+      CORRAL_ASSIGN_OR_RETURN(std::string hosts,
+                              SandboxHostsFile(egress.dns_names, ReadHostsFile("/etc/hosts"), LookUpAbsolute));
+      plan.mounts_.AddFileOver("/etc/hosts", std::move(hosts));
+    }
   }
   plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
 
   // What Spawn reads besides the mounts.
   if (m.namespaces) {
-    plan.clone_flags_ = SandboxCloneFlags(network_none ? NetworkNamespace::kNew : NetworkNamespace::kHost);
+    plan.clone_flags_ = SandboxCloneFlags(isolated ? NetworkNamespace::kNew : NetworkNamespace::kHost);
     if (own_network_namespace) plan.loopback_ = Loopback::kBringUp;
   }
   // The proxy must be the only way out: without the sandbox's own empty
   // network namespace it would be one more road, not the only one.
-  if (policy.egress().active() || !policy.egress().local_ports.empty()) {
+  if (egress.active() || !egress.local_ports.empty()) {
     if (!own_network_namespace) {
       return Error(ErrorKind::kUnsupported,
                    "--allow-host and --allow-local: corral's forwarding can be the command's only way out only from "
@@ -129,7 +159,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     }
   }
   if (m.seccomp) {
-    SeccompOptions seccomp{seccomp_inet};
+    SeccompOptions seccomp{inet};
     plan.seccomp_filter_ = EmbeddedSeccompFilter(seccomp);
     if (SeccompFilterMutated()) {
       // The embedded filter is always whole: a mutant's is compiled now.
@@ -154,7 +184,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     provided.Add(Guarantee::kProcessBoundary);
     provided.Add(Guarantee::kReadBoundary);
     provided.Add(Guarantee::kWriteBoundary);
-    if (network_none) provided.Add(Guarantee::kNetworkBoundary);
+    if (isolated) provided.Add(Guarantee::kNetworkBoundary);
   }
   if (m.landlock_abi > 0) {
     // Landlock alone cannot mask a secret inside a granted tree.
@@ -165,21 +195,25 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   if (m.seccomp) {
     provided.Add(Guarantee::kSyscallFilter);
     // Without a network namespace: with no INET sockets and Landlock
-    // denying TCP, no network remains.
-    if (network_none && !own_network_namespace && m.landlock_abi >= 4) provided.Add(Guarantee::kNetworkBoundary);
+    // denying TCP, no network remains; under --allow-port, TCP connect to
+    // the ports Landlock names and nothing else.
+    if (((isolated && !own_network_namespace) || host_ports) && m.landlock_abi >= 4) {
+      provided.Add(Guarantee::kNetworkBoundary);
+    }
   }
   // Sharing the host's network namespace shares its abstract unix sockets;
   // only Landlock's scope (ABI 6) keeps host daemons listening there apart.
-  if (!network_none && m.landlock_abi < 6) {
+  if (!isolated && m.landlock_abi < 6) {
     provided.Remove(Guarantee::kProcessBoundary);
     if (!best_effort) {
       return Error(ErrorKind::kUnsupported,
-                   "landlock: with --network all, this kernel's Landlock (ABI " + std::to_string(m.landlock_abi) +
+                   std::string("landlock: with ") + (host_ports ? "--allow-port" : "--network all") +
+                       " (the host's network), this kernel's Landlock (ABI " + std::to_string(m.landlock_abi) +
                        ", scopes need 6, Linux 6.12) cannot keep the command from the host's abstract unix sockets "
                        "(X11, D-Bus, ...). The command was not run. Use a newer kernel, or pass --best-effort to "
                        "run without that boundary.");
     }
-    plan.dropped_.push_back("abstract unix sockets: with --network all the host's are reachable before Landlock ABI 6");
+    plan.dropped_.push_back("abstract unix sockets: in the host's network the host's are reachable before Landlock ABI 6");
   }
   plan.provided_ = provided;
   plan.required_ = RequiredGuarantees(policy);
@@ -206,8 +240,11 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     feature("ipc namespace", FeatureStatus::kEnforced, "private System V IPC and POSIX message queues");
     feature("uts namespace", FeatureStatus::kEnforced, "hostname \"corral\"");
     std::string network_detail =
-        network_none ? "empty: only its own lo (up), no route out; TCP and UDP on 127.0.0.1 reach only the "
+        isolated     ? "empty: only its own lo (up), no route out; TCP and UDP on 127.0.0.1 reach only the "
                        "sandbox's own servers; names get NXDOMAIN from corral's own name server"
+        : host_ports ? "shares the host network for TCP connect to port " + PortList(egress.connect_ports) +
+                           " of every host (--allow-port); no UDP, no listening; names resolve only from the "
+                           "view's /etc/hosts (" + std::to_string(egress.dns_names.size()) + " --allow-dns name(s))"
                      : "shares the host network, as granted (--network all)";
     if (policy.egress().active()) {
       network_detail += "; the one way out is corral's proxy on its lo (HTTP 127.0.0.1:3128, SOCKS5 :1080) to " +
@@ -230,7 +267,13 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                                      : ": truncate and cross-directory rename are not handled before ABI 3"));
     feature("landlock ioctl", m.landlock_abi >= 5 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
             m.landlock_abi >= 5 ? "device ioctls limited to /dev" : "device ioctls need ABI 5");
-    if (network_none && !own_network_namespace) {
+    if (host_ports) {
+      feature("landlock network", m.landlock_abi >= 4 ? FeatureStatus::kEnforced : FeatureStatus::kUnavailable,
+              m.landlock_abi >= 4 ? "TCP connect only to port " + PortList(egress.connect_ports) +
+                                        " (of any host); every bind denied"
+                                  : "TCP is not handled before ABI 4: every TCP port of every host is open "
+                                    "(dropped under --best-effort)");
+    } else if (network_none && !own_network_namespace) {
       feature("landlock network", m.landlock_abi >= 4 ? FeatureStatus::kEnforced : FeatureStatus::kNarrowed,
               m.landlock_abi >= 4 ? "all TCP bind and connect denied"
                                   : "TCP is not handled before ABI 4; seccomp still refuses INET sockets");
@@ -245,8 +288,12 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     feature("seccomp filter", FeatureStatus::kEnforced,
             std::to_string(DeniedSyscallNames().size()) +
                 " syscalls denied, clone3 ENOSYS, namespace flags, TIOCSTI, personality and socket families checked; " +
-                (seccomp_inet ? std::string("INET sockets stream and datagram only (no raw or packet); ")
-                              : std::string("no INET sockets; ")) +
+                (inet == InetSockets::kStreamAndDatagram
+                     ? std::string("INET sockets stream and datagram only (no raw or packet); ")
+                 : inet == InetSockets::kTcpOnly
+                     ? std::string("INET sockets TCP only (no UDP, MPTCP, SCTP, raw or packet), no listen, no "
+                                   "MSG_FASTOPEN; ")
+                     : std::string("no INET sockets; ")) +
                 "foreign architectures and x32 killed");
   } else {
     feature("seccomp filter", FeatureStatus::kUnavailable, "dropped under --best-effort");

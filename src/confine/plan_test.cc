@@ -139,7 +139,7 @@ TEST_F(PlanTest, FullHostGivesEveryGuarantee) {
   EXPECT_EQ(plan->landlock().net, 0u) << "with a network namespace of its own, TCP is left to it";
   EXPECT_NE(plan->clone_flags() & CLONE_NEWNET, 0u);
   EXPECT_EQ(plan->loopback(), Loopback::kBringUp);
-  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{true}).data());
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{InetSockets::kStreamAndDatagram}).data());
 }
 
 // The rung without namespaces (--best-effort on a host without user
@@ -153,7 +153,7 @@ TEST_F(PlanTest, WithoutANetworkNamespaceInetSocketsStayDenied) {
   EXPECT_EQ(plan->clone_flags(), 0u);
   EXPECT_EQ(plan->loopback(), Loopback::kLeave);
   EXPECT_NE(plan->landlock().net, 0u) << "without a network namespace, TCP is handled";
-  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{false}).data());
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{InetSockets::kNone}).data());
   EXPECT_TRUE(plan->provided().Has(Guarantee::kNetworkBoundary));
   EXPECT_EQ(Features(*plan)["landlock network"], FeatureStatus::kEnforced);
 }
@@ -168,7 +168,45 @@ TEST_F(PlanTest, NetworkAllRequiresNoNetworkBoundary) {
   std::map<std::string, FeatureStatus> features = Features(*plan);
   EXPECT_EQ(features.count("landlock network"), 0u);
   EXPECT_EQ(plan->loopback(), Loopback::kLeave);
-  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{true}).data());
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{InetSockets::kStreamAndDatagram}).data());
+}
+
+// --allow-port: the host's network, seccomp's TCP-only filter, and
+// Landlock handling TCP with one connect rule per port; refused below ABI 4
+// unless best effort, which says every TCP port is open.
+TEST_F(PlanTest, AllowPortSharesTheHostsNetworkWithLandlockNamingThePorts) {
+  Result<Plan> plan = CompileWith(Builder().AllowPort("443").AllowPort("22"), FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_EQ(plan->clone_flags() & CLONE_NEWNET, 0u) << "the host's network namespace";
+  EXPECT_EQ(plan->loopback(), Loopback::kLeave);
+  EXPECT_FALSE(plan->services().Forwards());
+  EXPECT_NE(plan->landlock().net, 0u);
+  ASSERT_EQ(plan->landlock().connect_port_count, 2);
+  EXPECT_EQ(plan->landlock().connect_ports[0], 443);
+  EXPECT_EQ(plan->landlock().connect_ports[1], 22);
+  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{InetSockets::kTcpOnly}).data());
+  EXPECT_TRUE(plan->provided().Has(Guarantee::kNetworkBoundary));
+  EXPECT_EQ(Features(*plan)["landlock network"], FeatureStatus::kEnforced);
+  bool hosts = false;
+  for (const MountOp& op : plan->mounts().ops) {
+    hosts = hosts || (op.kind == MountKind::kFileOver && std::string_view(op.target) == "/etc/hosts");
+    EXPECT_NE(std::string_view(op.target), "/etc/resolv.conf") << "the host's resolv.conf stays";
+  }
+  EXPECT_TRUE(hosts) << "the view's /etc/hosts holds the allowed names alone";
+
+  HostSupport old = FullHost();
+  old.landlock_abi = 3;
+  Result<Plan> refused = CompileWith(Builder().AllowPort("443"), old);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(refused.error().message().find("--allow-port needs Landlock's TCP rules (ABI 4"), std::string::npos)
+      << refused.error().message();
+  Result<Plan> degraded = CompileWith(Builder().AllowPort("443").SetEnforcement(Enforcement::kBestEffort), old);
+  ASSERT_TRUE(degraded.ok()) << degraded.error().ToString();
+  EXPECT_EQ(degraded->landlock().net, 0u);
+  EXPECT_FALSE(degraded->provided().Has(Guarantee::kNetworkBoundary));
+  ASSERT_FALSE(degraded->dropped().empty());
+  EXPECT_NE(degraded->dropped().front().find("every TCP port of every host is open"), std::string::npos);
 }
 
 TEST_F(PlanTest, ReportHasAnEntryPerFeatureWithAbiDependentStatus) {

@@ -40,12 +40,14 @@ Status CheckConfinable(const std::vector<std::string>& argv, const Policy& polic
 
 Status CheckWithoutEgressProxy(const Policy& policy, std::string_view backend) {
   const EgressRules& egress = policy.egress();
-  if (!egress.active() && egress.local_ports.empty()) return Ok();
-  const std::string asked = egress.active() ? "--allow-host (" + egress.allow_text.front() + ")"
-                                            : "--allow-local (" + std::to_string(egress.local_ports.front()) + ")";
+  if (!egress.active() && egress.local_ports.empty() && !egress.host_ports()) return Ok();
+  const std::string asked = egress.active()         ? "--allow-host (" + egress.allow_text.front() + ")"
+                            : egress.host_ports() ? "--allow-port (" + std::to_string(egress.connect_ports.front()) + ")"
+                                                  : "--allow-local (" + std::to_string(egress.local_ports.front()) + ")";
   return Error(ErrorKind::kUnsupported,
-               "the " + std::string(backend) + " backend has no egress proxy, so it cannot give " + asked +
-                   "; use the native backend, or drop the host rules. Nothing was run")
+               "the " + std::string(backend) + " backend has neither corral's egress proxy nor its TCP port "
+                   "rules, so it cannot give " + asked + "; use the native backend, or drop the network rules. "
+                   "Nothing was run")
       .WithCode("backend_lacks_egress");
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cerrno>
 
+#include "base/mutant.h"
 #include "kernel/kernel_abi.h"
 
 namespace corral {
@@ -20,7 +21,7 @@ int LandlockAbi() {
   return abi;
 }
 
-LandlockRights LandlockRightsFor(int abi, TcpAccess tcp) {
+LandlockRights LandlockRightsFor(int abi, TcpAccess tcp, std::span<const uint16_t> ports) {
   LandlockRights rights;
   rights.abi = abi;
   if (abi < 1) return rights;
@@ -28,7 +29,14 @@ LandlockRights LandlockRightsFor(int abi, TcpAccess tcp) {
   if (abi >= 2) rights.fs |= kabi::kFsRefer;
   if (abi >= 3) rights.fs |= kabi::kFsTruncate;
   if (abi >= 5) rights.fs |= kabi::kFsIoctlDev;
-  if (abi >= 4 && tcp == TcpAccess::kDenied) rights.net = kabi::kNetBindTcp | kabi::kNetConnectTcp;
+  if (abi >= 4 && tcp != TcpAccess::kUnhandled) rights.net = kabi::kNetBindTcp | kabi::kNetConnectTcp;
+  if (tcp == TcpAccess::kConnectPorts && MutantActive(Mutant::kLandlockConnectPorts)) rights.net = 0;
+  if (rights.net != 0 && tcp == TcpAccess::kConnectPorts) {
+    for (uint16_t port : ports) {
+      if (rights.connect_port_count == kMaxConnectPorts) break;
+      rights.connect_ports[rights.connect_port_count++] = port;
+    }
+  }
   if (abi >= 6) rights.scoped = kabi::kScopeAbstractUnixSocket | kabi::kScopeSignal;
   return rights;
 }
@@ -40,6 +48,14 @@ int LandlockCreateRulesetChild(const LandlockRights& rights, int* ruleset_fd) {
   size_t size = rights.abi >= 6 ? sizeof attr : rights.abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   long fd = ::syscall(SYS_landlock_create_ruleset, &attr, size, 0);
   if (fd < 0) return errno;
+  for (int i = 0; i < rights.connect_port_count; ++i) {
+    kabi::LandlockNetPortAttr rule = {kabi::kNetConnectTcp, rights.connect_ports[i]};
+    if (::syscall(SYS_landlock_add_rule, fd, kabi::kRuleNetPort, &rule, 0) != 0) {
+      int err = errno;
+      ::close(static_cast<int>(fd));
+      return err;
+    }
+  }
   *ruleset_fd = static_cast<int>(fd);
   return 0;
 }

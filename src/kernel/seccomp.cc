@@ -1,6 +1,7 @@
 #include "kernel/seccomp.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -69,7 +70,7 @@ bool IsMountFamily(const std::string& name) {
 bool SeccompFilterMutated() {
   for (Mutant mutant : {Mutant::kSeccompPtrace, Mutant::kSeccompKeyctl, Mutant::kSeccompSetId, Mutant::kSeccompTty,
                         Mutant::kSeccompSockets, Mutant::kSeccompArch, Mutant::kSeccompMount,
-                        Mutant::kSeccompNamespaces, Mutant::kSeccompRawSockets}) {
+                        Mutant::kSeccompNamespaces, Mutant::kSeccompRawSockets, Mutant::kSeccompTcpOnly}) {
     if (MutantActive(mutant)) return true;
   }
   return false;
@@ -211,12 +212,13 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
 
   // Socket families: AF_UNIX always, AF_INET/AF_INET6 where a network
   // namespace bounds them (SeccompOptions).
+  const bool inet = options.inet != InetSockets::kNone;
   for (int syscall : {SCMP_SYS(socket), SCMP_SYS(socketpair)}) {
     if (MutantActive(Mutant::kSeccompSockets)) break;
     rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1, SCMP_A0(SCMP_CMP_GT, AF_INET6));
     if (rc < 0) return SeccompError("socket families", rc);
     for (int family = 0; family <= AF_INET6; ++family) {
-      bool allowed = family == AF_UNIX || (options.allow_inet && (family == AF_INET || family == AF_INET6));
+      bool allowed = family == AF_UNIX || (inet && (family == AF_INET || family == AF_INET6));
       if (allowed) continue;
       rc = seccomp_rule_add(ctx.get(), eperm, syscall, 1,
                             SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)));
@@ -227,17 +229,52 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
     // and SOCK_PACKET (which the kernel turns into AF_PACKET) are refused.
     // The type is the argument's low four bits (SOCK_TYPE_MASK; the flags
     // above them are SOCK_NONBLOCK and SOCK_CLOEXEC): 0, 3, 4-7 and 8-15.
-    if (!options.allow_inet || MutantActive(Mutant::kSeccompRawSockets)) continue;
+    if (!inet || MutantActive(Mutant::kSeccompRawSockets)) continue;
     struct TypeMask {
       uint64_t mask, datum;
     };
+    // TCP alone refuses SOCK_DGRAM (2) too: 2 and 3 are one mask.
+    const bool tcp_only = options.inet == InetSockets::kTcpOnly && !MutantActive(Mutant::kSeccompTcpOnly);
+    const TypeMask refused[] = {TypeMask{0xf, 0}, tcp_only ? TypeMask{0xe, 0x2} : TypeMask{0xf, SOCK_RAW},
+                                TypeMask{0xc, 0x4}, TypeMask{0x8, 0x8}};
     for (int family : {AF_INET, AF_INET6}) {
-      for (TypeMask type : {TypeMask{0xf, 0}, TypeMask{0xf, SOCK_RAW}, TypeMask{0xc, 0x4}, TypeMask{0x8, 0x8}}) {
+      for (TypeMask type : refused) {
         rc = seccomp_rule_add(ctx.get(), eperm, syscall, 2,
                               SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)),
                               SCMP_A1(SCMP_CMP_MASKED_EQ, type.mask, type.datum));
         if (rc < 0) return SeccompError("socket types", rc);
       }
+      if (!tcp_only || syscall != SCMP_SYS(socket)) continue;
+      // A stream socket of protocol 0 or IPPROTO_TCP: MPTCP (262) and SCTP
+      // (132) are stream sockets Landlock's TCP rules do not see. Above 6 is
+      // compared on all 64 bits, which only ever refuses more.
+      rc = seccomp_rule_add(ctx.get(), eperm, syscall, 2,
+                            SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)),
+                            SCMP_A2(SCMP_CMP_GT, IPPROTO_TCP));
+      if (rc < 0) return SeccompError("socket protocols", rc);
+      for (uint64_t protocol = 1; protocol < IPPROTO_TCP; ++protocol) {
+        rc = seccomp_rule_add(ctx.get(), eperm, syscall, 2,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(family)),
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu, protocol));
+        if (rc < 0) return SeccompError("socket protocols", rc);
+      }
+    }
+  }
+  // In the host's network with TCP ports open: no server of any kind (a TCP
+  // socket listens on an ephemeral port without a bind Landlock could
+  // refuse, and listen(2) cannot tell a unix socket from it), and no
+  // connect hidden in a send (MSG_FASTOPEN).
+  if (options.inet == InetSockets::kTcpOnly && !MutantActive(Mutant::kSeccompTcpOnly)) {
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(listen), 0);
+    if (rc < 0) return SeccompError("listen", rc);
+    struct Send {
+      int syscall;
+      unsigned flags_argument;
+    };
+    for (Send send : {Send{SCMP_SYS(sendto), 3}, Send{SCMP_SYS(sendmsg), 2}, Send{SCMP_SYS(sendmmsg), 3}}) {
+      rc = seccomp_rule_add(ctx.get(), eperm, send.syscall, 1,
+                            scmp_arg_cmp{send.flags_argument, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN});
+      if (rc < 0) return SeccompError("MSG_FASTOPEN", rc);
     }
   }
 

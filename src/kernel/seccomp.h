@@ -15,8 +15,13 @@
 //      bits), socket families other than AF_UNIX, AF_INET and AF_INET6, and
 //      AF_INET/AF_INET6 sockets of a type other than SOCK_STREAM and
 //      SOCK_DGRAM (raw, and the old SOCK_PACKET that the kernel turns into
-//      AF_PACKET) return EPERM; without allow_inet, AF_INET and AF_INET6
-//      return EPERM whatever the type;
+//      AF_PACKET) return EPERM; with InetSockets::kNone, AF_INET and AF_INET6
+//      return EPERM whatever the type; with kTcpOnly (--allow-port, the
+//      host's network) only SOCK_STREAM sockets of protocol 0 or TCP are
+//      made (no UDP, MPTCP or SCTP, which Landlock's TCP rules do not see),
+//      listen(2) returns EPERM (Landlock cannot see a TCP listen on a port
+//      that was never bound), and so does sending with MSG_FASTOPEN (a
+//      connect made by sendto or sendmsg);
 //   5. everything else is allowed: the mount view and Landlock bound it.
 //
 // The sandbox's init (PID 1, corral's own code) runs under the command's
@@ -37,11 +42,15 @@
 
 namespace corral {
 
+// Which AF_INET and AF_INET6 sockets the command may make: none (a rung
+// without a network namespace of its own); stream and datagram, when a
+// network namespace bounds them (the sandbox's own, or the host's under
+// --network all); TCP alone, in the host's network with Landlock's TCP
+// rules naming the ports (--allow-port).
+enum class InetSockets { kNone, kStreamAndDatagram, kTcpOnly };
+
 struct SeccompOptions {
-  // AF_INET and AF_INET6 sockets of type SOCK_STREAM and SOCK_DGRAM: true
-  // when a network namespace bounds them (the sandbox's own, or the host's
-  // under --network all), false in a rung without one.
-  bool allow_inet = false;
+  InetSockets inet = InetSockets::kNone;
 };
 
 // The filters compiled by libseccomp when corral was built (tools/seccomp_gen.cc);

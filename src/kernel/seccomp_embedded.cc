@@ -6,7 +6,12 @@ namespace {
 }  // namespace
 
 std::span<const sock_filter> EmbeddedSeccompFilter(const SeccompOptions& options) {
-  return options.allow_inet ? std::span<const sock_filter>(kFilterInet) : std::span<const sock_filter>(kFilterNoInet);
+  switch (options.inet) {
+    case InetSockets::kNone: return kFilterNoInet;
+    case InetSockets::kStreamAndDatagram: return kFilterInet;
+    case InetSockets::kTcpOnly: return kFilterTcpOnly;
+  }
+  return kFilterNoInet;
 }
 
 std::span<const sock_filter> EmbeddedInitSeccompFilter() { return kFilterInit; }

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,18 +50,29 @@ constexpr uint64_t kX32Bit = 0x40000000;
 constexpr uint64_t kCloneNewTime = 0x80;
 constexpr uint64_t kHigh = 0xdeadbeef00000000ull;  // bits a 32-bit argument ignores
 
+constexpr InetSockets kInetOptions[] = {InetSockets::kNone, InetSockets::kStreamAndDatagram, InetSockets::kTcpOnly};
+
+const char* InetName(InetSockets inet) {
+  switch (inet) {
+    case InetSockets::kNone: return "no INET";
+    case InetSockets::kStreamAndDatagram: return "INET stream and datagram";
+    case InetSockets::kTcpOnly: return "TCP only";
+  }
+  return "?";
+}
+
 // A fresh libseccomp build of the filter.
-const std::vector<sock_filter>& Filter(bool allow_inet) {
-  static const std::array<std::vector<sock_filter>, 2> filters = [] {
-    std::array<std::vector<sock_filter>, 2> built;
-    for (bool inet : {false, true}) {
-      Result<std::vector<sock_filter>> filter = BuildSeccompFilter(SeccompOptions{inet});
+const std::vector<sock_filter>& Filter(InetSockets inet) {
+  static const std::array<std::vector<sock_filter>, 3> filters = [] {
+    std::array<std::vector<sock_filter>, 3> built;
+    for (InetSockets option : kInetOptions) {
+      Result<std::vector<sock_filter>> filter = BuildSeccompFilter(SeccompOptions{option});
       if (!filter.ok()) ADD_FAILURE() << filter.error().ToString();
-      else built[inet] = std::move(filter).value();
+      else built[static_cast<size_t>(option)] = std::move(filter).value();
     }
     return built;
   }();
-  return filters[allow_inet];
+  return filters[static_cast<size_t>(inet)];
 }
 
 int Nr(const std::string& name) {
@@ -78,11 +90,20 @@ seccomp_data Data(uint32_t arch, int nr, std::array<uint64_t, 6> args = {}) {
   return data;
 }
 
+constexpr uint32_t kAsWithInet = 0xffffffffu;
+
 struct Row {
   std::string label;
   seccomp_data data;
-  uint32_t without_inet;  // expected action with allow_inet = false
-  uint32_t with_inet;     // and with allow_inet = true
+  uint32_t without_inet;  // expected action with InetSockets::kNone
+  uint32_t with_inet;     // with kStreamAndDatagram
+  uint32_t tcp_only = kAsWithInet;  // with kTcpOnly (--allow-port)
+
+  uint32_t Expected(InetSockets inet) const {
+    if (inet == InetSockets::kNone) return without_inet;
+    if (inet == InetSockets::kTcpOnly && tcp_only != kAsWithInet) return tcp_only;
+    return with_inet;
+  }
 };
 
 // A native call by its number, with the same expected action either way.
@@ -101,9 +122,9 @@ std::string Hex(uint32_t value) {
 }
 
 // Checks every row against the embedded program (what a spawn installs) and
-// against a fresh build, with the network off and on.
+// against a fresh build, for each choice of INET sockets.
 void ExpectTable(const std::vector<Row>& rows) {
-  for (bool inet : {false, true}) {
+  for (InetSockets inet : kInetOptions) {
     const std::pair<const char*, std::span<const sock_filter>> programs[] = {
         {"embedded", EmbeddedSeccompFilter(SeccompOptions{inet})},
         {"fresh", Filter(inet)},
@@ -112,8 +133,7 @@ void ExpectTable(const std::vector<Row>& rows) {
       for (const Row& row : rows) {
         Result<uint32_t> action = EvaluateBpf(program, row.data);
         ASSERT_TRUE(action.ok()) << row.label << ": " << action.error().ToString();
-        uint32_t want = inet ? row.with_inet : row.without_inet;
-        EXPECT_EQ(Hex(*action), Hex(want)) << row.label << " (" << source << ", allow_inet=" << inet << ")";
+        EXPECT_EQ(Hex(*action), Hex(row.Expected(inet))) << row.label << " (" << source << ", " << InetName(inet) << ")";
       }
     }
   }
@@ -352,14 +372,15 @@ TEST(SeccompFilter, RawAndPacketInetSocketsAreEperm) {
     std::string c = call;
     for (uint64_t family : {uint64_t{AF_INET}, uint64_t{AF_INET6}}) {
       std::string f = family == AF_INET ? " AF_INET " : " AF_INET6 ";
-      auto row = [&](std::string label, uint64_t type, uint32_t with) {
-        rows.push_back({c + f + label, Data(AUDIT_ARCH_X86_64, Nr(c), {family, type, 0, 0x1000}), kEperm, with});
+      auto row = [&](std::string label, uint64_t type, uint32_t with, uint32_t tcp_only = kAsWithInet) {
+        rows.push_back(
+            {c + f + label, Data(AUDIT_ARCH_X86_64, Nr(c), {family, type, 0, 0x1000}), kEperm, with, tcp_only});
       };
       row("SOCK_STREAM", SOCK_STREAM, kAllow);
-      row("SOCK_DGRAM", SOCK_DGRAM, kAllow);
+      row("SOCK_DGRAM", SOCK_DGRAM, kAllow, kEperm);
       row("SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC", SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, kAllow);
-      row("SOCK_DGRAM|SOCK_CLOEXEC", SOCK_DGRAM | SOCK_CLOEXEC, kAllow);
-      row("SOCK_DGRAM with high bits", kHigh | SOCK_DGRAM, kAllow);
+      row("SOCK_DGRAM|SOCK_CLOEXEC", SOCK_DGRAM | SOCK_CLOEXEC, kAllow, kEperm);
+      row("SOCK_DGRAM with high bits", kHigh | SOCK_DGRAM, kAllow, kEperm);
       row("SOCK_RAW", SOCK_RAW, kEperm);
       row("SOCK_RAW|SOCK_CLOEXEC", SOCK_RAW | SOCK_CLOEXEC, kEperm);
       row("SOCK_RAW with high bits", kHigh | SOCK_RAW, kEperm);
@@ -372,6 +393,41 @@ TEST(SeccompFilter, RawAndPacketInetSocketsAreEperm) {
       }
     }
   }
+  ExpectTable(rows);
+}
+
+// Under --allow-port (the host's network, Landlock naming the TCP ports):
+// only what Landlock's TCP rules see. A stream socket of another protocol
+// (MPTCP, SCTP), listening, and a connect made by a send with MSG_FASTOPEN
+// are refused; elsewhere they are as before.
+TEST(SeccompFilter, TcpOnlyRefusesWhatLandlocksTcpRulesDoNotSee) {
+  std::vector<Row> rows;
+  for (uint64_t family : {uint64_t{AF_INET}, uint64_t{AF_INET6}}) {
+    std::string f = family == AF_INET ? "AF_INET " : "AF_INET6 ";
+    auto socket = [&](std::string label, uint64_t protocol, uint32_t tcp_only) {
+      rows.push_back({"socket " + f + label, Data(AUDIT_ARCH_X86_64, Nr("socket"), {family, SOCK_STREAM, protocol}),
+                      kEperm, kAllow, tcp_only});
+    };
+    socket("protocol 0", 0, kAllow);
+    socket("IPPROTO_TCP", IPPROTO_TCP, kAllow);
+    socket("IPPROTO_TCP with high bits", kHigh | IPPROTO_TCP, kEperm);
+    socket("IPPROTO_MPTCP", 262, kEperm);
+    socket("IPPROTO_SCTP", IPPROTO_SCTP, kEperm);
+    for (uint64_t protocol : {1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 17ull, 255ull, 0xffffffffull, ~0ull}) {
+      socket("protocol " + std::to_string(protocol), protocol, kEperm);
+    }
+  }
+  rows.push_back({"socket AF_UNIX SOCK_DGRAM", Data(AUDIT_ARCH_X86_64, Nr("socket"), {AF_UNIX, SOCK_DGRAM, 0}), kAllow,
+                  kAllow, kAllow});
+  rows.push_back({"listen", Data(AUDIT_ARCH_X86_64, Nr("listen"), {3, 128}), kAllow, kAllow, kEperm});
+  rows.push_back({"sendto", Data(AUDIT_ARCH_X86_64, Nr("sendto"), {3, 0x1000, 10, MSG_NOSIGNAL}), kAllow, kAllow, kAllow});
+  rows.push_back({"sendto MSG_FASTOPEN", Data(AUDIT_ARCH_X86_64, Nr("sendto"), {3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16}),
+                  kAllow, kAllow, kEperm});
+  rows.push_back({"sendmsg", Data(AUDIT_ARCH_X86_64, Nr("sendmsg"), {3, 0x1000, MSG_DONTWAIT}), kAllow, kAllow, kAllow});
+  rows.push_back({"sendmsg MSG_FASTOPEN", Data(AUDIT_ARCH_X86_64, Nr("sendmsg"), {3, 0x1000, MSG_FASTOPEN | MSG_NOSIGNAL}),
+                  kAllow, kAllow, kEperm});
+  rows.push_back({"sendmmsg MSG_FASTOPEN", Data(AUDIT_ARCH_X86_64, Nr("sendmmsg"), {3, 0x1000, 1, MSG_FASTOPEN}),
+                  kAllow, kAllow, kEperm});
   ExpectTable(rows);
 }
 
@@ -395,14 +451,14 @@ TEST(SeccompFilter, ForeignArchitecturesAndX32AreKilled) {
 
 // What a spawn installs is the program a fresh libseccomp build produces.
 TEST(SeccompFilter, EmbeddedEqualsFreshBuild) {
-  for (bool inet : {false, true}) {
+  for (InetSockets inet : kInetOptions) {
     std::span<const sock_filter> embedded = EmbeddedSeccompFilter(SeccompOptions{inet});
     const std::vector<sock_filter>& fresh = Filter(inet);
-    ASSERT_EQ(embedded.size(), fresh.size()) << "allow_inet=" << inet;
+    ASSERT_EQ(embedded.size(), fresh.size()) << InetName(inet);
     for (size_t i = 0; i < fresh.size(); ++i) {
       EXPECT_TRUE(embedded[i].code == fresh[i].code && embedded[i].jt == fresh[i].jt &&
                   embedded[i].jf == fresh[i].jf && embedded[i].k == fresh[i].k)
-          << "instruction " << i << " (allow_inet=" << inet << ")";
+          << "instruction " << i << " (" << InetName(inet) << ")";
     }
   }
 }
@@ -459,7 +515,7 @@ int InstalledFilterChild(const std::vector<sock_filter>& filter) {
 }
 
 TEST(SeccompFilter, InstalledFilterDeniesInTheKernel) {
-  const std::vector<sock_filter>& filter = Filter(false);
+  const std::vector<sock_filter>& filter = Filter(InetSockets::kNone);
   ASSERT_FALSE(filter.empty());
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);

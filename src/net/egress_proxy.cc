@@ -1,6 +1,5 @@
 #include "net/egress_proxy.h"
 
-#include <netdb.h>
 #include <netinet/in.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <thread>
 
 #include "net/host_port.h"
+#include "net/hosts_file.h"
 #include "net/http_head.h"
 #include "net/socks5.h"
 
@@ -138,21 +138,8 @@ bool EgressProxy::Impl::Lookup(const std::string& name, std::function<void(std::
     if (lookups->io == nullptr || lookups->running >= kMaxLookups) return false;
     ++lookups->running;
   }
-  std::thread([lookups, absolute = name + ".", done = std::move(done)]() mutable {
-    struct addrinfo hints = {};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    struct addrinfo* found = nullptr;
-    std::vector<Address> addresses;
-    if (::getaddrinfo(absolute.c_str(), nullptr, &hints, &found) == 0) {
-      for (struct addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
-        std::optional<Address> address = AddressOfSockaddr(entry->ai_addr);
-        if (address && std::find(addresses.begin(), addresses.end(), *address) == addresses.end()) {
-          addresses.push_back(*address);
-        }
-      }
-      ::freeaddrinfo(found);
-    }
+  std::thread([lookups, name, done = std::move(done)]() mutable {
+    std::vector<Address> addresses = LookUpAbsolute(name);
     std::lock_guard<std::mutex> lock(lookups->mutex);
     --lookups->running;
     if (lookups->io != nullptr) {

@@ -1,5 +1,8 @@
 #include "net/hosts_file.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -41,6 +44,24 @@ std::map<std::string, std::vector<Address>> ReadHostsFile(const std::string& pat
   if (!in) return {};
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return ParseHostsFile(text.substr(0, 1 << 20));
+}
+
+std::vector<Address> LookUpAbsolute(const std::string& name) {
+  struct addrinfo hints = {};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  struct addrinfo* found = nullptr;
+  std::vector<Address> addresses;
+  const std::string absolute = name + ".";
+  if (::getaddrinfo(absolute.c_str(), nullptr, &hints, &found) != 0) return addresses;
+  for (struct addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
+    std::optional<Address> address = AddressOfSockaddr(entry->ai_addr);
+    if (address && std::find(addresses.begin(), addresses.end(), *address) == addresses.end()) {
+      addresses.push_back(*address);
+    }
+  }
+  ::freeaddrinfo(found);
+  return addresses;
 }
 
 }  // namespace corral

@@ -11,6 +11,12 @@
 // gives an empty table.
 //
 //   std::map<std::string, std::vector<Address>> names = ReadHostsFile("/etc/hosts");
+//   std::vector<Address> found = LookUpAbsolute("registry.npmjs.org");
+//
+// LookUpAbsolute asks the system resolver (getaddrinfo) for `name.`, so no
+// search domain is appended; it blocks for as long as the resolver takes,
+// and gives the addresses once each, in the resolver's order (none when the
+// lookup failed).
 #pragma once
 
 #include <map>
@@ -24,5 +30,6 @@ namespace corral {
 
 std::map<std::string, std::vector<Address>> ParseHostsFile(std::string_view text);
 std::map<std::string, std::vector<Address>> ReadHostsFile(const std::string& path);
+std::vector<Address> LookUpAbsolute(const std::string& name);
 
 }  // namespace corral

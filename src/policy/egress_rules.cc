@@ -22,6 +22,25 @@ Result<uint16_t> ReadLocalPort(std::string_view text) {
   return port;
 }
 
+Result<uint16_t> ReadConnectPort(std::string_view text) {
+  Result<uint16_t> port = ParsePort(text);
+  if (!port.ok()) return Error(ErrorKind::kUsage, "--allow-port " + std::string(text) + ": not a port (1 to 65535)");
+  return port;
+}
+
+Result<std::string> ReadDnsName(std::string_view text) {
+  const std::string flag = "--allow-dns " + std::string(text);
+  if (ParseAddress(text).ok() || (text.size() > 2 && text.front() == '[')) {
+    return Error(ErrorKind::kUsage, flag + ": an address needs no lookup; --allow-dns takes a host name");
+  }
+  Result<std::string> name = NormalHostName(text);
+  if (!name.ok()) {
+    return Error(ErrorKind::kUsage, flag + ": not a host name (an exact name: letters, digits, '-', '_' and '.'; no "
+                                           "pattern, no port)");
+  }
+  return name;
+}
+
 }  // namespace
 
 Result<void> CheckEgressListElement(ListElement element, std::string_view text) {
@@ -40,6 +59,14 @@ Result<void> CheckEgressListElement(ListElement element, std::string_view text) 
     }
     case ListElement::kLocalPort: {
       CORRAL_TRY(ReadLocalPort(text));
+      return {};
+    }
+    case ListElement::kConnectPort: {
+      CORRAL_TRY(ReadConnectPort(text));
+      return {};
+    }
+    case ListElement::kDnsName: {
+      CORRAL_TRY(ReadDnsName(text));
       return {};
     }
     default:
@@ -77,6 +104,42 @@ Result<EgressRules> ReadEgressRules(const EgressLists& lists, NetworkMode networ
                                           " ports of the host's loopback can be forwarded");
     }
     rules.local_ports.push_back(port);
+  }
+  for (const std::string& text : lists.allow_port) {
+    CORRAL_ASSIGN_OR_RETURN(uint16_t port, ReadConnectPort(text));
+    if (std::find(rules.connect_ports.begin(), rules.connect_ports.end(), port) != rules.connect_ports.end()) continue;
+    if (rules.connect_ports.size() == static_cast<size_t>(kMaxConnectPorts)) {
+      return Error(ErrorKind::kUsage,
+                   "--allow-port " + text + ": at most " + std::to_string(kMaxConnectPorts) + " ports can be opened");
+    }
+    rules.connect_ports.push_back(port);
+  }
+  for (const std::string& text : lists.allow_dns) {
+    CORRAL_ASSIGN_OR_RETURN(std::string name, ReadDnsName(text));
+    if (std::find(rules.dns_names.begin(), rules.dns_names.end(), name) != rules.dns_names.end()) continue;
+    if (rules.dns_names.size() == static_cast<size_t>(kMaxDnsNames)) {
+      return Error(ErrorKind::kUsage,
+                   "--allow-dns " + text + ": at most " + std::to_string(kMaxDnsNames) + " names can resolve");
+    }
+    rules.dns_names.push_back(std::move(name));
+  }
+  if (!lists.allow_port.empty()) {
+    if (network == NetworkMode::kAll) {
+      return Error(ErrorKind::kUsage,
+                   "--allow-port opens TCP ports in a sandbox that otherwise has no network; with --network all "
+                   "every port is open already. Drop one of them");
+    }
+    if (!allow_host.empty() || !lists.allow_local.empty()) {
+      return Error(ErrorKind::kUsage,
+                   "--allow-port shares the host's network, while --allow-host and --allow-local need the "
+                   "sandbox's own empty one (the proxy must be its only way out); use one or the other");
+    }
+  }
+  if (!lists.allow_dns.empty() && lists.allow_port.empty()) {
+    return Error(ErrorKind::kUsage,
+                 "--allow-dns " + lists.allow_dns.front() +
+                     ": names resolve for --allow-port, and there is none (under --allow-host the proxy "
+                     "resolves the names it allows); add --allow-port");
   }
   if (network == NetworkMode::kAll && !lists.allow_local.empty()) {
     return Error(ErrorKind::kUsage,

@@ -1,7 +1,8 @@
 // The egress rules of a policy, read from the text of --allow-host,
 // --deny-host, --allow-private and --allow-local (and their config keys):
 // what corral's proxy (net/egress_proxy.h) lets the command reach under
-// --network none.
+// --network none; and of --allow-port and --allow-dns: TCP ports open to
+// every host from the host's own network, with the names that resolve.
 //
 // One reader for every front end: a config file checks each element with
 // CheckEgressListElement (so a bad one is refused at its file and line), the
@@ -13,7 +14,13 @@
 // 1 to 65535 and none of corral's own on the sandbox's lo (53, 1080, 3128),
 // at most kMaxLocalPorts of them.
 //
-//   CORRAL_ASSIGN_OR_RETURN(EgressRules rules, ReadEgressRules({allow, deny, ranges, local}, NetworkMode::kNone));
+// --allow-port takes the host's network instead of the empty namespace, so
+// it is refused with the proxy's rules (--allow-host, --allow-local) and
+// with --network all; each port is 1 to 65535, at most kMaxConnectPorts.
+// An --allow-dns name is an exact host name (not an address, no pattern),
+// at most kMaxDnsNames, and only with --allow-port.
+//
+//   CORRAL_ASSIGN_OR_RETURN(EgressRules rules, ReadEgressRules({allow, deny, ranges, local, ports, names}, NetworkMode::kNone));
 //   if (rules.active()) { ... the plan asks for the proxy's listeners ... }
 #pragma once
 
@@ -38,10 +45,18 @@ struct EgressRules {
   // --allow-local: ports of the host's loopback, each at the same port of
   // the sandbox's, in the order given, once each.
   std::vector<uint16_t> local_ports;
+  // --allow-port: TCP ports the command connects to on every host, from the
+  // host's network; --allow-dns: the names that resolve there (normal form).
+  std::vector<uint16_t> connect_ports;
+  std::vector<std::string> dns_names;
 
   // True when an --allow-host rule asks for the proxy.
   bool active() const { return !hosts.allow_rules().empty(); }
+  // True when the command shares the host's network with TCP ports open.
+  bool host_ports() const { return !connect_ports.empty(); }
 };
+
+inline constexpr int kMaxDnsNames = 16;
 
 // One element of a kAllowHost, kDenyHost or kPrivateRange list.
 Result<void> CheckEgressListElement(ListElement element, std::string_view text);
@@ -51,6 +66,8 @@ struct EgressLists {
   const std::vector<std::string>& deny_host;
   const std::vector<std::string>& allow_private;
   const std::vector<std::string>& allow_local;
+  const std::vector<std::string>& allow_port;
+  const std::vector<std::string>& allow_dns;
 };
 
 Result<EgressRules> ReadEgressRules(const EgressLists& lists, NetworkMode network);

@@ -138,6 +138,10 @@ std::string_view GrantOriginName(GrantOrigin origin) {
   return "flag";
 }
 
+std::string_view Policy::network_name() const {
+  return egress_.host_ports() ? "ports" : NetworkModeName(network_);
+}
+
 const std::vector<std::string>& DefaultEnvAllowlist() {
   static const std::vector<std::string> names = {"PATH", "HOME", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ"};
   return names;
@@ -232,11 +236,14 @@ Result<Policy> PolicyBuilder::Build() const {
   }
   CORRAL_ASSIGN_OR_RETURN(
       policy.egress_,
-      ReadEgressRules({spec_.allow_host, spec_.deny_host, spec_.allow_private, spec_.allow_local}, spec_.network));
-  if ((policy.egress_.active() || !policy.egress_.local_ports.empty()) && spec_.mode == Mode::kDangerFullAccess) {
+      ReadEgressRules({spec_.allow_host, spec_.deny_host, spec_.allow_private, spec_.allow_local, spec_.allow_port,
+                       spec_.allow_dns},
+                      spec_.network));
+  if ((policy.egress_.active() || !policy.egress_.local_ports.empty() || policy.egress_.host_ports()) &&
+      spec_.mode == Mode::kDangerFullAccess) {
     return Error(ErrorKind::kUsage,
-                 "--allow-host, --allow-local: danger-full-access runs the command with no sandbox, so no proxy can "
-                 "be its only way out; use another mode with the host rules");
+                 "--allow-host, --allow-local, --allow-port: danger-full-access runs the command with no sandbox, "
+                 "so nothing narrows its network; use another mode with the network rules");
   }
   const bool read_only = spec_.mode == Mode::kReadOnly;
   if (spec_.workspace && spec_.no_workspace) {
@@ -701,6 +708,10 @@ Result<Policy> PolicyBuilder::Build() const {
                            {"deny_host", policy.egress_.deny_text},
                            {"allow_private", policy.egress_.private_text},
                            {"allow_local", policy.egress_.local_ports}};
+  }
+  // A key of its own: policies without ports keep their fingerprints.
+  if (policy.egress_.host_ports()) {
+    canonical["host_ports"] = {{"allow_port", policy.egress_.connect_ports}, {"allow_dns", policy.egress_.dns_names}};
   }
   canonical["protected_names"] = ProtectedNames();
   // Paths are bytes: a name that is not UTF-8 is kept exactly (json_bytes.h).

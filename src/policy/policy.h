@@ -86,6 +86,9 @@ class Policy {
   const std::vector<std::string>& notes() const { return notes_; }
   const ProtectedSet& protected_paths() const { return protected_; }
   NetworkMode network() const { return network_; }
+  // The network as reports name it: "none", "all", or "ports" (--allow-port:
+  // the host's network, TCP connect on those ports alone).
+  std::string_view network_name() const;
   // Under --network none, the places corral's egress proxy lets the command
   // reach (policy/egress_rules.h); inactive without an --allow-host rule.
   const EgressRules& egress() const { return egress_; }

@@ -110,6 +110,8 @@ std::string_view ListFlagValue(const ListSetting& setting) {
     case ListElement::kDenyHost: return "PATTERN";
     case ListElement::kPrivateRange: return "CIDR";
     case ListElement::kLocalPort: return "PORT";
+    case ListElement::kConnectPort: return "PORT";
+    case ListElement::kDnsName: return "NAME";
   }
   return "VALUE";
 }
@@ -131,6 +133,8 @@ std::string RenderDocRow(const ListSetting& setting) {
     case ListElement::kDenyHost: type = "array of strings (host patterns)"; break;
     case ListElement::kPrivateRange: type = "array of strings (CIDR ranges)"; break;
     case ListElement::kLocalPort: type = "array of strings (ports, `\"5432\"`)"; break;
+    case ListElement::kConnectPort: type = "array of strings (ports, `\"443\"`)"; break;
+    case ListElement::kDnsName: type = "array of strings (host names)"; break;
   }
   return Row(setting.key, type, "`[]`", setting.flag, setting.doc);
 }

@@ -284,6 +284,8 @@ enum class ListElement {
   kDenyHost,      // a --deny-host rule, PATTERN (net/host_pattern.h)
   kPrivateRange,  // an --allow-private CIDR in a non-public range (net/destination.h)
   kLocalPort,     // an --allow-local port, 1-65535 (policy/egress_rules.h)
+  kConnectPort,   // an --allow-port port, 1-65535 (policy/egress_rules.h)
+  kDnsName,       // an --allow-dns name: an exact host name (policy/egress_rules.h)
 };
 
 // How the project file may touch a list. Each refusal is a
@@ -448,6 +450,38 @@ inline constexpr ListSetting kAllowLocalList{
            "`network = \"all\"`.",
 };
 
+// Security: each port is open to every host of every network the host
+// reaches, so a project file may only repeat ports the user already gave.
+inline constexpr ListSetting kAllowPortList{
+    .key = "allow_port",
+    .element = ListElement::kConnectPort,
+    .flag = "--allow-port",
+    .flag_help = "let the command open TCP connections to PORT on ANY host, from the host's network (Landlock's "
+                 "TCP rules, Linux 6.7+); no UDP, no listening, nothing else (repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .profile = ProfileRule::kIsAGrant,
+    .doc = "TCP ports the command may connect to on every host, loopback and LAN included, from the host's "
+           "network namespace (Landlock's TCP rules, ABI 4, Linux 6.7+; refused on an older kernel unless "
+           "best effort). Only TCP connect: no UDP, no other protocol, no bind or listen. Names resolve only "
+           "through `allow_dns`. At most 16; not with `allow_host`, `allow_local` or `network = \"all\"`. See "
+           "[the network page](network.md).",
+};
+
+// Security: each name becomes reachable by name, so a project file may only
+// repeat names the user already gave.
+inline constexpr ListSetting kAllowDnsList{
+    .key = "allow_dns",
+    .element = ListElement::kDnsName,
+    .flag = "--allow-dns",
+    .flag_help = "under --allow-port, let NAME resolve inside (corral resolves it when the run starts); no other "
+                 "name does (repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .profile = ProfileRule::kIsAGrant,
+    .doc = "Under `allow_port`, the only names that resolve inside: corral resolves each on the host when the run "
+           "starts and the sandbox's `/etc/hosts` holds them (and `localhost`); no lookup leaves the sandbox. "
+           "Exact names only; at most 16.",
+};
+
 // X(member, Adder, setting): the PolicySpec member, the PolicyBuilder method
 // that appends one element, the description. CORRAL_CONFIG_LISTS are keys of
 // [sandbox] too, in the order of the project file's checks;
@@ -462,7 +496,9 @@ inline constexpr ListSetting kAllowLocalList{
   X(allow_host, AllowHost, kAllowHostList)     \
   X(deny_host, DenyHost, kDenyHostList)        \
   X(allow_private, AllowPrivate, kAllowPrivateList) \
-  X(allow_local, AllowLocal, kAllowLocalList)
+  X(allow_local, AllowLocal, kAllowLocalList) \
+  X(allow_port, AllowPort, kAllowPortList)     \
+  X(allow_dns, AllowDns, kAllowDnsList)
 #define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
 #define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)
 

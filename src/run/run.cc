@@ -41,7 +41,7 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
       .Set("readable", read)
       .Set("writable", write)
       .Set("executable", exec)
-      .Set("network", NetworkModeName(policy.network()))
+      .Set("network", policy.network_name())
       .Set("env", static_cast<int>(DefaultEnvAllowlist().size() + policy.env_allow().size()))
       .Set("pinned", policy.pin_sha256().has_value())
       .Set("timeout", policy.timeout() ? static_cast<int64_t>(policy.timeout()->count()) : int64_t{0})

@@ -562,14 +562,16 @@ uint32_t EmbeddedFilterVerdict(int nr, uint64_t arg0) {
   call.nr = nr;
   call.arch = AUDIT_ARCH_X86_64;
   call.args[0] = arg0;
-  uint32_t verdicts[2] = {0, 0};
-  for (bool inet : {false, true}) {
+  uint32_t verdicts[3] = {0, 0, 0};
+  for (corral::InetSockets inet :
+       {corral::InetSockets::kNone, corral::InetSockets::kStreamAndDatagram, corral::InetSockets::kTcpOnly}) {
     corral::Result<uint32_t> action =
         corral::EvaluateBpf(corral::EmbeddedSeccompFilter(corral::SeccompOptions{inet}), call);
     EXPECT_TRUE(action.ok()) << "syscall " << nr;
-    verdicts[inet] = action.ok() ? *action : 0;
+    verdicts[static_cast<int>(inet)] = action.ok() ? *action : 0;
   }
   EXPECT_EQ(verdicts[0], verdicts[1]) << "syscall " << nr << " with the network off and on";
+  EXPECT_EQ(verdicts[0], verdicts[2]) << "syscall " << nr << " with the network off and with TCP ports open";
   return verdicts[0];
 }
 

@@ -57,7 +57,8 @@ TEST_F(KernelEscape, BpfIsDenied) {
   seccomp_data call = {};
   call.nr = SYS_bpf;
   call.arch = AUDIT_ARCH_X86_64;
-  for (bool inet : {false, true}) {
+  for (corral::InetSockets inet :
+       {corral::InetSockets::kNone, corral::InetSockets::kStreamAndDatagram, corral::InetSockets::kTcpOnly}) {
     corral::Result<uint32_t> action =
         corral::EvaluateBpf(corral::EmbeddedSeccompFilter(corral::SeccompOptions{inet}), call);
     ASSERT_TRUE(action.ok());

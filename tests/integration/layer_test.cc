@@ -232,7 +232,7 @@ TEST_F(Layer, InstalledSeccompFilterIsTheEmbeddedOne) {
   Stop(pid, run);
   // With the sandbox's own network namespace, the filter that allows INET
   // stream and datagram sockets.
-  std::span<const sock_filter> embedded = corral::EmbeddedSeccompFilter(corral::SeccompOptions{true});
+  std::span<const sock_filter> embedded = corral::EmbeddedSeccompFilter(corral::SeccompOptions{corral::InetSockets::kStreamAndDatagram});
   ASSERT_EQ(installed.size(), embedded.size());
   EXPECT_EQ(std::memcmp(installed.data(), embedded.data(), embedded.size_bytes()), 0);
 }

@@ -213,7 +213,7 @@ TEST_F(TerminalEscape, TiocstiCannotInjectIntoAPty) {
     call.arch = AUDIT_ARCH_X86_64;
     call.args[1] = TIOCSTI;
     corral::Result<uint32_t> action =
-        corral::EvaluateBpf(corral::EmbeddedSeccompFilter(corral::SeccompOptions{false}), call);
+        corral::EvaluateBpf(corral::EmbeddedSeccompFilter(corral::SeccompOptions{corral::InetSockets::kNone}), call);
     ASSERT_TRUE(action.ok());
     EXPECT_EQ(*action, SECCOMP_RET_ERRNO | EPERM);
   }

@@ -1,0 +1,167 @@
+// --allow-port through a real sandbox: the command shares the host's network
+// and opens TCP connections to the ports named, and nothing else. Each
+// denial is judged outside: the host's listener on another port saw no
+// connection, the host's UDP listener no datagram, and no socket of the
+// sandbox's processes is listening in the host's /proc/net/tcp.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+// The socket inodes processes matching `needle` hold open.
+std::set<std::string> SocketInodes(const std::string& needle) {
+  std::set<std::string> inodes;
+  for (pid_t pid : ProcessesMatching(needle)) {
+    const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+      std::string target = std::filesystem::read_symlink(entry.path(), error).string();
+      if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+    }
+  }
+  return inodes;
+}
+
+// Whether one of `inodes` is a listening TCP socket of the host's network.
+bool ListeningInHostNetwork(const std::set<std::string>& inodes) {
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state == "0A" && inodes.count(inode) > 0) return true;
+    }
+  }
+  return false;
+}
+
+// The first name of the host's /etc/hosts that is not localhost's.
+std::string HostsFileName() {
+  std::ifstream in("/etc/hosts");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string address, name;
+    words >> address;
+    while (words >> name) {
+      if (name.find("localhost") == std::string::npos && name.find("loopback") == std::string::npos) return name;
+    }
+  }
+  return "";
+}
+
+class AllowPort : public SandboxTest {
+ protected:
+  Outcome Python(const std::vector<std::string>& rules, const std::string& script) {
+    return RunIn(rules, {"/usr/bin/python3", "-c", script});
+  }
+};
+
+TEST_F(AllowPort, ReachesThatPortOfTheHostAndNoOther) {
+  Listener allowed = Listener::Tcp();
+  Listener other = Listener::Tcp();
+  const std::string a = std::to_string(allowed.port()), o = std::to_string(other.port());
+  Outcome outcome = Python({"--allow-port", a},
+                           "import socket\n"
+                           "for port in (" + a + ", " + o + "):\n"
+                           "    try:\n"
+                           "        socket.create_connection(('127.0.0.1', port), timeout=5); print(port, 'open')\n"
+                           "    except OSError as e: print(port, e.errno)\n");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, a + " open\n" + o + " 13\n") << outcome.Describe();
+  EXPECT_TRUE(allowed.GotSomething()) << "the allowed port's listener saw the connection";
+  EXPECT_FALSE(other.GotSomething()) << "another port of the host was reached: " << outcome.Describe();
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_EQ(spawned.size(), 1u);
+  EXPECT_EQ(spawned[0]["network"], "ports");
+}
+
+// What Landlock's TCP rules do not see is refused by seccomp: UDP, a
+// listening socket (which needs no bind to get a port), and a connect made
+// by a send with MSG_FASTOPEN.
+TEST_F(AllowPort, UdpListeningAndFastOpenFail) {
+  Listener allowed = Listener::Tcp();
+  Listener other = Listener::Tcp();
+  Listener udp = Listener::Udp();
+  const std::string token = RandomToken("allow-port-listen");
+  Process run(RunArgv({"--allow-port", std::to_string(allowed.port())},
+                      {"/usr/bin/python3", "-c",
+                       "import socket, sys, time\n"
+                       "try:\n"
+                       "    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', " +
+                           std::to_string(udp.port()) + "))\n"
+                       "    print('udp sent')\n"
+                       "except OSError as e: print('udp', e.errno)\n"
+                       "try:\n"
+                       "    socket.socket().sendto(b'x', socket.MSG_FASTOPEN, ('127.0.0.1', " +
+                           std::to_string(other.port()) + "))\n"
+                       "    print('fastopen sent')\n"
+                       "except OSError as e: print('fastopen', e.errno)\n"
+                       "server = socket.socket()\n"
+                       "try:\n"
+                       "    server.listen(); print('listening on', server.getsockname()[1])\n"
+                       "except OSError as e: print('listen', e.errno)\n"
+                       "sys.stdout.flush()\n"
+                       "time.sleep(3)\n",
+                       token}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("listen") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  std::set<std::string> inodes = SocketInodes(token);
+  EXPECT_FALSE(inodes.empty()) << "the command's sockets are found from outside";
+  EXPECT_FALSE(ListeningInHostNetwork(inodes)) << "the command listens in the host's network";
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "udp 1\nfastopen 1\nlisten 1\n") << outcome.Describe();
+  EXPECT_FALSE(udp.GotSomething()) << "a datagram reached the host's listener";
+  EXPECT_FALSE(other.GotSomething()) << "a fast-open send connected to another port";
+}
+
+// Only the --allow-dns names (and localhost) resolve inside, at the
+// addresses corral found outside; every other name fails at once.
+TEST_F(AllowPort, OnlyTheAllowedNamesResolve) {
+  const std::string name = HostsFileName();
+  ASSERT_FALSE(name.empty()) << "this test needs a name besides localhost in the host's /etc/hosts";
+  Listener allowed = Listener::Tcp();
+  Outcome outcome = RunIn({"--allow-port", std::to_string(allowed.port()), "--allow-dns", name},
+                          {"/bin/sh", "-c",
+                           "getent hosts " + name + " | wc -l; getent hosts localhost >/dev/null && echo localhost; "
+                           "for other in example.com corral.invalid; do getent ahosts $other || echo no $other; done"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "1\nlocalhost\nno example.com\nno corral.invalid\n") << outcome.Describe();
+  EXPECT_LT(outcome.elapsed, 5s) << "a refused lookup waits on nothing";
+
+  Outcome unlisted = RunIn({"--allow-port", std::to_string(allowed.port())}, {"getent", "hosts", name});
+  EXPECT_EQ(unlisted.exit_code, 2) << "without --allow-dns the host's names are not there either: "
+                                   << unlisted.Describe();
+}
+
+TEST_F(AllowPort, ContradictoryOrUnresolvableRulesAreRefusedAndNothingRuns) {
+  for (const std::vector<std::string>& rules :
+       std::vector<std::vector<std::string>>{{"--allow-port", "443", "--allow-host", "example.com"},
+                                             {"--allow-port", "443", "--allow-local", "5432"},
+                                             {"--allow-port", "443", "--network", "all"},
+                                             {"--allow-port", "0"},
+                                             {"--allow-dns", "example.com"},
+                                             {"--allow-port", "443", "--allow-dns", "*.example.com"},
+                                             {"--allow-port", "443", "--allow-dns", "corral.invalid"}}) {
+    Outcome outcome = RunIn(rules, {"/bin/sh", "-c", "touch ran"});
+    EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("--allow-"), std::string::npos) << outcome.Describe();
+    EXPECT_FALSE(std::filesystem::exists(workspace_.path() + "/ran")) << outcome.Describe();
+  }
+}
+
+}  // namespace
+}  // namespace corral_it
