@@ -57,6 +57,11 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
     std::printf("  %-4s %-40s %s\n", Shown(grant["access"]).c_str(),
                 Shown(grant["path"]).c_str(), Shown(grant["origin"]).c_str());
   }
+  for (const auto& grant : policy["grants"]) {
+    if (!grant.contains("host_control")) continue;
+    std::printf("  WARNING: --allow-unix %s hands the command control of the host: %s\n",
+                Shown(grant["path"]).c_str(), Shown(grant["host_control"]).c_str());
+  }
   for (const auto& link : policy["symlinks"]) {
     std::printf("  link %-40s -> %s\n", Shown(link["path"]).c_str(),
                 Shown(link["target"]).c_str());

@@ -26,6 +26,7 @@
 #include "repair/sweep_journal.h"
 #include "gate/admit.h"
 #include "gate/escalation.h"
+#include "policy/unix_sockets.h"
 #include "policy/policy_file.h"
 #include "policy/search_path.h"
 
@@ -102,11 +103,21 @@ void RecoverInterrupted(const AuditTrail& trail, const StateDir& state) {
 }
 
 // --allow-credential is loud: one stderr line and one audit record per
-// credential store the command can read.
+// credential store the command can read. So is --allow-unix: one record
+// per socket, and a stderr line for one that hands out host control.
 void AnnounceCredentials(const Policy& policy, const AuditTrail& trail) {
   for (const std::string& path : policy.CredentialGrants()) {
     PrintError("--allow-credential " + path + ": the command can read this credential store");
     trail.Record(AuditEvent("credential").Set("path", path).Set("access", "read"));
+  }
+  for (const std::string& path : policy.UnixSockets()) {
+    AuditEvent event("unix");
+    event.Set("path", path);
+    if (std::optional<std::string_view> what = HostControlSocket(path)) {
+      PrintError("--allow-unix " + path + ": this socket hands the command control of the host: " + std::string(*what));
+      event.Set("host_control", *what);
+    }
+    trail.Record(event);
   }
 }
 

@@ -29,6 +29,7 @@
 #include "confine/detect.h"
 #include "exec/backend_probes.h"
 #include "gate/admit.h"
+#include "policy/unix_sockets.h"
 #include "state/state_dir.h"
 
 namespace corral::cli {
@@ -99,6 +100,12 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   // Loud at wrap time too (the native runner says it again, and audits it, at each run).
   for (const std::string& path : policy.CredentialGrants()) {
     PrintError("--allow-credential " + path + ": the wrapped command can read this credential store");
+  }
+  for (const std::string& path : policy.UnixSockets()) {
+    if (std::optional<std::string_view> what = HostControlSocket(path)) {
+      PrintError("--allow-unix " + path + ": this socket hands the wrapped command control of the host: " +
+                 std::string(*what));
+    }
   }
 
   DetectOptions options;

@@ -1,5 +1,7 @@
 #include "confine/describe.h"
 
+#include "policy/unix_sockets.h"
+
 #include <nlohmann/json.hpp>
 
 #include "confine/mount_plan.h"
@@ -31,6 +33,9 @@ nlohmann::json DescribePolicy(const Policy& policy) {
                       {"access", AccessString(grant.access)},
                       {"origin", GrantOriginName(grant.origin)},
                       {"type", grant.path.is_dir() ? "directory" : "file"}});
+    std::optional<std::string_view> control =
+        grant.origin == GrantOrigin::kUnixSocket ? HostControlSocket(grant.path.path) : std::nullopt;
+    if (control) grants.back()["host_control"] = std::string(*control);
   }
   out["grants"] = std::move(grants);
   nlohmann::json symlinks = nlohmann::json::array();

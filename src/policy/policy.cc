@@ -134,6 +134,7 @@ std::string_view GrantOriginName(GrantOrigin origin) {
     case GrantOrigin::kUserConfig: return "user-config";
     case GrantOrigin::kProjectConfig: return "project-config";
     case GrantOrigin::kToolchain: return "toolchain";
+    case GrantOrigin::kUnixSocket: return "unix";
   }
   return "flag";
 }
@@ -159,6 +160,14 @@ std::vector<std::string> Policy::CredentialGrants() const {
   std::vector<std::string> paths;
   for (const PathGrant& grant : grants_) {
     if (grant.origin == GrantOrigin::kCredential) paths.push_back(grant.path.path);
+  }
+  return paths;
+}
+
+std::vector<std::string> Policy::UnixSockets() const {
+  std::vector<std::string> paths;
+  for (const PathGrant& grant : grants_) {
+    if (grant.origin == GrantOrigin::kUnixSocket) paths.push_back(grant.path.path);
   }
   return paths;
 }
@@ -310,6 +319,7 @@ Result<Policy> PolicyBuilder::Build() const {
       {spec_.allow_write, Access::kRead | Access::kWrite, std::string(kAllowWriteList.flag), GrantOrigin::kFlag},
       {spec_.allow_exec, Access::kRead | Access::kExec, std::string(kAllowExecList.flag), GrantOrigin::kFlag},
       {spec_.allow_credential, Access::kRead, std::string(kAllowCredentialList.flag), GrantOrigin::kCredential},
+      {spec_.allow_unix, Access::kRead, std::string(kAllowUnixList.flag), GrantOrigin::kUnixSocket},
   };
   // Each toolchain's directories, granted as --allow-exec grants them; its
   // secret files join the credential stores below.
@@ -424,6 +434,13 @@ Result<Policy> PolicyBuilder::Build() const {
     const bool credential = request.origin == GrantOrigin::kCredential;
     for (const std::string& path : request.paths) {
       CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(path, request.flag));
+      if (request.origin == GrantOrigin::kUnixSocket) {
+        struct stat st;
+        if (::lstat(pinned.path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
+          return Error(ErrorKind::kUsage, request.flag + " " + pinned.path +
+                                              ": not a unix socket; grant a file or directory with --allow-read");
+        }
+      }
       if (pinned.path == "/") {
         return Error(ErrorKind::kUsage, request.flag + " /: granting the whole filesystem defeats the sandbox; "
                                                        "grant the trees the command needs");

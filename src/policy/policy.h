@@ -35,11 +35,12 @@ namespace corral {
 // config or a --config file), "project-config" (corral.toml), "home" (the
 // home view) or "credential" (--allow-credential).
 enum class GrantOrigin {
-  kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig, kToolchain
+  kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig, kToolchain, kUnixSocket
 };
 // kWorktree: the repository of a workspace that is a linked worktree
 // (policy/linked_worktree.h); kToolchain ("toolchain"): a directory of an
-// --allow-toolchain name (policy/toolchains.h).
+// --allow-toolchain name (policy/toolchains.h); kUnixSocket ("unix"): an
+// --allow-unix socket (policy/unix_sockets.h).
 
 std::string_view GrantOriginName(GrantOrigin origin);
 
@@ -104,6 +105,8 @@ class Policy {
 
   // Credential stores shown by --allow-credential (each is audited).
   std::vector<std::string> CredentialGrants() const;
+  // The --allow-unix sockets, canonical.
+  std::vector<std::string> UnixSockets() const;
 
   // The isolated, empty home directory's path inside the sandbox.
   const std::string& home() const { return host_.home; }

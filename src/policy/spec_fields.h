@@ -482,6 +482,24 @@ inline constexpr ListSetting kAllowDnsList{
            "Exact names only; at most 16.",
 };
 
+// Security: each socket is a door out of the sandbox (and some hand out
+// control of the host), so a project file may only repeat sockets the user
+// already gave.
+inline constexpr ListSetting kAllowUnixList{
+    .key = "allow_unix",
+    .element = ListElement::kPath,
+    .flag = "--allow-unix",
+    .flag_help = "show the host's unix socket PATH (ssh-agent, a database) at its path, so the command can "
+                 "connect to it; explain and the run warn for sockets that hand out control of the host "
+                 "(repeatable)",
+    .project = ProjectListRule::kUserAllows,
+    .profile = ProfileRule::kIsAGrant,
+    .doc = "Host unix sockets the command may connect to (an ssh agent, a database), each bound into the view "
+           "at its own path and nothing else of its directory. Must be a socket. Docker's, Podman's, the "
+           "system and session buses, systemd's and libvirt's hand whoever connects control of the host: "
+           "`explain`, the run's stderr and the trail say so.",
+};
+
 // X(member, Adder, setting): the PolicySpec member, the PolicyBuilder method
 // that appends one element, the description. CORRAL_CONFIG_LISTS are keys of
 // [sandbox] too, in the order of the project file's checks;
@@ -498,7 +516,8 @@ inline constexpr ListSetting kAllowDnsList{
   X(allow_private, AllowPrivate, kAllowPrivateList) \
   X(allow_local, AllowLocal, kAllowLocalList) \
   X(allow_port, AllowPort, kAllowPortList)     \
-  X(allow_dns, AllowDns, kAllowDnsList)
+  X(allow_dns, AllowDns, kAllowDnsList)       \
+  X(allow_unix, AllowUnix, kAllowUnixList)
 #define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
 #define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)
 
