@@ -1,0 +1,425 @@
+// Side-by-side egress proxy benchmark: a download, a connection's set-up and
+// many tunnels at once, each directly from a loopback HTTP server and through
+// net/egress_proxy.h's HTTP CONNECT tunnel, in one interleaved run.
+//
+// The server runs in this process (a pool of threads blocked in accept; the
+// body is sent with sendfile from a memfd, so it costs little next to the
+// proxy).
+// The proxy runs in a child process, as it runs in corral's supervisor apart
+// from the sandbox and the destination: this binary again, in its
+// --serve-proxy mode, behind the real gate (net/host_allowlist.h) allowing
+// only bench.test at the server's port, with the static name bench.test
+// mapped to 127.0.0.1 and 127.0.0.1/32 allowed as private, on a listener
+// with the backlog the sandbox's init gives it (kernel/loopback.cc). The
+// client waits for the 200 before it speaks HTTP, as curl and npm do.
+// Another build of this binary given as BASELINE joins the same interleaved
+// run as a second proxy, to compare two builds of the proxy under one load.
+//
+//   bench_egress [MEGABYTES] [ROUNDS] [CONNECTIONS] [TUNNELS] [BASELINE]
+//   (defaults: 200 MB, 7 rounds, 2000 sequential connections, 300 tunnels)
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <latch>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/unique_fd.h"
+#include "net/destination.h"
+#include "net/egress_proxy.h"
+#include "net/host_allowlist.h"
+
+extern char** environ;
+
+namespace corral {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kProxyBacklog = 128;  // as kernel/loopback.cc listens
+constexpr size_t kBodyFile = 8 << 20;
+constexpr uint64_t kSmallBody = 16 * 1024;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "bench_egress: %s: %s\n", what.c_str(), std::strerror(errno));
+  std::exit(2);
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double Percentile(std::vector<double> values, double fraction) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[std::min(values.size() - 1, static_cast<size_t>(fraction * static_cast<double>(values.size())))];
+}
+
+UniqueFd Listen(int backlog, uint16_t* port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  struct sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (!fd || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(fd.get(), backlog) != 0 || ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    Die("cannot listen on 127.0.0.1");
+  }
+  *port = ntohs(address.sin_port);
+  return fd;
+}
+
+// A connection to 127.0.0.1:port with TCP_NODELAY, as HTTP clients set it;
+// none when refused.
+UniqueFd Dial(uint16_t port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  int one = 1;
+  ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  struct sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return UniqueFd();
+  return fd;
+}
+
+bool SendAll(int fd, const std::string& bytes) {
+  return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+}
+
+// Reads up to the end of an HTTP head; the head, or empty at end of input.
+// Bytes past it (the body's first ones) are left in `rest`.
+std::string ReadHead(int fd, std::string* rest) {
+  std::string got;
+  char buffer[4096];
+  for (;;) {
+    size_t end = got.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      *rest = got.substr(end + 4);
+      return got.substr(0, end + 4);
+    }
+    ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return "";
+    got.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+// The destination: `GET /N` answers N bytes of body and closes. `workers`
+// threads wait in accept, made once: a thread started for each connection
+// costs milliseconds on this kind of host, more than all else here.
+class Server {
+ public:
+  explicit Server(int workers) : body_(::memfd_create("bench-body", MFD_CLOEXEC)) {
+    std::string block(1 << 20, 'x');
+    for (size_t written = 0; written < kBodyFile; written += block.size()) {
+      if (::write(body_.get(), block.data(), block.size()) != static_cast<ssize_t>(block.size())) Die("memfd");
+    }
+    listener_ = Listen(SOMAXCONN, &port_);
+    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Serve(); });
+  }
+  ~Server() {
+    ::shutdown(listener_.get(), SHUT_RDWR);  // every accept returns
+    for (std::thread& worker : workers_) worker.join();
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  void Serve() {
+    for (;;) {
+      UniqueFd client(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (!client) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        return;
+      }
+      Answer(client.get());
+    }
+  }
+
+  void Answer(int fd) {
+    std::string rest;
+    std::string head = ReadHead(fd, &rest);
+    if (head.rfind("GET /", 0) != 0) return;
+    uint64_t size = std::strtoull(head.c_str() + 5, nullptr, 10);
+    if (!SendAll(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\nConnection: close\r\n\r\n")) {
+      return;
+    }
+    while (size > 0) {
+      off_t offset = 0;
+      ssize_t sent = ::sendfile(fd, body_.get(), &offset, static_cast<size_t>(std::min<uint64_t>(size, kBodyFile)));
+      if (sent <= 0) return;
+      size -= static_cast<uint64_t>(sent);
+    }
+    ::shutdown(fd, SHUT_WR);
+    char byte;
+    while (::recv(fd, &byte, 1, 0) > 0) {
+    }
+  }
+
+  UniqueFd body_;
+  UniqueFd listener_;
+  uint16_t port_ = 0;
+  std::vector<std::thread> workers_;
+};
+
+// --serve-proxy SERVER_PORT: the proxy, until stdin ends; its port is the
+// first line on stdout.
+int ServeProxy(uint16_t server_port) {
+  HostRuleSet rules;
+  Result<HostRule> rule = ParseHostRule("bench.test:" + std::to_string(server_port), HostRuleKind::kAllow);
+  Result<Cidr> loopback = ParseAllowedPrivateRange("127.0.0.1/32");
+  if (!rule.ok() || !loopback.ok()) return 2;
+  rules.Add(*rule);
+  auto gate = std::make_shared<HostAllowlist>(std::move(rules), std::vector<Cidr>{*loopback});
+  EgressOptions options;
+  options.names["bench.test"] = {*ParseAddress("127.0.0.1")};
+  EgressListeners listeners;
+  uint16_t port = 0;
+  listeners.http = Listen(kProxyBacklog, &port);
+  Result<std::unique_ptr<EgressProxy>> proxy = EgressProxy::Start(std::move(listeners), gate, std::move(options));
+  if (!proxy.ok()) {
+    std::fprintf(stderr, "bench_egress: %s\n", proxy.error().ToString().c_str());
+    return 2;
+  }
+  std::printf("%u\n", static_cast<unsigned>(port));
+  std::fflush(stdout);
+  char byte;
+  while (::read(STDIN_FILENO, &byte, 1) > 0) {
+  }
+  (*proxy)->Stop();
+  return 0;
+}
+
+// A proxy in a child process (`binary --serve-proxy`), stopped when this ends.
+class ProxyProcess {
+ public:
+  ProxyProcess(const std::string& binary, uint16_t server_port) {
+    int to_child[2], from_child[2];
+    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) Die("pipe2");
+    stdin_ = UniqueFd(to_child[1]);
+    UniqueFd child_in(to_child[0]), out(from_child[0]), child_out(from_child[1]);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, child_in.get(), STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, child_out.get(), STDOUT_FILENO);
+    std::string port_text = std::to_string(server_port);
+    char* argv[] = {const_cast<char*>(binary.c_str()), const_cast<char*>("--serve-proxy"), port_text.data(), nullptr};
+    if (::posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv, environ) != 0) Die("cannot run " + binary);
+    posix_spawn_file_actions_destroy(&actions);
+    child_out.Reset();
+    char line[16] = {};
+    ssize_t n = ::read(out.get(), line, sizeof line - 1);
+    port_ = n > 0 ? static_cast<uint16_t>(std::atoi(line)) : 0;
+    if (port_ == 0) Die(binary + " --serve-proxy did not start");
+  }
+  ~ProxyProcess() {
+    stdin_.Reset();
+    int status;
+    ::waitpid(pid_, &status, 0);
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  UniqueFd stdin_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+};
+
+// A path to the server: directly, or through a proxy's CONNECT tunnel.
+struct Route {
+  std::string name;
+  uint16_t proxy_port = 0;  // 0: direct
+};
+
+// A connection that has reached the server: the tunnel is up when there is
+// a proxy. Empty when it failed.
+UniqueFd Open(const Route& route, uint16_t server_port) {
+  if (route.proxy_port == 0) return Dial(server_port);
+  UniqueFd fd = Dial(route.proxy_port);
+  std::string authority = "bench.test:" + std::to_string(server_port);
+  if (!fd || !SendAll(fd.get(), "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")) {
+    return UniqueFd();
+  }
+  std::string rest;
+  std::string head = ReadHead(fd.get(), &rest);
+  if (head.rfind("HTTP/1.1 200 ", 0) != 0 || !rest.empty()) return UniqueFd();
+  return fd;
+}
+
+bool Request(int fd, uint64_t size) {
+  return SendAll(fd, "GET /" + std::to_string(size) + " HTTP/1.1\r\nHost: bench.test\r\nConnection: close\r\n\r\n");
+}
+
+// Reads the answer's head and its body to the end; true when the body had
+// exactly `size` bytes.
+bool Drain(int fd, uint64_t size) {
+  std::string rest;
+  if (ReadHead(fd, &rest).rfind("HTTP/1.1 200 ", 0) != 0) return false;
+  uint64_t got = rest.size();
+  static thread_local std::vector<char> buffer(256 * 1024);
+  for (;;) {
+    ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
+    if (n < 0) return false;
+    if (n == 0) return got == size;
+    got += static_cast<uint64_t>(n);
+  }
+}
+
+// One download of `size` bytes, in MB/s; 0 when it failed.
+double Download(const Route& route, uint16_t server_port, uint64_t size) {
+  Clock::time_point start = Clock::now();
+  UniqueFd fd = Open(route, server_port);
+  if (!fd || !Request(fd.get(), size) || !Drain(fd.get(), size)) return 0;
+  return static_cast<double>(size) / 1e6 / (Ms(Clock::now() - start) / 1000);
+}
+
+// From the first SYN to the answer's first byte, in ms; negative when it
+// failed. The rest of the answer is read untimed.
+double FirstByte(const Route& route, uint16_t server_port) {
+  Clock::time_point start = Clock::now();
+  UniqueFd fd = Open(route, server_port);
+  char byte;
+  if (!fd || !Request(fd.get(), 1) || ::recv(fd.get(), &byte, 1, MSG_PEEK) != 1) return -1;
+  double ms = Ms(Clock::now() - start);
+  return Drain(fd.get(), 1) ? ms : -1;
+}
+
+struct Burst {
+  int succeeded = 0;
+  double all_ms = 0;      // from the start to the last one's end
+  double slowest_ms = 0;  // the slowest one alone
+};
+
+// `count` connections at once, each asking for a small answer.
+Burst Concurrent(const Route& route, uint16_t server_port, int count) {
+  std::latch ready(count + 1);
+  std::atomic<int> succeeded = 0;
+  std::vector<double> each(static_cast<size_t>(count), 0);
+  std::vector<std::thread> threads;
+  Clock::time_point start;
+  for (int i = 0; i < count; ++i) {
+    threads.emplace_back([&, i] {
+      ready.arrive_and_wait();
+      Clock::time_point begin = Clock::now();
+      UniqueFd fd = Open(route, server_port);
+      if (fd && Request(fd.get(), kSmallBody) && Drain(fd.get(), kSmallBody)) ++succeeded;
+      each[static_cast<size_t>(i)] = Ms(Clock::now() - begin);
+    });
+  }
+  start = Clock::now();
+  ready.arrive_and_wait();
+  for (std::thread& thread : threads) thread.join();
+  return {succeeded, Ms(Clock::now() - start), *std::max_element(each.begin(), each.end())};
+}
+
+struct Samples {
+  std::vector<double> mb_per_s;
+  std::vector<double> first_byte_ms;
+  std::vector<Burst> bursts;
+  int failures = 0;
+};
+
+int Bench(int argc, char** argv) {
+  uint64_t megabytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200;
+  int rounds = argc > 2 ? std::atoi(argv[2]) : 7;
+  int connections = argc > 3 ? std::atoi(argv[3]) : 2000;
+  int tunnels = argc > 4 ? std::atoi(argv[4]) : 300;
+  Server server(tunnels + 8);
+  ProxyProcess proxy("/proc/self/exe", server.port());
+  std::vector<std::unique_ptr<ProxyProcess>> baseline;
+  std::vector<Route> routes = {{"direct", 0}, {"through the proxy", proxy.port()}};
+  if (argc > 5) {
+    baseline.push_back(std::make_unique<ProxyProcess>(argv[5], server.port()));
+    routes.push_back({std::string("through the baseline proxy (") + argv[5] + ")", baseline.back()->port()});
+  }
+  std::vector<Samples> samples(routes.size());
+
+  for (size_t r = 0; r < routes.size(); ++r) Download(routes[r], server.port(), megabytes * 1000000 / 10);  // warm
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t r = 0; r < routes.size(); ++r) {
+      double rate = Download(routes[r], server.port(), megabytes * 1000000);
+      if (rate <= 0) ++samples[r].failures;
+      samples[r].mb_per_s.push_back(rate);
+    }
+  }
+  for (int i = 0; i < connections; ++i) {
+    for (size_t r = 0; r < routes.size(); ++r) {
+      double ms = FirstByte(routes[r], server.port());
+      if (ms < 0) ++samples[r].failures;
+      else samples[r].first_byte_ms.push_back(ms);
+    }
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (size_t r = 0; r < routes.size(); ++r) samples[r].bursts.push_back(Concurrent(routes[r], server.port(), tunnels));
+  }
+
+  std::printf("%llu MB downloads x %d, %d sequential connections, %d at once x 3; interleaved; medians\n\n",
+              static_cast<unsigned long long>(megabytes), rounds, connections, tunnels);
+  std::printf("| route | download | first byte, median | p90 | %d at once: all done | slowest one | succeeded |\n",
+              tunnels);
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (size_t r = 0; r < routes.size(); ++r) {
+    const Samples& s = samples[r];
+    std::vector<double> all, slowest;
+    int least = tunnels;
+    for (const Burst& burst : s.bursts) {
+      all.push_back(burst.all_ms);
+      slowest.push_back(burst.slowest_ms);
+      least = std::min(least, burst.succeeded);
+    }
+    std::printf("| %s | %.0f MB/s | %.3f ms | %.3f ms | %.1f ms | %.1f ms | %d of %d (the worst of 3) |\n",
+                routes[r].name.c_str(), Median(s.mb_per_s), Median(s.first_byte_ms),
+                Percentile(s.first_byte_ms, 0.9), Median(all), Median(slowest), least, tunnels);
+  }
+  std::printf("\n");
+  for (size_t r = 1; r < routes.size(); ++r) {
+    std::vector<double> all0, all;
+    for (const Burst& burst : samples[0].bursts) all0.push_back(burst.all_ms);
+    for (const Burst& burst : samples[r].bursts) all.push_back(burst.all_ms);
+    std::printf("%s / direct: throughput %.2fx (goal >= 0.9), added first-byte median %.3f ms (goal < 0.3 ms), "
+                "%d at once %.2fx the time\n",
+                routes[r].name.c_str(), Median(samples[r].mb_per_s) / Median(samples[0].mb_per_s),
+                Median(samples[r].first_byte_ms) - Median(samples[0].first_byte_ms), tunnels,
+                Median(all) / Median(all0));
+  }
+  if (routes.size() > 2) {
+    std::printf("proxy / baseline proxy: throughput %.2fx\n", Median(samples[1].mb_per_s) / Median(samples[2].mb_per_s));
+  }
+  int failures = 0;
+  for (size_t r = 0; r < routes.size(); ++r) {
+    if (samples[r].failures > 0) std::printf("%s: %d failed\n", routes[r].name.c_str(), samples[r].failures);
+    failures += samples[r].failures;
+  }
+  return failures > 0 ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace corral
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--serve-proxy") {
+    return corral::ServeProxy(static_cast<uint16_t>(std::atoi(argv[2])));
+  }
+  return corral::Bench(argc, argv);
+}
