@@ -1,6 +1,8 @@
 #include "net/egress_proxy.h"
 
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <asio.hpp>
@@ -23,8 +25,18 @@ using asio::ip::tcp;
 
 namespace {
 
-constexpr size_t kRelayBuffer = 64 * 1024;
+constexpr size_t kRelayBuffer = 64 * 1024;  // also the size of a new pipe
 constexpr size_t kReadChunk = 4096;
+// A channel moves at most this much before the proxy's other work has its
+// turn.
+constexpr size_t kTurn = 1024 * 1024;
+// A stream's pipe grows to this (the most fs/pipe-max-size gives an
+// unprivileged user by default): a quarter of the calls for a download.
+// Its pages count against the user's pipe quota (fs/pipe-user-pages-soft,
+// 64 MiB by default, over which every new pipe of the user's gets two
+// pages), so at most kLargePipes are held at once, a quarter of it.
+constexpr size_t kLargePipe = 1024 * 1024;
+constexpr int kLargePipes = 16;
 
 asio::ip::address ToAsio(const Address& address) {
   if (address.family() == AddressFamily::kIpv4) {
@@ -98,6 +110,13 @@ class EgressProxy::Impl {
     if (options_.on_decision) options_.on_decision(decision);
   }
   void Ended() { --open_; }
+  // One of the kLargePipes; false when all are held.
+  bool TakeLargePipe() {
+    if (large_pipes_ >= kLargePipes) return false;
+    ++large_pipes_;
+    return true;
+  }
+  void ReturnLargePipe() { --large_pipes_; }
   // Starts a lookup of `name` (as an absolute name: no search domain) on a
   // thread of its own; `done` runs on the proxy's thread with the addresses
   // (none: the name did not resolve), unless the proxy has stopped. False
@@ -117,6 +136,7 @@ class EgressProxy::Impl {
   std::list<tcp::acceptor> local_;  // stable addresses: Accept holds references
   std::list<std::weak_ptr<Session>> sessions_;
   size_t open_ = 0;
+  int large_pipes_ = 0;
   std::thread thread_;
   std::promise<void> finished_;
   bool stopped_ = false;
@@ -367,52 +387,153 @@ class Session : public std::enable_shared_from_this<Session> {
   // Both directions at once; each ends at its end of input (the other
   // side's sending half is shut then), and the session ends with both.
   void Relay() {
+    asio::error_code error;
+    client_.native_non_blocking(true, error);
+    if (!error) upstream_.native_non_blocking(true, error);
+    auto pump = [this, splice = !error](Channel& channel) { splice ? Splice(channel) : Copy(channel); };
     if (decision_.protocol == EgressProtocol::kHttpForward && upload_left_ == 0) {
-      up_done_ = true;  // one request per connection: nothing more is read from the client
+      up_.done = true;  // one request per connection: nothing more is read from the client
     } else {
-      Pump(client_, upstream_, up_, decision_.bytes_sent, Direction::kUp);
+      pump(up_);
     }
-    Pump(upstream_, client_, down_, decision_.bytes_received, Direction::kDown);
+    pump(down_);
   }
 
   enum class Direction { kUp, kDown };
 
-  void Pump(tcp::socket& from, tcp::socket& to, std::vector<uint8_t>& buffer, uint64_t& count, Direction direction) {
-    buffer.resize(kRelayBuffer);
-    size_t want = buffer.size();
-    if (direction == Direction::kUp && decision_.protocol == EgressProtocol::kHttpForward) {
-      want = static_cast<size_t>(std::min<uint64_t>(want, upload_left_));
+  // One direction of the relay. Its bytes go through a pipe, socket to pipe
+  // to socket with splice(2): the kernel hands the pages on and the proxy
+  // never copies them. The pipe is held only while bytes come (a channel
+  // waiting for input gives it back): an idle tunnel holds no descriptor
+  // and none of the user's pipe quota (fs/pipe-user-pages-soft). Without a
+  // pipe (none could be made: out of descriptors) the bytes are copied
+  // through a buffer instead.
+  struct Channel {
+    Channel(Direction direction, tcp::socket& from, tcp::socket& to, uint64_t& count)
+        : direction(direction), from(from), to(to), count(count) {}
+    Direction direction;
+    tcp::socket& from;
+    tcp::socket& to;
+    uint64_t& count;
+    UniqueFd pipe_out;  // the pipe's read end
+    UniqueFd pipe_in;   // its write end
+    size_t held = 0;    // in the pipe, not yet sent on
+    bool large = false;  // the pipe has grown to kLargePipe
+    std::vector<uint8_t> buffer;
+    bool done = false;
+  };
+
+  // The most the channel may read now: of a forwarded request, its body and
+  // no more.
+  size_t Want(const Channel& channel, size_t most) const {
+    if (channel.direction == Direction::kUp && decision_.protocol == EgressProtocol::kHttpForward) {
+      return static_cast<size_t>(std::min<uint64_t>(most, upload_left_));
     }
-    from.async_read_some(asio::buffer(buffer.data(), want), [self = shared_from_this(), &from, &to, &buffer, &count,
-                                                              direction](const asio::error_code& error, size_t n) {
-      if (error) {
-        asio::error_code ignored;
-        if (error == asio::error::eof) {
-          to.shutdown(tcp::socket::shutdown_send, ignored);
-        } else {
-          self->Abort();
+    return most;
+  }
+
+  // `n` bytes sent on; false when the channel is done (a forwarded body's
+  // last bytes).
+  bool SentOn(Channel& channel, size_t n) {
+    if (channel.direction != Direction::kUp || decision_.protocol != EgressProtocol::kHttpForward) return true;
+    upload_left_ -= n;
+    if (upload_left_ > 0) return true;
+    HalfDone(channel);
+    return false;
+  }
+
+  // At the end of input the other side's sending half is shut; on an error
+  // both sides are closed.
+  void End(Channel& channel, bool end_of_input) {
+    asio::error_code ignored;
+    if (end_of_input) {
+      channel.to.shutdown(tcp::socket::shutdown_send, ignored);
+    } else {
+      Abort();
+    }
+    HalfDone(channel);
+  }
+
+  // Up to kTurn bytes a turn, then the proxy's other work: a busy channel
+  // never holds the thread for long. A closed socket (Abort) fails with
+  // EBADF.
+  void Splice(Channel& channel) {
+    constexpr unsigned kFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
+    if (phase_ == Phase::kDone) return;
+    if (!channel.pipe_out) {
+      int ends[2];
+      if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return Copy(channel);
+      channel.pipe_out = UniqueFd(ends[0]);
+      channel.pipe_in = UniqueFd(ends[1]);
+    }
+    for (size_t moved = 0; moved < kTurn;) {
+      if (channel.held == 0) {
+        size_t room = channel.large ? kLargePipe : kRelayBuffer;
+        ssize_t n = ::splice(channel.from.native_handle(), nullptr, channel.pipe_in.get(), nullptr,
+                             Want(channel, room), kFlags);
+        if (n == 0) return End(channel, true);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+          DropPipe(channel);
+          return Await(channel, channel.from, tcp::socket::wait_read);
         }
-        return self->HalfDone(direction);
+        if (n < 0) return End(channel, false);
+        channel.held = static_cast<size_t>(n);
+        channel.count += channel.held;
+        if (channel.held == room && !channel.large) Grow(channel);  // a full pipe: a stream
       }
-      count += n;
-      asio::async_write(to, asio::buffer(buffer.data(), n), [self, &from, &to, &buffer, &count, direction, n](
-                                                                 const asio::error_code& write_error, size_t) {
-        if (write_error) {
-          self->Abort();
-          return self->HalfDone(direction);
-        }
-        if (direction == Direction::kUp && self->decision_.protocol == EgressProtocol::kHttpForward) {
-          self->upload_left_ -= n;
-          if (self->upload_left_ == 0) return self->HalfDone(direction);
-        }
-        self->Pump(from, to, buffer, count, direction);
-      });
+      ssize_t n = ::splice(channel.pipe_out.get(), nullptr, channel.to.native_handle(), nullptr, channel.held, kFlags);
+      if (n < 0) {
+        return errno == EAGAIN || errno == EINTR ? Await(channel, channel.to, tcp::socket::wait_write)
+                                                 : End(channel, false);
+      }
+      channel.held -= static_cast<size_t>(n);
+      moved += static_cast<size_t>(n);
+      if (!SentOn(channel, static_cast<size_t>(n))) return;
+    }
+    asio::post(proxy_.io(), [self = shared_from_this(), &channel] { self->Splice(channel); });
+  }
+
+  void Grow(Channel& channel) {
+    if (!proxy_.TakeLargePipe()) return;
+    if (::fcntl(channel.pipe_in.get(), F_SETPIPE_SZ, static_cast<int>(kLargePipe)) >= 0) {
+      channel.large = true;
+    } else {
+      proxy_.ReturnLargePipe();  // over the user's quota: the pipe stays as it is
+    }
+  }
+
+  void DropPipe(Channel& channel) {
+    if (channel.large) proxy_.ReturnLargePipe();
+    channel.large = false;
+    channel.pipe_out.Reset();
+    channel.pipe_in.Reset();
+  }
+
+  void Await(Channel& channel, tcp::socket& socket, tcp::socket::wait_type wait) {
+    socket.async_wait(wait, [self = shared_from_this(), &channel](const asio::error_code& error) {
+      if (error) return self->End(channel, false);
+      self->Splice(channel);
     });
   }
 
-  void HalfDone(Direction direction) {
-    (direction == Direction::kUp ? up_done_ : down_done_) = true;
-    if (up_done_ && down_done_) Finish();
+  void Copy(Channel& channel) {
+    channel.buffer.resize(kRelayBuffer);
+    channel.from.async_read_some(
+        asio::buffer(channel.buffer.data(), Want(channel, channel.buffer.size())),
+        [self = shared_from_this(), &channel](const asio::error_code& error, size_t n) {
+          if (error) return self->End(channel, error == asio::error::eof);
+          channel.count += n;
+          asio::async_write(channel.to, asio::buffer(channel.buffer.data(), n),
+                            [self, &channel, n](const asio::error_code& write_error, size_t) {
+                              if (write_error) return self->End(channel, false);
+                              if (self->SentOn(channel, n)) self->Copy(channel);
+                            });
+        });
+  }
+
+  void HalfDone(Channel& channel) {
+    channel.done = true;
+    if (up_.done && down_.done) Finish();
   }
 
   // A request the readers refused: reported with no host (the reader's
@@ -467,6 +588,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (phase_ == Phase::kDone) return;
     phase_ = Phase::kDone;
     Abort();
+    DropPipe(up_);
+    DropPipe(down_);
     if (!reported_ && decision_.verdict == EgressVerdict::kAllowed) proxy_.Report(decision_);
     reported_ = true;
     proxy_.Ended();
@@ -483,10 +606,8 @@ class Session : public std::enable_shared_from_this<Session> {
   EgressDecision decision_;
   bool reported_ = false;
   uint64_t upload_left_ = 0;
-  std::vector<uint8_t> up_;
-  std::vector<uint8_t> down_;
-  bool up_done_ = false;
-  bool down_done_ = false;
+  Channel up_{Direction::kUp, client_, upstream_, decision_.bytes_sent};
+  Channel down_{Direction::kDown, upstream_, client_, decision_.bytes_received};
 };
 
 Result<void> EgressProxy::Impl::Listen(EgressListeners listeners) {
@@ -545,6 +666,13 @@ void EgressProxy::Impl::Accept(tcp::acceptor& acceptor, EgressProtocol protocol,
 
 void EgressProxy::Impl::Run() {
   thread_ = std::thread([this] {
+    // splice(2) into a socket whose sending half is shut raises SIGPIPE (it
+    // takes no MSG_NOSIGNAL); blocked on this thread, it never ends the
+    // process, and the call fails with EPIPE.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
     // A handler that throws (out of memory, a timer the kernel refused)
     // ends that one step, never the proxy: the loop goes on.
     for (;;) {

@@ -35,6 +35,11 @@
 // is closed at once). Everything runs on the proxy's one thread; Stop (also
 // the destructor) closes every connection and joins it.
 //
+// An allowed connection's bytes go socket to socket with splice(2) through a
+// pipe, never copied into the proxy; the pipe is held only while bytes move
+// (two descriptors more for each direction then). The proxy's thread blocks
+// SIGPIPE, which splice into a closed socket raises.
+//
 //   CORRAL_ASSIGN_OR_RETURN(auto proxy, EgressProxy::Start(std::move(listeners), gate, options));
 //   ... the run ...
 //   proxy->Stop();

@@ -7,7 +7,9 @@
 
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -329,6 +331,66 @@ TEST_F(EgressProxyTest, AHeadThatNeverEndsIsDroppedAfterTheTimeout) {
   SendAll(slow.get(), "CONNECT allowed.test:1 HTTP/1.1\r\n");
   EXPECT_TRUE(ClosedWithNothing(slow.get()));
   StopAndDecisions();
+}
+
+TEST_F(EgressProxyTest, ATunnelCarriesALargeStreamBothWaysWhole) {
+  Destination echo("");
+  StartProxy(echo);
+  UniqueFd client = Connect(http_port_);
+  SendAll(client.get(), ConnectHead("allowed.test:" + std::to_string(echo.port())));
+  ASSERT_EQ(ReadUntil(client.get(), "\r\n\r\n"), "HTTP/1.1 200 Connection established\r\n\r\n");
+  // Past the pipe's first 64 KiB and many turns: the pipe grows, and the
+  // echo's answers come back while more is sent.
+  std::string sent(8 << 20, '\0');
+  for (size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>(i % 251);
+  std::thread sender([&] { SendAll(client.get(), sent); });
+  std::string got;
+  char buffer[65536];
+  while (got.size() < sent.size()) {
+    struct pollfd p = {client.get(), POLLIN, 0};
+    if (::poll(&p, 1, 5000) != 1) break;
+    ssize_t n = ::recv(client.get(), buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    got.append(buffer, static_cast<size_t>(n));
+  }
+  sender.join();
+  EXPECT_TRUE(got == sent) << got.size() << " of " << sent.size() << " bytes came back";
+  client.Reset();
+  std::vector<EgressDecision> decisions = StopAndDecisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].bytes_sent, sent.size());
+  EXPECT_EQ(decisions[0].bytes_received, sent.size());
+}
+
+// The file limit is the process's: the whole case runs in a child of its own.
+TEST_F(EgressProxyTest, WithNoDescriptorLeftForAPipeATunnelCopiesItsBytesInstead) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    Destination echo("");
+    StartProxy(echo);
+    UniqueFd client = Connect(http_port_);
+    SendAll(client.get(), ConnectHead("allowed.test:" + std::to_string(echo.port()), "ping"));
+    bool ok = ReadUntil(client.get(), "ping") == "HTTP/1.1 200 Connection established\r\n\r\nping";
+    // Both directions wait for input now, holding no pipe, and none can be
+    // made: no descriptor past 0 (poll's one entry is still within the
+    // limit).
+    struct rlimit files;
+    ok = ok && ::getrlimit(RLIMIT_NOFILE, &files) == 0;
+    files.rlim_cur = 1;
+    ok = ok && ::setrlimit(RLIMIT_NOFILE, &files) == 0;
+    int ends[2];
+    ok = ok && ::pipe(ends) != 0;
+    SendAll(client.get(), "pong");
+    ok = ok && ReadUntil(client.get(), "pong") == "pong";
+    client.Reset();
+    std::vector<EgressDecision> decisions = StopAndDecisions();
+    ok = ok && decisions.size() == 1 && decisions[0].bytes_sent == 8 && decisions[0].bytes_received == 8;
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 }  // namespace

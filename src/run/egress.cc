@@ -82,9 +82,10 @@ void EgressReporter::Finish() {
 
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
                                                       EgressReporter& reporter) {
-  // Two descriptors a connection: room for the proxy's connections under
-  // corral's own soft limit, up to the hard one (the sandbox, cloned
-  // already, keeps the limits it was given).
+  // Two descriptors a connection, and a pipe's two for each direction
+  // while its bytes move: room for the proxy's connections under corral's
+  // own soft limit, up to the hard one (the sandbox, cloned already, keeps
+  // the limits it was given).
   struct rlimit files;
   if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
     rlim_t wanted = std::min<rlim_t>(files.rlim_max, 8192);
