@@ -2,21 +2,23 @@
 // many tunnels at once, each directly from a loopback HTTP server and through
 // net/egress_proxy.h's HTTP CONNECT tunnel, in one interleaved run.
 //
-// The server runs in this process (a pool of threads blocked in accept; the
-// body is sent with sendfile from a memfd, so it costs little next to the
-// proxy).
-// The proxy runs in a child process, as it runs in corral's supervisor apart
-// from the sandbox and the destination: this binary again, in its
-// --serve-proxy mode, behind the real gate (net/host_allowlist.h) allowing
-// only bench.test at the server's port, with the static name bench.test
-// mapped to 127.0.0.1 and 127.0.0.1/32 allowed as private, on a listener
-// with the backlog the sandbox's init gives it (kernel/loopback.cc). The
-// client waits for the 200 before it speaks HTTP, as curl and npm do.
-// Another build of this binary given as BASELINE joins the same interleaved
-// run as a second proxy, to compare two builds of the proxy under one load.
+// The server runs in this process: a pool of threads blocked in accept, the
+// body sent with sendfile from a memfd, so it costs little next to the
+// proxy. The proxy runs in a child process, as it runs in corral's
+// supervisor apart from the sandbox and the destination: this binary again,
+// in its --serve-proxy mode, behind the real gate (net/host_allowlist.h)
+// allowing only bench.test at the server's port, with the static name
+// bench.test mapped to 127.0.0.1 and 127.0.0.1/32 allowed as private, on a
+// listener with the backlog the sandbox's init gives it (kernel/loopback.h).
+// The client waits for the 200 before it speaks HTTP, as curl and npm do.
 //
-//   bench_egress [MEGABYTES] [ROUNDS] [CONNECTIONS] [TUNNELS] [BASELINE]
-//   (defaults: 200 MB, 7 rounds, 2000 sequential connections, 300 tunnels)
+// The proxy's CPU time per GB relayed (its process's, during the downloads)
+// says what the relay costs apart from how the machine's cores are shared.
+// Other builds of this binary given as BASELINEs join the same interleaved
+// run as more proxies, to compare builds of the proxy under one load.
+//
+//   bench_egress [MEGABYTES] [ROUNDS] [CONNECTIONS] [TUNNELS] [BASELINE...]
+//   (defaults: 200 MB, 21 rounds, 2000 sequential connections, 300 tunnels)
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -42,6 +44,7 @@
 #include <vector>
 
 #include "base/unique_fd.h"
+#include "kernel/loopback.h"
 #include "net/destination.h"
 #include "net/egress_proxy.h"
 #include "net/host_allowlist.h"
@@ -53,7 +56,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kProxyBacklog = 128;  // as kernel/loopback.cc listens
 constexpr size_t kBodyFile = 8 << 20;
 constexpr uint64_t kSmallBody = 16 * 1024;
 
@@ -196,7 +198,7 @@ int ServeProxy(uint16_t server_port) {
   options.names["bench.test"] = {*ParseAddress("127.0.0.1")};
   EgressListeners listeners;
   uint16_t port = 0;
-  listeners.http = Listen(kProxyBacklog, &port);
+  listeners.http = Listen(kSandboxListenBacklog, &port);
   Result<std::unique_ptr<EgressProxy>> proxy = EgressProxy::Start(std::move(listeners), gate, std::move(options));
   if (!proxy.ok()) {
     std::fprintf(stderr, "bench_egress: %s\n", proxy.error().ToString().c_str());
@@ -239,6 +241,22 @@ class ProxyProcess {
     ::waitpid(pid_, &status, 0);
   }
   uint16_t port() const { return port_; }
+  // The CPU time the proxy has used, all its threads (/proc/PID/stat).
+  double CpuSeconds() const {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid_));
+    FILE* file = std::fopen(path, "r");
+    char text[1024] = {};
+    size_t n = file != nullptr ? std::fread(text, 1, sizeof text - 1, file) : 0;
+    if (file != nullptr) std::fclose(file);
+    const char* after_name = std::strrchr(text, ')');  // the name may hold spaces
+    unsigned long user = 0, system = 0;
+    if (n == 0 || after_name == nullptr ||
+        std::sscanf(after_name + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &user, &system) != 2) {
+      return 0;
+    }
+    return static_cast<double>(user + system) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
 
  private:
   UniqueFd stdin_;
@@ -249,14 +267,14 @@ class ProxyProcess {
 // A path to the server: directly, or through a proxy's CONNECT tunnel.
 struct Route {
   std::string name;
-  uint16_t proxy_port = 0;  // 0: direct
+  const ProxyProcess* proxy = nullptr;  // none: direct
 };
 
 // A connection that has reached the server: the tunnel is up when there is
 // a proxy. Empty when it failed.
 UniqueFd Open(const Route& route, uint16_t server_port) {
-  if (route.proxy_port == 0) return Dial(server_port);
-  UniqueFd fd = Dial(route.proxy_port);
+  if (route.proxy == nullptr) return Dial(server_port);
+  UniqueFd fd = Dial(route.proxy->port());
   std::string authority = "bench.test:" + std::to_string(server_port);
   if (!fd || !SendAll(fd.get(), "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")) {
     return UniqueFd();
@@ -335,6 +353,7 @@ Burst Concurrent(const Route& route, uint16_t server_port, int count) {
 
 struct Samples {
   std::vector<double> mb_per_s;
+  double proxy_cpu_s = 0;  // during the downloads
   std::vector<double> first_byte_ms;
   std::vector<Burst> bursts;
   int failures = 0;
@@ -342,20 +361,21 @@ struct Samples {
 
 int Bench(int argc, char** argv) {
   uint64_t megabytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200;
-  int rounds = argc > 2 ? std::atoi(argv[2]) : 7;
+  int rounds = argc > 2 ? std::atoi(argv[2]) : 21;
   int connections = argc > 3 ? std::atoi(argv[3]) : 2000;
   int tunnels = argc > 4 ? std::atoi(argv[4]) : 300;
   Server server(tunnels + 8);
   ProxyProcess proxy("/proc/self/exe", server.port());
   std::vector<std::unique_ptr<ProxyProcess>> baseline;
-  std::vector<Route> routes = {{"direct", 0}, {"through the proxy", proxy.port()}};
-  if (argc > 5) {
-    baseline.push_back(std::make_unique<ProxyProcess>(argv[5], server.port()));
-    routes.push_back({std::string("through the baseline proxy (") + argv[5] + ")", baseline.back()->port()});
+  std::vector<Route> routes = {{"direct", nullptr}, {"through the proxy", &proxy}};
+  for (int i = 5; i < argc; ++i) {
+    baseline.push_back(std::make_unique<ProxyProcess>(argv[i], server.port()));
+    routes.push_back({std::string("through the baseline proxy ") + argv[i], baseline.back().get()});
   }
   std::vector<Samples> samples(routes.size());
 
   for (size_t r = 0; r < routes.size(); ++r) Download(routes[r], server.port(), megabytes * 1000000 / 10);  // warm
+  for (size_t r = 1; r < routes.size(); ++r) samples[r].proxy_cpu_s = -routes[r].proxy->CpuSeconds();
   for (int round = 0; round < rounds; ++round) {
     for (size_t r = 0; r < routes.size(); ++r) {
       double rate = Download(routes[r], server.port(), megabytes * 1000000);
@@ -363,6 +383,7 @@ int Bench(int argc, char** argv) {
       samples[r].mb_per_s.push_back(rate);
     }
   }
+  for (size_t r = 1; r < routes.size(); ++r) samples[r].proxy_cpu_s += routes[r].proxy->CpuSeconds();
   for (int i = 0; i < connections; ++i) {
     for (size_t r = 0; r < routes.size(); ++r) {
       double ms = FirstByte(routes[r], server.port());
@@ -376,9 +397,10 @@ int Bench(int argc, char** argv) {
 
   std::printf("%llu MB downloads x %d, %d sequential connections, %d at once x 3; interleaved; medians\n\n",
               static_cast<unsigned long long>(megabytes), rounds, connections, tunnels);
-  std::printf("| route | download | first byte, median | p90 | %d at once: all done | slowest one | succeeded |\n",
+  std::printf("| route | download | proxy CPU per GB | first byte, median | p90 | %d at once: all done | slowest one "
+              "| succeeded |\n",
               tunnels);
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (size_t r = 0; r < routes.size(); ++r) {
     const Samples& s = samples[r];
     std::vector<double> all, slowest;
@@ -388,23 +410,37 @@ int Bench(int argc, char** argv) {
       slowest.push_back(burst.slowest_ms);
       least = std::min(least, burst.succeeded);
     }
-    std::printf("| %s | %.0f MB/s | %.3f ms | %.3f ms | %.1f ms | %.1f ms | %d of %d (the worst of 3) |\n",
-                routes[r].name.c_str(), Median(s.mb_per_s), Median(s.first_byte_ms),
+    std::string cpu = "-";
+    if (r > 0) {
+      cpu = std::to_string(static_cast<int>(1000 * s.proxy_cpu_s / (static_cast<double>(megabytes * rounds) / 1000)));
+      cpu += " ms";
+    }
+    std::printf("| %s | %.0f MB/s | %s | %.3f ms | %.3f ms | %.1f ms | %.1f ms | %d of %d (the worst of 3) |\n",
+                routes[r].name.c_str(), Median(s.mb_per_s), cpu.c_str(), Median(s.first_byte_ms),
                 Percentile(s.first_byte_ms, 0.9), Median(all), Median(slowest), least, tunnels);
   }
   std::printf("\n");
+  auto all_done = [](const Samples& s) {
+    std::vector<double> all;
+    for (const Burst& burst : s.bursts) all.push_back(burst.all_ms);
+    return Median(all);
+  };
+  auto met = [](bool yes) { return yes ? "met" : "not met"; };
   for (size_t r = 1; r < routes.size(); ++r) {
-    std::vector<double> all0, all;
-    for (const Burst& burst : samples[0].bursts) all0.push_back(burst.all_ms);
-    for (const Burst& burst : samples[r].bursts) all.push_back(burst.all_ms);
-    std::printf("%s / direct: throughput %.2fx (goal >= 0.9), added first-byte median %.3f ms (goal < 0.3 ms), "
-                "%d at once %.2fx the time\n",
-                routes[r].name.c_str(), Median(samples[r].mb_per_s) / Median(samples[0].mb_per_s),
-                Median(samples[r].first_byte_ms) - Median(samples[0].first_byte_ms), tunnels,
-                Median(all) / Median(all0));
+    double throughput = Median(samples[r].mb_per_s) / Median(samples[0].mb_per_s);
+    double added = Median(samples[r].first_byte_ms) - Median(samples[0].first_byte_ms);
+    int least = tunnels;
+    for (const Burst& burst : samples[r].bursts) least = std::min(least, burst.succeeded);
+    std::printf("%s / direct: throughput %.2fx (goal >= 0.9: %s); first byte %+.3f ms at the median (goal < 0.3 ms: "
+                "%s); %d at once: %d succeeded, in %.2fx the time\n",
+                routes[r].name.c_str(), throughput, met(throughput >= 0.9), added, met(added < 0.3), tunnels, least,
+                all_done(samples[r]) / all_done(samples[0]));
+    if (least < tunnels) ++samples[r].failures;
   }
-  if (routes.size() > 2) {
-    std::printf("proxy / baseline proxy: throughput %.2fx\n", Median(samples[1].mb_per_s) / Median(samples[2].mb_per_s));
+  for (size_t r = 2; r < routes.size(); ++r) {
+    std::printf("proxy / %s: throughput %.2fx, CPU per GB %.2fx\n", routes[r].name.c_str(),
+                Median(samples[1].mb_per_s) / Median(samples[r].mb_per_s),
+                samples[1].proxy_cpu_s / samples[r].proxy_cpu_s);
   }
   int failures = 0;
   for (size_t r = 0; r < routes.size(); ++r) {

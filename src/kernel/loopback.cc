@@ -37,7 +37,7 @@ int BindOnLoopback(int type, int port, int* fd) {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   *fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
   if (*fd < 0 || ::bind(*fd, reinterpret_cast<struct sockaddr*>(&address), sizeof address) != 0) return errno;
-  if (type == SOCK_STREAM && ::listen(*fd, 128) != 0) return errno;
+  if (type == SOCK_STREAM && ::listen(*fd, kSandboxListenBacklog) != 0) return errno;
   return 0;
 }
 
