@@ -12,8 +12,9 @@
 // listener with the backlog the sandbox's init gives it (kernel/loopback.h).
 // The client waits for the 200 before it speaks HTTP, as curl and npm do.
 //
-// The proxy's CPU time per GB relayed (its process's, during the downloads)
-// says what the relay costs apart from how the machine's cores are shared.
+// The CPU time per GB downloaded, of the proxy's process and of this one
+// (the client and the server), says what each side costs apart from how the
+// machine's cores are shared.
 // Other builds of this binary given as BASELINEs join the same interleaved
 // run as more proxies, to compare builds of the proxy under one load.
 //
@@ -304,6 +305,12 @@ bool Drain(int fd, uint64_t size) {
   }
 }
 
+double ProcessCpuSeconds() {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
 // One download of `size` bytes, in MB/s; 0 when it failed.
 double Download(const Route& route, uint16_t server_port, uint64_t size) {
   Clock::time_point start = Clock::now();
@@ -354,6 +361,7 @@ Burst Concurrent(const Route& route, uint16_t server_port, int count) {
 struct Samples {
   std::vector<double> mb_per_s;
   double proxy_cpu_s = 0;  // during the downloads
+  double local_cpu_s = 0;  // this process's (the client and the server), during the downloads
   std::vector<double> first_byte_ms;
   std::vector<Burst> bursts;
   int failures = 0;
@@ -378,7 +386,9 @@ int Bench(int argc, char** argv) {
   for (size_t r = 1; r < routes.size(); ++r) samples[r].proxy_cpu_s = -routes[r].proxy->CpuSeconds();
   for (int round = 0; round < rounds; ++round) {
     for (size_t r = 0; r < routes.size(); ++r) {
+      double cpu = ProcessCpuSeconds();
       double rate = Download(routes[r], server.port(), megabytes * 1000000);
+      samples[r].local_cpu_s += ProcessCpuSeconds() - cpu;
       if (rate <= 0) ++samples[r].failures;
       samples[r].mb_per_s.push_back(rate);
     }
@@ -397,10 +407,10 @@ int Bench(int argc, char** argv) {
 
   std::printf("%llu MB downloads x %d, %d sequential connections, %d at once x 3; interleaved; medians\n\n",
               static_cast<unsigned long long>(megabytes), rounds, connections, tunnels);
-  std::printf("| route | download | proxy CPU per GB | first byte, median | p90 | %d at once: all done | slowest one "
+  std::printf("| route | download | CPU per GB: client and server | proxy | first byte, median | p90 | %d at once: all done | slowest one "
               "| succeeded |\n",
               tunnels);
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (size_t r = 0; r < routes.size(); ++r) {
     const Samples& s = samples[r];
     std::vector<double> all, slowest;
@@ -410,13 +420,11 @@ int Bench(int argc, char** argv) {
       slowest.push_back(burst.slowest_ms);
       least = std::min(least, burst.succeeded);
     }
-    std::string cpu = "-";
-    if (r > 0) {
-      cpu = std::to_string(static_cast<int>(1000 * s.proxy_cpu_s / (static_cast<double>(megabytes * rounds) / 1000)));
-      cpu += " ms";
-    }
-    std::printf("| %s | %.0f MB/s | %s | %.3f ms | %.3f ms | %.1f ms | %.1f ms | %d of %d (the worst of 3) |\n",
-                routes[r].name.c_str(), Median(s.mb_per_s), cpu.c_str(), Median(s.first_byte_ms),
+    double gigabytes = static_cast<double>(megabytes * static_cast<uint64_t>(rounds)) / 1000;
+    std::string proxy_cpu = r > 0 ? std::to_string(static_cast<int>(1000 * s.proxy_cpu_s / gigabytes)) + " ms" : "-";
+    std::printf("| %s | %.0f MB/s | %.0f ms | %s | %.3f ms | %.3f ms | %.1f ms | %.1f ms | %d of %d (the worst of 3) |\n",
+                routes[r].name.c_str(), Median(s.mb_per_s), 1000 * s.local_cpu_s / gigabytes, proxy_cpu.c_str(),
+                Median(s.first_byte_ms),
                 Percentile(s.first_byte_ms, 0.9), Median(all), Median(slowest), least, tunnels);
   }
   std::printf("\n");
