@@ -291,7 +291,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                 (inet == InetSockets::kStreamAndDatagram
                      ? std::string("INET sockets stream and datagram only (no raw or packet); ")
                  : inet == InetSockets::kTcpOnly
-                     ? std::string("INET sockets TCP only (no UDP, MPTCP, SCTP, raw or packet), no listen, no "
+                     ? std::string("INET sockets TCP only (no UDP, MPTCP, SCTP, raw or packet), no bind or listen, no "
                                    "MSG_FASTOPEN; ")
                      : std::string("no INET sockets; ")) +
                 "foreign architectures and x32 killed");

@@ -262,11 +262,17 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
   }
   // In the host's network with TCP ports open: no server of any kind (a TCP
   // socket listens on an ephemeral port without a bind Landlock could
-  // refuse, and listen(2) cannot tell a unix socket from it), and no
-  // connect hidden in a send (MSG_FASTOPEN).
+  // refuse, and listen(2) cannot tell a unix socket from it), no name of
+  // the host's network taken (bind(2): Landlock already denies every TCP
+  // bind, and an abstract unix name bound here is the host's too, which
+  // Landlock's scope does not cover: a host daemon's name squatted, its
+  // clients' datagrams received inside), and no connect hidden in a send
+  // (MSG_FASTOPEN).
   if (options.inet == InetSockets::kTcpOnly && !MutantActive(Mutant::kSeccompTcpOnly)) {
     rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(listen), 0);
     if (rc < 0) return SeccompError("listen", rc);
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(bind), 0);
+    if (rc < 0) return SeccompError("bind", rc);
     struct Send {
       int syscall;
       unsigned flags_argument;

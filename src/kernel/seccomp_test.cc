@@ -420,6 +420,7 @@ TEST(SeccompFilter, TcpOnlyRefusesWhatLandlocksTcpRulesDoNotSee) {
   rows.push_back({"socket AF_UNIX SOCK_DGRAM", Data(AUDIT_ARCH_X86_64, Nr("socket"), {AF_UNIX, SOCK_DGRAM, 0}), kAllow,
                   kAllow, kAllow});
   rows.push_back({"listen", Data(AUDIT_ARCH_X86_64, Nr("listen"), {3, 128}), kAllow, kAllow, kEperm});
+  rows.push_back({"bind", Data(AUDIT_ARCH_X86_64, Nr("bind"), {3, 0x1000, 110}), kAllow, kAllow, kEperm});
   rows.push_back({"sendto", Data(AUDIT_ARCH_X86_64, Nr("sendto"), {3, 0x1000, 10, MSG_NOSIGNAL}), kAllow, kAllow, kAllow});
   rows.push_back({"sendto MSG_FASTOPEN", Data(AUDIT_ARCH_X86_64, Nr("sendto"), {3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16}),
                   kAllow, kAllow, kEperm});

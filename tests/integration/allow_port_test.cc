@@ -4,8 +4,13 @@
 // connection, the host's UDP listener no datagram, and no socket of the
 // sandbox's processes is listening in the host's /proc/net/tcp.
 #include <dirent.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -126,6 +131,50 @@ TEST_F(AllowPort, UdpListeningAndFastOpenFail) {
   EXPECT_EQ(outcome.out, "udp 1\nfastopen 1\nlisten 1\n") << outcome.Describe();
   EXPECT_FALSE(udp.GotSomething()) << "a datagram reached the host's listener";
   EXPECT_FALSE(other.GotSomething()) << "a fast-open send connected to another port";
+}
+
+// The host's network holds the host's abstract unix names: a name bound
+// inside would be taken from the host's daemons (the host's own bind then
+// fails) and would take datagrams the host's processes send to it, which
+// Landlock's scope does not cover. Judged outside: the host binds the name
+// while the command runs, and no datagram of the host's reaches the command.
+TEST_F(AllowPort, NoAbstractUnixNameOfTheHostIsTaken) {
+  Listener allowed = Listener::Tcp();
+  const std::string name = RandomToken("corral-allow-port-squat");
+  Process run(RunArgv({"--allow-port", std::to_string(allowed.port())},
+                      {"/usr/bin/python3", "-c",
+                       "import socket, sys\n"
+                       "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+                       "try:\n"
+                       "    s.bind('\\0' + sys.argv[1]); print('bound', flush=True)\n"
+                       "except OSError as e: print('bind', e.errno, flush=True); sys.exit(0)\n"
+                       "s.settimeout(5)\n"
+                       "try: print('got', s.recv(100).decode(), flush=True)\n"
+                       "except OSError: print('nothing', flush=True)\n",
+                       name}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("bind") != std::string::npos ||
+                                   run.OutputSoFar().find("bound") != std::string::npos; },
+                      20s))
+      << run.OutputSoFar();
+  int host = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+  ASSERT_GE(host, 0);
+  struct sockaddr_un address = {};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  const socklen_t length = static_cast<socklen_t>(offsetof(struct sockaddr_un, sun_path) + 1 + name.size());
+  EXPECT_EQ(::bind(host, reinterpret_cast<struct sockaddr*>(&address), length), 0)
+      << "the command holds the host's abstract name: " << std::strerror(errno);
+  ::close(host);
+  int sender = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+  ASSERT_GE(sender, 0);
+  const std::string secret = "from-the-host";
+  (void)::sendto(sender, secret.data(), secret.size(), 0, reinterpret_cast<struct sockaddr*>(&address), length);
+  ::close(sender);
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "bind 1\n") << outcome.Describe();
+  EXPECT_EQ(outcome.out.find(secret), std::string::npos) << "a host's datagram reached the command";
 }
 
 // Only the --allow-dns names (and localhost) resolve inside, at the
