@@ -106,6 +106,10 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                             "/proc and /dev invisible but not replaced");
     plan.dropped_.push_back("pid namespace: processes the command starts can outlive the run and see host processes");
     if (isolated) plan.dropped_.push_back("network namespace: only Landlock (TCP, ABI 4) and seccomp deny the network");
+    if (host_ports) {
+      plan.dropped_.push_back("--allow-dns: no sandbox /etc/hosts, so the host's /etc/hosts and resolver answer inside "
+                              "(every name the host resolves, not only the --allow-dns ones)");
+    }
   }
   // With the sandbox's own empty network namespace, that namespace is the
   // network boundary: INET sockets reach only its lo, so TCP and UDP on

@@ -209,6 +209,20 @@ TEST_F(PlanTest, AllowPortSharesTheHostsNetworkWithLandlockNamingThePorts) {
   EXPECT_NE(degraded->dropped().front().find("every TCP port of every host is open"), std::string::npos);
 }
 
+// Without namespaces there is no view to hold the sandbox's /etc/hosts: the
+// host's /etc/hosts and resolver answer, and the degraded run says so.
+TEST_F(PlanTest, AllowDnsWithoutNamespacesSaysEveryNameResolves) {
+  HostSupport host = FullHost();
+  host.user_namespaces = false;
+  Result<Plan> plan =
+      CompileWith(Builder().AllowPort("443").SetEnforcement(Enforcement::kBestEffort), host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  for (const MountOp& op : plan->mounts().ops) EXPECT_NE(std::string_view(op.target), "/etc/hosts");
+  bool said = false;
+  for (const std::string& line : plan->dropped()) said = said || line.find("--allow-dns") != std::string::npos;
+  EXPECT_TRUE(said) << "the degraded run does not say the host's names resolve";
+}
+
 TEST_F(PlanTest, ReportHasAnEntryPerFeatureWithAbiDependentStatus) {
   const char* always[] = {"user namespace",  "mount view",     "pid namespace", "ipc namespace",
                           "uts namespace",   "network namespace", "landlock filesystem", "landlock ioctl",
