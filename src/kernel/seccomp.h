@@ -20,8 +20,9 @@
 //      host's network) only SOCK_STREAM sockets of protocol 0 or TCP are
 //      made (no UDP, MPTCP or SCTP, which Landlock's TCP rules do not see),
 //      listen(2) returns EPERM (Landlock cannot see a TCP listen on a port
-//      that was never bound), and so does sending with MSG_FASTOPEN (a
-//      connect made by sendto or sendmsg);
+//      that was never bound), so does bind(2) (an abstract unix name bound
+//      in the host's network is the host's), and so does sending with
+//      MSG_FASTOPEN (a connect made by sendto or sendmsg);
 //   5. everything else is allowed: the mount view and Landlock bound it.
 //
 // The sandbox's init (PID 1, corral's own code) runs under the command's

@@ -8,6 +8,8 @@
 #include <climits>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <unordered_set>
 
 #include "policy/path.h"
 #include "policy/toolchains.h"
@@ -27,6 +29,20 @@ bool IsExecutableFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
+// The names in a directory (but "." and ".."), read once; nothing when it
+// cannot be listed (search permission without read: each name is then
+// looked at on its own).
+std::optional<std::unordered_set<std::string>> ListNames(const std::string& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
+  if (!listing) return std::nullopt;
+  std::unordered_set<std::string> names;
+  while (const dirent* file = ::readdir(listing.get())) {
+    std::string_view name = file->d_name;
+    if (name != "." && name != "..") names.emplace(name);
+  }
+  return names;
+}
+
 std::string Parent(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == 0 ? "/" : path.substr(0, slash);
@@ -37,7 +53,7 @@ class Comparer {
   explicit Comparer(const Policy& policy) : policy_(policy), host_(policy.host()) {
     for (const std::string& text : SplitSearchPath(host_.path_env)) {
       if (text.empty() || text.front() != '/') continue;  // relative: the cwd's, the same inside
-      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false};
+      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, false, std::nullopt};
       struct stat st;
       if (entry.canonical.empty() || ::stat(entry.canonical.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
       // A directory met again finds nothing the first time did not.
@@ -69,6 +85,19 @@ class Comparer {
     std::string text;       // as PATH has it, slashes collapsed
     std::string canonical;  // where it leads
     bool visible;           // programs there run inside
+    // Its names, listed on the first lookup: one getdents for the
+    // directory instead of a stat for each name asked of it (a PATH of a
+    // dozen entries asked for the hundreds of names its hidden ones hold).
+    mutable bool listed = false;
+    mutable std::optional<std::unordered_set<std::string>> names;
+
+    bool MayHold(const std::string& name) const {
+      if (!listed) {
+        names = ListNames(canonical);
+        listed = true;
+      }
+      return !names || names->count(name) > 0;
+    }
   };
   struct Found {
     const Entry* entry = nullptr;
@@ -87,9 +116,20 @@ class Comparer {
   std::optional<Found> Lookup(const std::string& name, Side side) const {
     for (const Entry& entry : entries_) {
       if (side == Side::kInside && !entry.visible) continue;
+      if (!entry.MayHold(name)) continue;
       std::string path = entry.text + "/" + name;
-      if (!IsExecutableFile(path)) continue;
-      std::string canonical = ResolvedOrEmpty(path);
+      // A plain file leads where its entry does; only a symlink is resolved.
+      struct stat st;
+      if (::lstat(path.c_str(), &st) != 0) continue;
+      std::string canonical;
+      if (S_ISREG(st.st_mode)) {
+        if (::access(path.c_str(), X_OK) != 0) continue;
+        canonical = entry.canonical == "/" ? "/" + name : entry.canonical + "/" + name;
+      } else if (S_ISLNK(st.st_mode) && IsExecutableFile(path)) {
+        canonical = ResolvedOrEmpty(path);
+      } else {
+        continue;
+      }
       if (side == Side::kInside && !Runs(canonical)) continue;
       return Found{&entry, path, canonical};
     }
@@ -171,11 +211,11 @@ class Comparer {
     size_t checked = 0;
     for (const Entry& entry : entries_) {
       if (entry.visible) continue;
-      std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(entry.canonical.c_str()), ::closedir);
-      if (!listing) continue;
+      entry.MayHold("");  // lists it
+      if (!entry.names) continue;
       std::vector<std::string> here;
-      while (const dirent* file = ::readdir(listing.get())) {
-        if (file->d_name[0] != '.') here.emplace_back(file->d_name);
+      for (const std::string& name : *entry.names) {
+        if (name[0] != '.') here.push_back(name);
       }
       std::sort(here.begin(), here.end());
       for (const std::string& name : here) {
