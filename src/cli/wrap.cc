@@ -143,6 +143,14 @@ int WrapCommand::Execute(std::vector<std::string> command) const {
   if (json) {
     nlohmann::json out = ConfinedArgvToJson(*confined);
     out["detection"] = {{"reason", detection->reason}, {"tried", detection->tried}};
+    // What the command may reach, so a harness need not parse the policy:
+    // network_boundary is provided under --allow-port too, with every host's
+    // port open.
+    const EgressRules& egress = policy.egress();
+    out["network"] = {{"mode", policy.network_name()},     {"allow_host", egress.allow_text},
+                      {"deny_host", egress.deny_text},      {"allow_local", egress.local_ports},
+                      {"allow_port", egress.connect_ports}, {"allow_dns", egress.dns_names},
+                      {"allow_unix", policy.UnixSockets()}};
     // A harness runs this argv: a byte replaced would run another command.
     if (EncodeBytes(out) != out) {
       return Fail(Error(ErrorKind::kUsage, "wrap --json: the wrapped command line holds bytes that are not UTF-8, "

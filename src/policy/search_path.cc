@@ -23,6 +23,8 @@ constexpr size_t kNamesShown = 3;
 // PATH (or a directory) is not worth a slower start; the rest is not judged.
 constexpr size_t kMostEntries = 256;
 constexpr size_t kMostNames = 4096;
+// Names asked of a PATH directory one stat each before it is listed instead.
+constexpr size_t kAskedBeforeListing = 16;
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st;
@@ -53,7 +55,7 @@ class Comparer {
   explicit Comparer(const Policy& policy) : policy_(policy), host_(policy.host()) {
     for (const std::string& text : SplitSearchPath(host_.path_env)) {
       if (text.empty() || text.front() != '/') continue;  // relative: the cwd's, the same inside
-      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, false, std::nullopt};
+      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, 0, false, std::nullopt};
       struct stat st;
       if (entry.canonical.empty() || ::stat(entry.canonical.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
       // A directory met again finds nothing the first time did not.
@@ -85,17 +87,21 @@ class Comparer {
     std::string text;       // as PATH has it, slashes collapsed
     std::string canonical;  // where it leads
     bool visible;           // programs there run inside
-    // Its names, listed on the first lookup: one getdents for the
-    // directory instead of a stat for each name asked of it (a PATH of a
-    // dozen entries asked for the hundreds of names its hidden ones hold).
+    // Its names, listed once more than kAskedBeforeListing names were asked
+    // of it: one getdents for the directory instead of a stat for each name
+    // (a PATH of a dozen entries asked for the hundreds of names its hidden
+    // ones hold), and no listing of /usr/bin for a handful.
+    mutable size_t asked = 0;
     mutable bool listed = false;
     mutable std::optional<std::unordered_set<std::string>> names;
 
+    void List() const {
+      if (listed) return;
+      names = ListNames(canonical);
+      listed = true;
+    }
     bool MayHold(const std::string& name) const {
-      if (!listed) {
-        names = ListNames(canonical);
-        listed = true;
-      }
+      if (!listed && ++asked > kAskedBeforeListing) List();
       return !names || names->count(name) > 0;
     }
   };
@@ -211,7 +217,7 @@ class Comparer {
     size_t checked = 0;
     for (const Entry& entry : entries_) {
       if (entry.visible) continue;
-      entry.MayHold("");  // lists it
+      entry.List();
       if (!entry.names) continue;
       std::vector<std::string> here;
       for (const std::string& name : *entry.names) {

@@ -278,6 +278,20 @@ TEST_F(WrapEnforcement, NativeOnAFullHostNeedsNoBestEffort) {
   EXPECT_EQ(out["providedGuarantees"], out["requiredGuarantees"]);
 }
 
+// The network a harness gets, named in the JSON: --allow-port opens every
+// host's port although network_boundary is provided.
+TEST_F(WrapEnforcement, TheJsonNamesTheNetworkAndItsOpenings) {
+  Outcome closed = Wrap({"--json", "--backend", "native"});
+  ASSERT_EQ(closed.exit_code, 0) << closed.Describe();
+  EXPECT_EQ(nlohmann::json::parse(closed.out)["network"]["mode"], "none");
+  Outcome ports = Wrap({"--json", "--backend", "native", "--allow-port", "443", "--allow-dns", "localhost"});
+  ASSERT_EQ(ports.exit_code, 0) << ports.Describe();
+  nlohmann::json network = nlohmann::json::parse(ports.out)["network"];
+  EXPECT_EQ(network["mode"], "ports") << network.dump();
+  EXPECT_EQ(network["allow_port"], nlohmann::json::array({443})) << network.dump();
+  EXPECT_EQ(network["allow_dns"], nlohmann::json::array({"localhost"})) << network.dump();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, WrapTest, ::testing::Values("native", "bubblewrap"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
