@@ -88,13 +88,15 @@ int PassServiceSocketsChild(const ChildContext& ctx) {
   return err;
 }
 
-// The go for the command, once corral serves what it passed out (an egress
-// proxy that failed to start stops the run before the command exists).
+// The go for the command, once corral serves the egress proxy's listeners
+// it passed out (a proxy that failed to start stops the run before the
+// command exists). The name server alone needs no go: corral serves it
+// after Spawn returns, and the command's queries wait in its sockets.
 int AwaitServicesGoChild(const ChildContext& ctx) {
   if (ctx.services_socket_fd < 0) return 0;
   char go = 0;
   ssize_t n = 1;
-  if (!MutantActive(Mutant::kServicesGo)) {
+  if (ctx.services.Forwards() && !MutantActive(Mutant::kServicesGo)) {
     do {
       n = ::read(ctx.services_socket_fd, &go, 1);
     } while (n < 0 && errno == EINTR);

@@ -25,9 +25,10 @@
 // namespace of its own) -> mount view
 // (+ Landlock rules) -> the command's pty -> setsid -> RLIMIT_CORE=0 ->
 // capabilities dropped -> no_new_privs -> Landlock -> working directory ->
-// seccomp -> the go from corral (once its egress proxy serves what was
-// passed out) -> non-dumpable -> signals -> clone of the command -> init's own
-// allowlist filter (kernel/seccomp.h) -> wait loop. The command's clone
+// seccomp -> the go from corral (under --allow-host or --allow-local: once
+// its egress proxy serves what was passed out) -> non-dumpable -> signals ->
+// clone of the command -> init's own allowlist filter (kernel/seccomp.h) ->
+// wait loop. The command's clone
 // shares init's memory until it execs (CLONE_VM | CLONE_VFORK). With a pty
 // the command leads a session of its own with the pty as its controlling
 // terminal (a shell gets job control); without one it leads a process group

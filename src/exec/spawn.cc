@@ -146,7 +146,8 @@ Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services,
     return Error(ErrorKind::kInternal, "the sandbox did not pass out its services' sockets; the run was stopped");
   }
   dns = std::make_unique<DnsStub>(std::move(udp), std::move(tcp));
-  if (services.Forwards() && command.serve_egress) CORRAL_TRY(command.serve_egress(std::move(listeners)));
+  if (!services.Forwards()) return {};  // the child waits for no go (exec/child.h)
+  if (command.serve_egress) CORRAL_TRY(command.serve_egress(std::move(listeners)));
   const char go = 1;
   if (::send(channel, &go, 1, MSG_NOSIGNAL) != 1) {
     return Error(ErrorKind::kInternal, "the sandbox did not take its go; the run was stopped");
