@@ -118,6 +118,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kServicesGo: return "services_go";
     case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
+    case Mutant::kGitConfigSafeKeys: return "git_config_safe_keys";
   }
   return "none";
 }

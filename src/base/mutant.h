@@ -128,6 +128,7 @@ enum class Mutant {
   kServicesGo,            // the sandbox's init runs the command without waiting for corral to serve its egress proxy
   kLandlockConnectPorts,  // under --allow-port Landlock does not handle TCP: every port of every host is reachable
   kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
+  kGitConfigSafeKeys,     // every key a run changed in a repository's config lands, not only those on the safe list
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

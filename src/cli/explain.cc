@@ -72,7 +72,15 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   for (const auto& entry : policy["protected"]) {
     std::string state = Shown(entry["state"]);
     if (state == "missing") continue;
-    std::printf("  %-20s %s\n", state.c_str(), Shown(entry["path"]).c_str());
+    std::string path = Shown(entry["path"]);
+    // A repository's config: the command writes its own copy (repair/git_config_stage.h).
+    if (state == "read-only file" && path.ends_with("/.git/config")) {
+      std::printf("  %-20s %s (the command writes a copy; only safe keys, such as user.* and remotes, land "
+                  "after the run)\n",
+                  "staged file", path.c_str());
+      continue;
+    }
+    std::printf("  %-20s %s\n", state.c_str(), path.c_str());
   }
   size_t missing = 0;
   for (const auto& entry : policy["protected"]) missing += entry["state"] == "missing";

@@ -83,6 +83,24 @@ void ReportProtected(const Policy& policy, const RunResult& result) {
   if (policy.unconfined()) return;  // danger-full-access: nothing is protected, nothing swept
   for (const std::string& note : policy.protected_paths().notes) PrintError("protected paths: " + note);
   PrintFindings(result.quarantined);
+  // What the command changed in a repository's config and did not land.
+  for (const GitConfigLanding& landing : result.git_configs) {
+    auto joined = [](const std::vector<std::string>& list) {
+      std::string text;
+      for (const std::string& item : list) text += (text.empty() ? "" : "; ") + item;
+      return text;
+    };
+    std::string copy = landing.quarantined.empty() ? "" : " (the run's copy: " + landing.quarantined + ")";
+    if (!landing.refused.empty()) {
+      PrintError(landing.path + ": not written, since git could run code it names outside the sandbox: " +
+                 joined(landing.refused) + copy);
+    }
+    if (!landing.conflicts.empty()) {
+      PrintError(landing.path + ": not written, since it changed outside this run meanwhile: " +
+                 joined(landing.conflicts) + copy);
+    }
+    if (!landing.error.empty()) PrintError(landing.path + ": " + landing.error + copy);
+  }
 }
 
 void RecoverInterrupted(const AuditTrail& trail, const StateDir& state) {

@@ -85,6 +85,33 @@ void MountPlan::AddFileOver(std::string target, std::string text) {
   ops.insert(at, op);
 }
 
+bool MountPlan::AddStagedFile(const std::string& target, FileIdentity pin, const PinnedPath& stage,
+                              const std::string& view_dir, uint64_t landlock) {
+  auto bound = std::find_if(ops.begin(), ops.end(), [&](const MountOp& op) {
+    return op.kind == MountKind::kBind && target == op.target && !op.Has(MountFlag::kDir);
+  });
+  if (bound == ops.end() || view_dir.empty() || view_dir.front() != '/') return false;
+  MountOp link;
+  link.kind = MountKind::kSymlinkOver;
+  link.flags = MountFlag::kPinned;
+  link.pin = pin;
+  link.target = bound->target;
+  link.source = Intern(view_dir + target.substr(target.rfind('/')));
+  *bound = link;
+  MountOp dir;
+  dir.kind = MountKind::kBind;
+  dir.flags = MountFlag::kDir | MountFlag::kPinned | MountFlag::kNoexec;
+  dir.pin = stage.id;
+  dir.landlock = landlock;
+  dir.source = Intern(stage.path);
+  dir.target = Intern(view_dir);
+  auto at = std::upper_bound(ops.begin(), ops.end(), dir, [](const MountOp& a, const MountOp& b) {
+    return std::string_view(a.target) < b.target;
+  });
+  ops.insert(at, dir);
+  return true;
+}
+
 std::string MountPlan::Describe(long index) const {
   if (index < 0 || static_cast<size_t>(index) >= ops.size()) return "the new root";
   const MountOp& op = ops[static_cast<size_t>(index)];

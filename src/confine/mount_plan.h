@@ -55,6 +55,15 @@ class MountPlan {
   // Adds a read-only file holding `text` over the regular file at `target`
   // (MountKind::kFileOver), keeping `ops` sorted.
   void AddFileOver(std::string target, std::string text);
+  // Shows the protected regular file `target` (still `pin`) as a symlink
+  // (MountKind::kSymlinkOver) to `view_dir`/<its name>, and binds the host
+  // directory `stage` (which holds the run's private copy of it) writable,
+  // noexec, at `view_dir` with `landlock`: a tool that replaces the file by
+  // renaming a lock file onto it (git config) does so beside the copy
+  // (repair/git_config_stage.h). Replaces target's read-only bind; false
+  // when the plan has no bind of `target` to replace (nothing changes).
+  bool AddStagedFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir,
+                     uint64_t landlock);
   // Keeps `fd` open as long as the plan: a kPrepared op's tree.
   void Own(UniqueFd fd) { owned_.push_back(std::move(fd)); }
 

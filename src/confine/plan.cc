@@ -42,6 +42,12 @@ std::string_view FeatureStatusName(FeatureStatus status) {
   return "unavailable";
 }
 
+bool Plan::StageFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir) {
+  if (!mechanisms_.namespaces) return false;
+  uint64_t landlock = LandlockFsAccess(landlock_, Access::kRead | Access::kWrite, true);
+  return mounts_.AddStagedFile(target, pin, stage, view_dir, landlock);
+}
+
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options) {
   Plan plan;
   const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;

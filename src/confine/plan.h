@@ -99,6 +99,12 @@ class Plan {
   Guarantees required() const { return required_; }
   Guarantees provided() const { return provided_; }
   const CompileReport& report() const { return report_; }
+  // With a mount view (namespaces): shows the protected regular file
+  // `target` as a symlink to the run's private, writable copy of it in the
+  // host directory `stage`, bound at `view_dir` (MountPlan::AddStagedFile).
+  // False without a view or a read-only bind of `target` to replace: then
+  // the file stays read-only, as before.
+  bool StageFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir);
   // Mechanisms dropped under --best-effort, each with the reason.
   const std::vector<std::string>& dropped() const { return dropped_; }
 

@@ -25,6 +25,7 @@ constexpr const char* kBuildBase = "/tmp";
 constexpr const char* kMaskFile = ".corral-mask";
 constexpr const char* kFileOverStaging = ".corral-file";  // a kFileOver's text, before it is bound
 constexpr const char* kMaskDir = ".corral-maskdir";
+constexpr const char* kSymlinkOverStaging = ".corral-symlink";  // a kSymlinkOver's link, before it is mounted
 
 int Fail(ChildReport* report, ChildStage stage, int err, long index) {
   report->stage = stage;
@@ -316,6 +317,27 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       if (err != 0) return Fail(report, ChildStage::kBind, err, index);
       continue;
     }
+    if (op.kind == MountKind::kSymlinkOver) {
+      // Mounted on the very file the policy pinned, never on one put there
+      // since; the symlink itself is a mount of its own (open_tree of the
+      // link, not followed), so the command cannot remove or replace it.
+      int target = OpenPinnedMaskTarget(op);
+      if (target < 0) return Fail(report, ChildStage::kBind, -target, index);
+      int err = ::symlink(op.source, kSymlinkOverStaging) == 0 ? 0 : errno;
+      int tree = err == 0 ? OpenTree(AT_FDCWD, kSymlinkOverStaging,
+                                     kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | AT_SYMLINK_NOFOLLOW)
+                          : -1;
+      if (err == 0 && tree < 0) err = errno;
+      if (err == 0 && ::syscall(SYS_move_mount, tree, "", target, "",
+                                kabi::kMoveMountFEmptyPath | kabi::kMoveMountTEmptyPath) != 0) {
+        err = errno;
+      }
+      if (tree >= 0) ::close(tree);
+      ::close(target);
+      if (::unlink(kSymlinkOverStaging) != 0 && err == 0) err = errno;
+      if (err != 0) return Fail(report, ChildStage::kBind, err, index);
+      continue;
+    }
     if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
     // A pinned mask is mounted on the file the walk saw, never on one it makes.
     if (op.kind != MountKind::kReadOnly && !(op.kind == MountKind::kMask && op.Has(MountFlag::kPinned))) {
@@ -396,6 +418,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
       case MountKind::kSymlink:
       case MountKind::kFile:
       case MountKind::kFileOver:
+      case MountKind::kSymlinkOver:
         break;
     }
     if (op.fd >= 0) {

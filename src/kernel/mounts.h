@@ -35,6 +35,9 @@ enum class MountKind : uint8_t {
   kFile,        // a new regular file at `target` (inside a tmpfs of the view) holding `source`'s text
   kFileOver,    // a new read-only file holding `source`'s text, bound over the regular file at `target`
                 // (skipped when `target` is absent or not a regular file)
+  kSymlinkOver, // a symlink whose text is `source`, mounted over the regular file at `target`, which must
+                // still be `pin` (a run's staged copy of a file that tools replace by rename: the
+                // rename lands beside the copy, repair/git_config_stage.h)
 };
 
 // What a MountOp does beyond its kind, as a set of bits (combine with |).

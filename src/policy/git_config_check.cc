@@ -141,7 +141,9 @@ Result<std::vector<GitConfigEntry>> ParseGitConfig(std::string_view text) {
       Result<std::string> value = Value(body, pos + 1, line);
       if (!value) return std::move(value).error();
       entry.value = std::move(*value);
-    } else if (!OnlyCommentLeft(body, pos)) {
+    } else if (OnlyCommentLeft(body, pos)) {
+      entry.bare = true;
+    } else {
       return Unreadable(line, "a key git would not read");
     }
     entries.push_back(std::move(entry));
@@ -149,7 +151,7 @@ Result<std::vector<GitConfigEntry>> ParseGitConfig(std::string_view text) {
   return entries;
 }
 
-std::string UnsafeGitConfigKey(const std::vector<GitConfigEntry>& entries) {
+std::string UnsafeGitConfigEntry(const GitConfigEntry& entry) {
   static const std::set<std::string> plain = {
       "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates", "core.ignorecase",
       "core.precomposeunicode", "core.symlinks", "extensions.objectformat", "user.name", "user.email",
@@ -157,17 +159,22 @@ std::string UnsafeGitConfigKey(const std::vector<GitConfigEntry>& entries) {
   };
   static const std::set<std::string> remote = {"url", "pushurl", "fetch", "push", "tagopt", "prune"};
   static const std::set<std::string> branch = {"remote", "merge", "rebase", "pushremote", "description"};
+  std::string where = entry.Name() + (entry.line > 0 ? " (line " + std::to_string(entry.line) + ")" : "");
+  bool safe = entry.subsection.empty() ? plain.contains(entry.section + "." + entry.key)
+              : entry.section == "remote"  ? remote.contains(entry.key)
+              : entry.section == "branch"  ? branch.contains(entry.key)
+                                           : false;
+  if (!safe) return where + " is not on the safe list";
+  if (entry.section == "remote" && (entry.key == "url" || entry.key == "pushurl") && !SafeUrl(entry.value)) {
+    return where + " names a transport or an option, not a plain URL";
+  }
+  return {};
+}
+
+std::string UnsafeGitConfigKey(const std::vector<GitConfigEntry>& entries) {
   for (const GitConfigEntry& entry : entries) {
-    std::string name = entry.Name();
-    std::string where = name + " (line " + std::to_string(entry.line) + ")";
-    bool safe = entry.subsection.empty() ? plain.contains(entry.section + "." + entry.key)
-                : entry.section == "remote"  ? remote.contains(entry.key)
-                : entry.section == "branch"  ? branch.contains(entry.key)
-                                             : false;
-    if (!safe) return where + " is not on the safe list";
-    if (entry.section == "remote" && (entry.key == "url" || entry.key == "pushurl") && !SafeUrl(entry.value)) {
-      return where + " names a transport or an option, not a plain URL";
-    }
+    std::string why = UnsafeGitConfigEntry(entry);
+    if (!why.empty()) return why;
   }
   return {};
 }

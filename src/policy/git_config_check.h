@@ -42,6 +42,7 @@ struct GitConfigEntry {
   std::string subsection;  // as written (case-sensitive); empty when none
   std::string key;         // lower case
   std::string value;       // unquoted and unescaped; "" for a bare key
+  bool bare = false;       // `key` with no `=` (git reads it as true)
   int line = 0;
 
   // "remote.origin.url", "core.fsmonitor"
@@ -51,6 +52,13 @@ struct GitConfigEntry {
 // Every entry, in file order; an error names the line git's syntax (as read
 // here) does not allow.
 Result<std::vector<GitConfigEntry>> ParseGitConfig(std::string_view text);
+
+// "" when `entry` is on the safe list (a key that names data, never a
+// program; for a URL, a plain one); otherwise why not, naming the key
+// ("core.fsmonitor (line 6) is not on the safe list"). The one list: a fresh
+// repository's config (repair/fresh_repository.h) and the keys a run may
+// change in an existing one (repair/git_config_stage.h) are both judged here.
+std::string UnsafeGitConfigEntry(const GitConfigEntry& entry);
 
 // "" when every entry is on the safe list; otherwise why the first one that
 // is not makes the config unsafe ("core.fsmonitor is not on the safe list").

@@ -115,6 +115,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   TerminalState terminal;  // the caller's terminal, put back after a confined run
   StateDir state;  // corral's state directory, when it could be made
   SweepRoots sweep_roots;  // the writable roots, opened before the command runs
+  std::vector<StagedGitConfig> staged_configs;  // the repositories' configs the run writes copies of
   sigset_t previous;
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
@@ -171,6 +172,19 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (opened.ok()) state = std::move(opened).value();
     // The sweep works in the roots as they are now, wherever they move.
     sweep_roots = OpenSweepRoots(policy.protected_paths());
+    // Each repository's config is shown as the run's own copy, whose safe
+    // keys land after the run (repair/git_config_stage.h); without a view
+    // it stays read-only, and an unchanged copy lands nothing.
+    if (state.valid() && (*plan)->mechanisms().namespaces) {
+      std::vector<std::string> notes;
+      staged_configs = StageGitConfigs(policy.protected_paths(), state, audit.run_id(), &notes);
+      for (const StagedGitConfig& config : staged_configs) {
+        (void)(*plan)->StageFile(config.path, config.config_id, config.stage, config.view_dir);
+      }
+      for (const std::string& note : notes) {
+        audit.Record(AuditEvent("git_config").Set("action", "read-only").Set("detail", note));
+      }
+    }
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
     // The spawned record goes before the command runs: once it runs, it may
@@ -276,6 +290,17 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                        QuarantineHome{state.valid() ? state.fd() : -1, state.path()}, audit.run_id());
   }
   journal.Finish();
+  // Then what the run changed in a repository's config: its safe keys only.
+  if (spawned) result.git_configs = LandGitConfigs(staged_configs, state, audit.run_id());
+  for (const GitConfigLanding& landing : result.git_configs) {
+    AuditEvent event("git_config");
+    event.Set("path", landing.path).Set("action", "land").Set("landed", landing.landed);
+    if (!landing.refused.empty()) event.Set("refused", landing.refused);
+    if (!landing.conflicts.empty()) event.Set("conflicts", landing.conflicts);
+    if (!landing.error.empty()) event.Set("error", landing.error);
+    if (!landing.quarantined.empty()) event.Set("moved_to", landing.quarantined);
+    audit.Record(event);
+  }
   for (const std::string& note : policy.protected_paths().notes) {
     audit.Record(AuditEvent("protected").Set("action", "ignored").Set("detail", note));
   }

@@ -29,6 +29,7 @@
 #include "gate/admit.h"
 #include "policy/policy.h"
 #include "policy/protected.h"
+#include "repair/git_config_stage.h"
 #include "repair/sweep.h"
 
 namespace corral {
@@ -53,6 +54,9 @@ struct RunResult {
   std::optional<Error> error;          // set when corral ended the run
   SupervisedExit outcome;              // valid when the command ran
   std::vector<SweepFinding> quarantined;
+  // What the run changed in a repository's config and what of it landed
+  // (repair/git_config_stage.h); only configs it changed.
+  std::vector<GitConfigLanding> git_configs;
   // Under --best-effort, what the run went without (the `degraded` record's
   // dropped mechanisms), for the caller's one stderr line; empty: nothing.
   std::vector<std::string> degraded;
