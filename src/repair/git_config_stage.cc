@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -349,7 +350,7 @@ Result<std::string> ApplyGitConfigChanges(const std::string& current, const std:
     start = end + 1;
   }
   std::vector<bool> dropped(lines.size(), false);
-  std::string appended;
+  std::vector<std::pair<std::string, std::string>> appended;  // a new section's header, its lines
   for (const GitConfigChange& change : changes) {
     std::string name = GitConfigEntry{change.section, change.subsection, change.key}.Name();
     std::vector<int> at;
@@ -362,14 +363,17 @@ Result<std::string> ApplyGitConfigChanges(const std::string& current, const std:
     }
     for (int line : at) dropped[static_cast<size_t>(line - 1)] = true;
     if (change.values.empty()) continue;
-    appended += Header(change.section, change.subsection) + "\n";
-    for (const GitConfigValue& value : change.values) appended += Line(change.key, value) + "\n";
+    std::string header = Header(change.section, change.subsection);
+    auto block = std::find_if(appended.begin(), appended.end(), [&](const auto& b) { return b.first == header; });
+    if (block == appended.end()) block = appended.insert(appended.end(), {header, ""});
+    for (const GitConfigValue& value : change.values) block->second += Line(change.key, value) + "\n";
   }
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!dropped[i]) out += lines[i] + "\n";
   }
-  return out + appended;
+  for (const auto& [header, body] : appended) out += header + "\n" + body;
+  return out;
 }
 
 std::vector<StagedGitConfig> StageGitConfigs(const ProtectedSet& set, const StateDir& state, const std::string& run,
