@@ -119,6 +119,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
     case Mutant::kGitConfigSafeKeys: return "git_config_safe_keys";
+    case Mutant::kGitConfigFollow: return "git_config_follow";
+    case Mutant::kGitConfigMerge: return "git_config_merge";
   }
   return "none";
 }

@@ -129,6 +129,8 @@ enum class Mutant {
   kLandlockConnectPorts,  // under --allow-port Landlock does not handle TCP: every port of every host is reachable
   kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
   kGitConfigSafeKeys,     // every key a run changed in a repository's config lands, not only those on the safe list
+  kGitConfigFollow,       // the landing opens the run's copy of a config following symlinks, blocking and unbounded
+  kGitConfigMerge,        // the landing writes the run's whole copy, not its changed keys over the config as it is now
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

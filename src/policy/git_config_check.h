@@ -42,8 +42,8 @@ struct GitConfigEntry {
   std::string subsection;  // as written (case-sensitive); empty when none
   std::string key;         // lower case
   std::string value;       // unquoted and unescaped; "" for a bare key
-  bool bare = false;       // `key` with no `=` (git reads it as true)
   int line = 0;
+  bool bare = false;       // `key` with no `=` (git reads it as true)
 
   // "remote.origin.url", "core.fsmonitor"
   std::string Name() const;

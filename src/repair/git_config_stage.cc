@@ -31,7 +31,8 @@ std::string Errno(const std::string& what) { return what + ": " + std::strerror(
 
 UniqueFd OpenAt2(int dir, const std::string& name, int flags, uint64_t resolve) {
   struct open_how how = {};
-  how.flags = static_cast<uint64_t>(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  // openat2 refuses O_NONBLOCK beside O_PATH (EINVAL); a path handle never blocks.
+  how.flags = static_cast<uint64_t>(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) != 0 ? 0 : O_NONBLOCK));
   how.resolve = resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   return UniqueFd(static_cast<int>(::syscall(SYS_openat2, dir, name.c_str(), &how, sizeof how)));
 }
@@ -165,7 +166,7 @@ Result<std::string> Merge(const StagedGitConfig& staged, const std::string& copy
                           const Values& base_values, const Values& copy_values,
                           const std::vector<std::string>& safe_changes,
                           const std::string& current, GitConfigLanding* landing) {
-  if (current == staged.base && landing->refused.empty()) {
+  if ((current == staged.base || MutantActive(Mutant::kGitConfigMerge)) && landing->refused.empty()) {
     landing->landed = safe_changes;
     return copy;
   }
@@ -207,9 +208,17 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   };
   std::string copy;
   UniqueFd copy_fd = OpenAt2(stage.get(), kConfigName, O_RDONLY, RESOLVE_BENEATH);
-  std::string unreadable = copy_fd ? ReadBounded(copy_fd.get(), &copy)
-                           : errno == ELOOP ? "it is a symlink"
-                                            : Errno("open");
+  if (MutantActive(Mutant::kGitConfigFollow)) {
+    copy_fd.Reset(::openat(stage.get(), kConfigName, O_RDONLY | O_CLOEXEC));
+    std::string all;
+    char buffer[8192];
+    for (ssize_t n; copy_fd && (n = ::read(copy_fd.get(), buffer, sizeof buffer)) > 0;) all.append(buffer, static_cast<size_t>(n));
+    copy = copy_fd ? all : copy;
+  }
+  std::string unreadable = MutantActive(Mutant::kGitConfigFollow) ? (copy_fd ? "" : Errno("open"))
+                           : copy_fd                                ? ReadBounded(copy_fd.get(), &copy)
+                           : errno == ELOOP                         ? "it is a symlink"
+                                                                    : Errno("open");
   copy_fd.Reset();
   if (!unreadable.empty()) {
     landing.error = "the run's copy of the config cannot be read (" + unreadable + "): nothing of it landed";
@@ -352,7 +361,11 @@ Result<std::string> ApplyGitConfigChanges(const std::string& current, const std:
   std::vector<bool> dropped(lines.size(), false);
   std::vector<std::pair<std::string, std::string>> appended;  // a new section's header, its lines
   for (const GitConfigChange& change : changes) {
-    std::string name = GitConfigEntry{change.section, change.subsection, change.key}.Name();
+    GitConfigEntry named;
+    named.section = change.section;
+    named.subsection = change.subsection;
+    named.key = change.key;
+    std::string name = named.Name();
     std::vector<int> at;
     for (const GitConfigEntry& entry : entries) {
       if (entry.Name() == name) at.push_back(entry.line);

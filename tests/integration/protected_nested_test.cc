@@ -88,10 +88,16 @@ TEST_F(NestedEscape, ProjectAndHomeConfigTheRunCreatesIsTakenOut) {
 TEST_F(NestedEscape, ANestedRepositorysHooksDoNotRunOnAHostCommit) {
   workspace_.Mkdir("sub");
   MakeRepo(workspace_ / "sub");
-  std::string script = "printf '" + EvilHook() + "' > sub/.git/hooks/pre-commit; chmod 755 sub/.git/hooks/pre-commit; "
-                       "printf '" + EvilGitConfig() + "' >> sub/.git/config";
+  // The config write goes to the run's own copy (repair/git_config_stage.h),
+  // and its fsmonitor never lands; the hook write fails.
+  std::string script = "printf '" + EvilGitConfig() + "' >> sub/.git/config; printf '" + EvilHook() +
+                       "' > sub/.git/hooks/pre-commit && chmod 755 sub/.git/hooks/pre-commit";
   Outcome outcome = RunIn({}, {"sh", "-c", script});
   EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("sub/.git/config: not written, since git could run code it names outside the sandbox: "
+                             "core.fsmonitor"),
+            std::string::npos)
+      << outcome.err;
   HostGit(workspace_ / "sub", {"commit", "-q", "--allow-empty", "-m", "x"});
   EXPECT_FALSE(Exists(canary_)) << "the nested repository's planted hook or config ran";
 }
