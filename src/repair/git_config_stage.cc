@@ -244,10 +244,13 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   }
   Values base_values = ValuesOf(*base_entries);
   Values copy_values = ValuesOf(*copy_entries);
+  // In the copy's order (a new section gets its keys as git wrote them),
+  // then those the run removed.
   std::vector<std::string> names;
-  for (const auto& [name, values] : base_values) names.push_back(name);
-  for (const auto& [name, values] : copy_values) {
-    if (!base_values.contains(name)) names.push_back(name);
+  for (const auto* list : {&*copy_entries, &*base_entries}) {
+    for (const GitConfigEntry& entry : *list) {
+      if (std::find(names.begin(), names.end(), entry.Name()) == names.end()) names.push_back(entry.Name());
+    }
   }
   std::vector<std::string> safe_changes;
   for (const std::string& name : names) {
