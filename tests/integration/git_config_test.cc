@@ -67,6 +67,20 @@ TEST_F(GitConfigWrite, RemoteAddInsideLandsInTheRealConfig) {
   EXPECT_EQ(RealValue("remote.origin.fetch"), "+refs/heads/*:refs/remotes/origin/*\n") << RealConfig();
 }
 
+// Removing a key and renaming a remote land too (keys removed, keys added).
+TEST_F(GitConfigWrite, UnsettingAKeyAndRenamingARemoteLand) {
+  MakeRepo();
+  HostGit(workspace_.path(), {"config", "user.name", "alice"});
+  HostGit(workspace_.path(), {"remote", "add", "origin", "https://example.com/x.git"});
+  Outcome outcome = RunIn({}, {"sh", "-c", "git config --unset user.name && git remote rename origin upstream"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("user.name"), "") << RealConfig();
+  Outcome remotes = Execute({"/usr/bin/git", "-C", workspace_.path(), "remote", "-v"});
+  EXPECT_EQ(remotes.out, "upstream\thttps://example.com/x.git (fetch)\nupstream\thttps://example.com/x.git (push)\n")
+      << RealConfig();
+  EXPECT_EQ(RealValue("remote.upstream.fetch"), "+refs/heads/*:refs/remotes/upstream/*\n") << RealConfig();
+}
+
 // A key that makes a host git run something never lands; the safe key set
 // in the same run does; the refusal names the key, in one stderr line and in
 // the audit record, and the run's copy is in the quarantine.
