@@ -50,6 +50,35 @@ TEST(GitConfigStage, ValuesAndSubsectionsAreQuotedSoTheStrictReaderReadsThemBack
       << *out;
 }
 
+// Any value made of git's awkward characters reads back as it was written.
+TEST(GitConfigStage, RandomValuesReadBackExactly) {
+  const std::string alphabet = "ab ;#\"\\\n\t\b=[]x";
+  uint32_t state = 12345;
+  auto next = [&state] { return state = state * 1103515245u + 12345u; };
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<GitConfigValue> values;
+    for (uint32_t count = next() % 3 + 1, i = 0; i < count; ++i) {
+      std::string value;
+      for (uint32_t length = next() % 8, j = 0; j < length; ++j) value += alphabet[(next() >> 8) % alphabet.size()];
+      values.push_back({value, value.empty() && next() % 2 == 0});
+    }
+    std::string subsection = round % 2 == 0 ? "" : values[0].value;
+    if (subsection.find_first_of("\n\b\t") != std::string::npos) subsection.clear();
+    Result<std::string> out = ApplyGitConfigChanges(kBase, {{"branch", subsection, "description", values}});
+    ASSERT_TRUE(out.ok());
+    Result<std::vector<GitConfigEntry>> entries = ParseGitConfig(*out);
+    ASSERT_TRUE(entries.ok()) << *out;
+    std::vector<GitConfigValue> seen;
+    for (const GitConfigEntry& entry : *entries) {
+      if (entry.section == "branch") {
+        EXPECT_EQ(entry.subsection, subsection);
+        seen.push_back({entry.value, entry.bare});
+      }
+    }
+    EXPECT_EQ(seen, values) << *out;
+  }
+}
+
 TEST(GitConfigStage, AConfigTheStrictReaderRefusesIsNotEdited) {
   EXPECT_FALSE(ApplyGitConfigChanges("[core]\n\tbare = \\\n false\n", {{"user", "", "name", {{"bob"}}}}).ok());
 }
