@@ -118,6 +118,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kServicesGo: return "services_go";
     case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
+    case Mutant::kSeccompPassCred: return "seccomp_passcred";
+    case Mutant::kEgressTrailInline: return "egress_trail_inline";
   }
   return "none";
 }

@@ -128,6 +128,8 @@ enum class Mutant {
   kServicesGo,            // the sandbox's init runs the command without waiting for corral to serve its egress proxy
   kLandlockConnectPorts,  // under --allow-port Landlock does not handle TCP: every port of every host is reachable
   kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
+  kSeccompPassCred,       // under --allow-port the filter allows SO_PASSCRED and SO_PASSPIDFD (autobind to an abstract name)
+  kEgressTrailInline,     // the egress proxy's thread writes each trail record itself, waiting on a stalled trail
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
