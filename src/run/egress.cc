@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/mutant.h"
 #include "net/host_allowlist.h"
 #include "net/hosts_file.h"
 
@@ -29,12 +30,44 @@ bool SayRefusal(const EgressDecision& decision) {
 
 }  // namespace
 
-void EgressReporter::Decided(const EgressDecision& decision) {
-  if (decision.verdict == EgressVerdict::kAllowed) {
-    audit_.Record(EgressEvent(decision));
+EgressReporter::EgressReporter(const AuditTrail& audit, size_t queue_limit)
+    : audit_(audit), queue_limit_(queue_limit), writer_([this] { Write(); }) {}
+
+EgressReporter::~EgressReporter() { Finish(); }
+
+void EgressReporter::Queue(AuditEvent event) {
+  if (MutantActive(Mutant::kEgressTrailInline)) {  // the mutant: the proxy's thread writes the record itself
+    audit_.Record(event);
     return;
   }
+  if (queue_.size() >= queue_limit_) {
+    ++dropped_;
+    return;
+  }
+  queue_.push_back(std::move(event));
+  queued_.notify_one();
+}
+
+void EgressReporter::Write() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    queued_.wait(lock, [this] { return finishing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // finishing, and all written
+    AuditEvent event = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    audit_.Record(event);
+    lock.lock();
+  }
+}
+
+void EgressReporter::Decided(const EgressDecision& decision) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (finishing_) return;  // the proxy has stopped before Finish; nothing more comes
+  if (decision.verdict == EgressVerdict::kAllowed) {
+    Queue(EgressEvent(decision));
+    return;
+  }
   auto key = std::make_tuple(static_cast<int>(decision.protocol), decision.host, decision.port, decision.rule);
   auto seen = repeated_.find(key);
   if (seen != repeated_.end()) {
@@ -46,7 +79,7 @@ void EgressReporter::Decided(const EgressDecision& decision) {
     return;
   }
   repeated_.emplace(key, 0);
-  audit_.Record(EgressEvent(decision));
+  Queue(EgressEvent(decision));
   if (decision.host.empty()) return;  // a malformed request: the trail has it, stderr does not
   if (lines_ < kMaxRefusalLines && SayRefusal(decision)) {
     ++lines_;
@@ -56,7 +89,21 @@ void EgressReporter::Decided(const EgressDecision& decision) {
 }
 
 void EgressReporter::Finish() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+    finishing_ = true;
+    queued_.notify_one();
+  }
+  writer_.join();
   std::lock_guard<std::mutex> lock(mutex_);
+  if (dropped_ > 0) {
+    audit_.Record(AuditEvent("egress_dropped")
+                      .Set("dropped", static_cast<int64_t>(dropped_))
+                      .Set("why", "the trail did not take records as fast as the proxy decided; at most " +
+                                      std::to_string(queue_limit_) + " wait"));
+  }
   uint64_t left_out = lines_left_out_ + repeated_elsewhere_;
   for (const auto& [key, count] : repeated_) {
     if (count == 0) continue;

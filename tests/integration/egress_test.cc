@@ -4,6 +4,7 @@
 // saw no connection. The server answers every request with "hello", and
 // "localhost" is the name the rules allow: the proxy resolves it outside,
 // to 127.0.0.1, which only --allow-private 127.0.0.1/32 lets it connect to.
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -155,6 +156,47 @@ TEST_F(Egress, ARepeatedRefusalIsWrittenOnceAndCounted) {
   EXPECT_EQ(records[1]["rule"].get<std::string>().rfind("malformed request: http request: ", 0), 0u) << records[1];
   EXPECT_EQ(records[2]["repeated"], 9) << records[2];
   EXPECT_EQ(server.connections(), 0);
+}
+
+// The proxy never waits for the trail: with `--audit -` and a stderr pipe
+// nobody reads (one page, full after a few records), a command still gets
+// every one of many connections served, judged at the server, and the
+// records come once the pipe is read.
+TEST_F(Egress, AStalledTrailNeverStallsTheProxy) {
+  HttpServer server;
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  (void)::fcntl(fds[1], F_SETPIPE_SZ, 4096);
+  constexpr int kConnections = 150;
+  std::vector<std::string> argv =
+      RunArgv(Allowing(server), {"/usr/bin/python3", "-c",
+                                 "import urllib.request\nfor i in range(" + std::to_string(kConnections) +
+                                     "): urllib.request.urlopen('http://" + server.authority() +
+                                     "/', timeout=60).read()\nopen('served', 'w').close()"});
+  argv[3] = "-";  // --audit -: the trail goes to the stalled stderr
+  SpawnOptions options = Defaults({});
+  options.stderr_fd = fds[1];
+  Process run(argv, options);
+  ::close(fds[1]);
+  const bool served = WaitFor([&] { return std::filesystem::exists(workspace_.path() + "/served"); }, 30s);
+  const int connections = server.connections();
+  std::string trail;
+  std::thread reader([&] {
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) trail.append(buffer, static_cast<size_t>(n));
+  });
+  const Outcome& outcome = run.Wait();
+  reader.join();
+  ::close(fds[0]);
+  EXPECT_TRUE(served) << "the command's connections stalled behind the trail; " << connections << " served";
+  EXPECT_EQ(server.connections(), kConnections);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  size_t records = 0;
+  for (size_t at = trail.find("\"event\":\"egress\""); at != std::string::npos;
+       at = trail.find("\"event\":\"egress\"", at + 1)) {
+    ++records;
+  }
+  EXPECT_EQ(records, static_cast<size_t>(kConnections)) << trail.substr(0, 2000);
 }
 
 TEST_F(Egress, ADeniedPortADenyRuleAndAHostHeaderThatDisagreesAllFail) {
