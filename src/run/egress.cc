@@ -12,6 +12,7 @@
 #include "base/mutant.h"
 #include "net/host_allowlist.h"
 #include "net/hosts_file.h"
+#include "policy/egress_capture.h"
 
 namespace corral {
 namespace {
@@ -127,8 +128,15 @@ void EgressReporter::Finish() {
   }
 }
 
+std::shared_ptr<SyntheticNames> SyntheticNamesFor(const Policy& policy) {
+  if (!policy.egress().active()) return nullptr;
+  const EgressRules& rules = policy.egress();
+  return std::make_shared<SyntheticNames>([rules](const std::string& name) { return NameAllowed(rules, name); });
+}
+
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
-                                                      EgressReporter& reporter) {
+                                                      EgressReporter& reporter,
+                                                      std::shared_ptr<const SyntheticNames> synthetic) {
   // Two descriptors a connection, and a pipe's two for each direction
   // while its bytes move: room for the proxy's connections under corral's
   // own soft limit, up to the hard one (the sandbox, cloned already, keeps
@@ -147,6 +155,7 @@ Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, Egre
   // an absolute name (no search domain ever appended).
   options.names = ReadHostsFile("/etc/hosts");
   options.on_decision = [&reporter](const EgressDecision& decision) { reporter.Decided(decision); };
+  options.synthetic = std::move(synthetic);
   return EgressProxy::Start(std::move(listeners), std::move(gate), std::move(options));
 }
 

@@ -86,8 +86,15 @@ class EgressReporter {
 };
 
 // Called from Spawn (Command::serve_egress), before the command's exec.
+// `synthetic`: the names behind the synthetic addresses the sandbox's name
+// server gives (null: no transparent capture).
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
-                                                      EgressReporter& reporter);
+                                                      EgressReporter& reporter,
+                                                      std::shared_ptr<const SyntheticNames> synthetic = nullptr);
+
+// The table of synthetic addresses for the policy's allowed names, under
+// --allow-host; null otherwise.
+std::shared_ptr<SyntheticNames> SyntheticNamesFor(const Policy& policy);
 
 AuditEvent EgressEvent(const EgressDecision& decision);
 

@@ -12,7 +12,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "confine/env.h"
@@ -280,6 +282,89 @@ TEST_F(Egress, AllowLocalReachesExactlyThatPortOfTheHostsLoopback) {
   EXPECT_EQ(records[0]["protocol"], "local");
   EXPECT_EQ(records[0]["rule"], "--allow-local " + port);
   EXPECT_GT(records[0]["received"].get<int64_t>(), 0);
+}
+
+// The first name of the host's /etc/hosts that is not localhost and whose
+// address is 127.0.0.1: a name the proxy resolves outside to the test's
+// servers, and that the sandbox (whose /etc/hosts holds localhost alone
+// under --allow-host) must ask its name server for.
+std::string LoopbackHostsName() {
+  std::ifstream in("/etc/hosts");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string address, name;
+    if (!(words >> address) || address != "127.0.0.1") continue;
+    while (words >> name) {
+      if (name != "localhost" && name.find("localhost") == std::string::npos) return name;
+    }
+  }
+  return "";
+}
+
+// A program that ignores the proxy variables (a raw Python socket) reaches
+// an allowed name on its allowed port, through the synthetic address the
+// sandbox's name server gave it and corral's capture, and nothing else: the
+// same address on another captured port is reset (the name is not allowed
+// there), 127.0.0.1 on a captured port is reset, an unlisted name gets
+// NXDOMAIN and AAAA gets no address. Judged at the servers: only the
+// allowed one saw a connection.
+TEST_F(Egress, AProxyUnawareClientReachesAnAllowedNameAndNothingElse) {
+  const std::string name = LoopbackHostsName();
+  ASSERT_FALSE(name.empty()) << "this test needs a name for 127.0.0.1 besides localhost in the host's /etc/hosts";
+  HttpServer server;
+  HttpServer other;
+  const std::string port = std::to_string(server.port());
+  const std::string other_port = std::to_string(other.port());
+  Outcome outcome = RunIn(
+      {"--allow-host", name + ":" + port, "--allow-host", "also.test:" + other_port, "--allow-private",
+       "127.0.0.1/32"},
+      {"/usr/bin/python3", "-c",
+       "import socket, sys\n"
+       "name, port, other = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
+       "def get(host, p):\n"
+       "    try:\n"
+       "        s = socket.create_connection((host, p), timeout=10)\n"
+       "        s.sendall(b'GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n')\n"
+       "        data = b''\n"
+       "        while True:\n"
+       "            chunk = s.recv(4096)\n"
+       "            if not chunk: break\n"
+       "            data += chunk\n"
+       "        print('got', data.split(b'\\r\\n\\r\\n')[-1].decode() or 'nothing')\n"
+       "    except OSError as e: print('failed', type(e).__name__)\n"
+       "address = socket.gethostbyname(name)\n"
+       "print('synthetic', address.startswith('127.77.'))\n"
+       "get(name, port)\n"
+       "get(address, other)\n"
+       "get('127.0.0.1', port)\n"
+       "try: socket.gethostbyname('denied.test'); print('denied.test resolved')\n"
+       "except socket.gaierror: print('nxdomain')\n"
+       "try: print('aaaa', socket.getaddrinfo(name, port, socket.AF_INET6))\n"
+       "except socket.gaierror: print('no aaaa')\n",
+       name, port, other_port});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out,
+            "synthetic True\ngot hello\nfailed ConnectionResetError\nfailed ConnectionResetError\nnxdomain\nno aaaa\n")
+      << outcome.Describe();
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(other.connections(), 0);
+  EXPECT_NE(outcome.err.find("corral: blocked connection to " + name + ":" + other_port + ": not in --allow-host"),
+            std::string::npos)
+      << outcome.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 3u) << outcome.Describe();
+  size_t allowed = 0;
+  for (const nlohmann::json& record : records) {
+    EXPECT_EQ(record["protocol"], "transparent") << record.dump();
+    if (record["verdict"] == "allowed") {
+      ++allowed;
+      EXPECT_EQ(record["host"], name);
+      EXPECT_EQ(record["port"], server.port());
+      EXPECT_EQ(record["address"], "127.0.0.1");
+    }
+  }
+  EXPECT_EQ(allowed, 1u);
 }
 
 TEST_F(Egress, OverBroadAndContradictoryRulesAreRefusedAndNothingRuns) {
