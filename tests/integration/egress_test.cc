@@ -22,6 +22,7 @@
 #include "confine/plan.h"
 #include "exec/spawn.h"
 #include "harness.h"
+#include "loopback_names.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
 
@@ -282,24 +283,6 @@ TEST_F(Egress, AllowLocalReachesExactlyThatPortOfTheHostsLoopback) {
   EXPECT_EQ(records[0]["protocol"], "local");
   EXPECT_EQ(records[0]["rule"], "--allow-local " + port);
   EXPECT_GT(records[0]["received"].get<int64_t>(), 0);
-}
-
-// The first name of the host's /etc/hosts that is not localhost and whose
-// address is 127.0.0.1: a name the proxy resolves outside to the test's
-// servers, and that the sandbox (whose /etc/hosts holds localhost alone
-// under --allow-host) must ask its name server for.
-std::string LoopbackHostsName() {
-  std::ifstream in("/etc/hosts");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line.substr(0, line.find('#')));
-    std::string address, name;
-    if (!(words >> address) || address != "127.0.0.1") continue;
-    while (words >> name) {
-      if (name != "localhost" && name.find("localhost") == std::string::npos) return name;
-    }
-  }
-  return "";
 }
 
 // A program that ignores the proxy variables (a raw Python socket) reaches
