@@ -1,6 +1,8 @@
 #include "run/egress.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,7 +34,20 @@ bool SayRefusal(const EgressDecision& decision) {
 }  // namespace
 
 EgressReporter::EgressReporter(const AuditTrail& audit, size_t queue_limit)
-    : audit_(audit), queue_limit_(queue_limit), writer_([this] { Write(); }) {}
+    : audit_(audit), queue_limit_(queue_limit) {}
+
+// The writer starts with the first record (a run without egress has none),
+// with every signal blocked: corral takes the signals it forwards with
+// sigtimedwait on its main thread, and a thread that let one through would
+// get it delivered, and its default action would end corral.
+void EgressReporter::StartWriter() {
+  if (writer_.joinable()) return;
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  writer_ = std::thread([this] { Write(); });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
 
 EgressReporter::~EgressReporter() { Finish(); }
 
@@ -45,6 +60,7 @@ void EgressReporter::Queue(AuditEvent event) {
     ++dropped_;
     return;
   }
+  StartWriter();
   queue_.push_back(std::move(event));
   queued_.notify_one();
 }
@@ -97,7 +113,7 @@ void EgressReporter::Finish() {
     finishing_ = true;
     queued_.notify_one();
   }
-  writer_.join();
+  if (writer_.joinable()) writer_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   if (dropped_ > 0) {
     audit_.Record(AuditEvent("egress_dropped")

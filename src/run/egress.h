@@ -68,6 +68,7 @@ class EgressReporter {
 
  private:
   void Queue(AuditEvent event);  // under mutex_
+  void StartWriter();            // under mutex_
   void Write();                  // the writer thread
 
   const AuditTrail& audit_;
