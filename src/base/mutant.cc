@@ -121,6 +121,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kGitConfigSafeKeys: return "git_config_safe_keys";
     case Mutant::kGitConfigFollow: return "git_config_follow";
     case Mutant::kGitConfigMerge: return "git_config_merge";
+    case Mutant::kSeccompPassCred: return "seccomp_passcred";
+    case Mutant::kEgressTrailInline: return "egress_trail_inline";
   }
   return "none";
 }

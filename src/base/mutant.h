@@ -131,6 +131,8 @@ enum class Mutant {
   kGitConfigSafeKeys,     // every key a run changed in a repository's config lands, not only those on the safe list
   kGitConfigFollow,       // the landing opens the run's copy of a config following symlinks, blocking and unbounded
   kGitConfigMerge,        // the landing writes the run's whole copy, not its changed keys over the config as it is now
+  kSeccompPassCred,       // under --allow-port the filter allows SO_PASSCRED and SO_PASSPIDFD (autobind to an abstract name)
+  kEgressTrailInline,     // the egress proxy's thread writes each trail record itself, waiting on a stalled trail
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -120,10 +120,13 @@ Status ReadForbidList(const TomlField& field, const ParseContext& context, std::
   return Ok();
 }
 
-// Host rules and private ranges (net/host_pattern.h, net/destination.h),
-// each read as its flag reads it; the text is kept as written.
+// Host rules, private ranges and ports (net/host_pattern.h,
+// net/destination.h, policy/egress_rules.h), each read as its flag reads it;
+// the text is kept as written. A port may also be a TOML integer.
 Status ReadNetworkList(const TomlField& field, ListElement element, std::vector<Sourced<std::string>>& out) {
-  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  const bool ports = element == ListElement::kLocalPort || element == ListElement::kConnectPort;
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items,
+                          ports ? ReadPortArray(field) : ReadStringArray(field));
   for (size_t i = 0; i < items.size(); ++i) {
     Result<void> checked = CheckEgressListElement(element, items[i].value);
     if (!checked.ok()) {

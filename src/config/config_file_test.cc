@@ -141,6 +141,31 @@ TEST(ConfigFile, HostRulesAreReadAsTheirFlagsReadThem) {
   EXPECT_EQ(Refusal("[sandbox]\ndeny_host = [\"a.test:443\"]\n").code(), "config_bad_value");
 }
 
+// Ports are numbers: allow_port and allow_local take TOML integers as well
+// as strings, and refuse anything else naming the element and its line.
+TEST(ConfigFile, PortListsTakeIntegersAndStrings) {
+  ConfigLayer layer = Parse("[sandbox]\nallow_port = [443, \"8443\", 65535]\nallow_local = [5432]\n");
+  EXPECT_EQ(Values(layer.allow_port), (std::vector<std::string>{"443", "8443", "65535"}));
+  EXPECT_EQ(Values(layer.allow_local), std::vector<std::string>{"5432"});
+  EXPECT_EQ(Message("[sandbox]\nallow_port = [443, 0]\n"),
+            "/p/corral.toml:2:20: sandbox.allow_port[1]: 0 is not a port (1-65535)");
+  EXPECT_EQ(Message("[sandbox]\nallow_port = [70000]\n"),
+            "/p/corral.toml:2:15: sandbox.allow_port[0]: 70000 is not a port (1-65535)");
+  EXPECT_EQ(Message("[sandbox]\nallow_port = [-1]\n"),
+            "/p/corral.toml:2:15: sandbox.allow_port[0]: -1 is not a port (1-65535)");
+  EXPECT_EQ(Message("[sandbox]\nallow_local = [\n  5432,\n  54.32,\n]\n"),
+            "/p/corral.toml:4:3: sandbox.allow_local[1]: expected a port (an integer 1-65535, or a string), got float");
+  EXPECT_EQ(Message("[sandbox]\nallow_port = [true]\n"),
+            "/p/corral.toml:2:15: sandbox.allow_port[0]: expected a port (an integer 1-65535, or a string), got "
+            "boolean");
+  EXPECT_EQ(Message("[sandbox]\nallow_port = 443\n"),
+            "/p/corral.toml:2:1: sandbox.allow_port: expected an array of ports, got integer");
+  EXPECT_EQ(Refusal("[sandbox]\nallow_port = [\"http\"]\n").code(), "config_bad_value");
+  EXPECT_EQ(Refusal("[sandbox]\nallow_local = [3128]\n").code(), "config_bad_value");
+  // Host rules stay strings: a port there is part of the rule's text.
+  EXPECT_EQ(Refusal("[sandbox]\nallow_host = [443]\n").code(), "config_wrong_type");
+}
+
 TEST(ConfigFile, ForbidRead) {
   ConfigLayer layer = Parse("[sandbox]\nforbid_read = [\"**/.env\", \"~/.ssh\", \"/etc//hosts\", \"secrets/*.pem\"]\n");
   EXPECT_EQ(Values(layer.forbid_read),

@@ -149,6 +149,25 @@ Result<std::vector<Sourced<std::string>>> ReadStringArray(const TomlField& field
   return out;
 }
 
+Result<std::vector<Sourced<std::string>>> ReadPortArray(const TomlField& field) {
+  const toml::array* array = field.node->as_array();
+  if (array == nullptr) return WrongType(field, "an array of ports");
+  std::vector<Sourced<std::string>> out;
+  for (size_t i = 0; i < array->size(); ++i) {
+    TomlField element = ElementField(field, i, *array->get(i));
+    if (const toml::value<int64_t>* number = element.node->as_integer()) {
+      int64_t port = number->get();
+      if (port < 1 || port > 65535) return BadValue(element, std::to_string(port) + " is not a port (1-65535)");
+      out.push_back(Sourced<std::string>{std::to_string(port), element.where});
+      continue;
+    }
+    if (element.node->as_string() == nullptr) return WrongType(element, "a port (an integer 1-65535, or a string)");
+    CORRAL_ASSIGN_OR_RETURN(std::string text, ReadString(element));
+    out.push_back(Sourced<std::string>{std::move(text), element.where});
+  }
+  return out;
+}
+
 Result<size_t> ReadChoiceIndex(const TomlField& field, const std::vector<std::string_view>& allowed) {
   CORRAL_ASSIGN_OR_RETURN(std::string text, ReadString(field));
   auto found = std::find(allowed.begin(), allowed.end(), text);

@@ -73,6 +73,12 @@ Result<bool> ReadBool(const TomlField& field);
 Result<int64_t> ReadInteger(const TomlField& field);
 // Each element keeps its own position; its key is "<key>[<index>]".
 Result<std::vector<Sourced<std::string>>> ReadStringArray(const TomlField& field);
+// A list of ports, written as integers (`[443, 8080]`) or strings
+// (`["443"]`): an integer must be 1-65535 and becomes its decimal text; a
+// string is kept as written, for the caller to check as the flag would.
+// Anything else (a float, a boolean, an integer out of range) is refused
+// naming the element ("sandbox.allow_port[1]") and its line.
+Result<std::vector<Sourced<std::string>>> ReadPortArray(const TomlField& field);
 // A string that must be one of `allowed`; a bad one lists them. The index
 // form returns its position in `allowed`.
 Result<size_t> ReadChoiceIndex(const TomlField& field, const std::vector<std::string_view>& allowed);

@@ -6,6 +6,7 @@
 #include "confine/sandbox_hosts.h"
 #include "kernel/seccomp.h"
 #include "net/hosts_file.h"
+#include "policy/egress_capture.h"
 
 namespace corral {
 namespace {
@@ -145,6 +146,13 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       CORRAL_ASSIGN_OR_RETURN(std::string hosts,
                               SandboxHostsFile(egress.dns_names, ReadHostsFile("/etc/hosts"), LookUpAbsolute));
       plan.mounts_.AddFileOver("/etc/hosts", std::move(hosts));
+    } else if (egress.active()) {
+      // Under --allow-host every name but localhost goes to the sandbox's
+      // name server, which gives an allowed one its synthetic address: the
+      // host's own table, read inside, would send a name the proxy is to
+      // resolve to an address with no route.
+      CORRAL_ASSIGN_OR_RETURN(std::string hosts, SandboxHostsFile({}, ReadHostsFile("/etc/hosts"), LookUpAbsolute));
+      plan.mounts_.AddFileOver("/etc/hosts", std::move(hosts));
     }
   }
   plan.id_maps_ = MakeIdMaps(policy.host().uid, policy.host().gid);
@@ -166,6 +174,11 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     if (policy.egress().active()) plan.services_.proxy = ProxyListeners::kHttpAndSocks;
     for (uint16_t port : policy.egress().local_ports) {
       plan.services_.local_ports[plan.services_.local_count++] = port;
+    }
+    if (policy.egress().active()) {
+      for (uint16_t port : CapturedPorts(policy.egress(), kMaxCapturedPorts)) {
+        plan.services_.captured_ports[plan.services_.captured_count++] = port;
+      }
     }
   }
   if (m.seccomp) {

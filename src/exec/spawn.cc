@@ -142,10 +142,15 @@ Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services,
     whole = whole && fd;
     listeners.local.push_back({services.local_ports[i], std::move(fd)});
   }
+  for (int i = 0; i < services.captured_count; ++i) {
+    UniqueFd fd = next();
+    whole = whole && fd;
+    listeners.captured.push_back({services.captured_ports[i], std::move(fd)});
+  }
   if (!whole) {
     return Error(ErrorKind::kInternal, "the sandbox did not pass out its services' sockets; the run was stopped");
   }
-  dns = std::make_unique<DnsStub>(std::move(udp), std::move(tcp));
+  dns = std::make_unique<DnsStub>(std::move(udp), std::move(tcp), command.synthetic_names);
   if (!services.Forwards()) return {};  // the child waits for no go (exec/child.h)
   if (command.serve_egress) CORRAL_TRY(command.serve_egress(std::move(listeners)));
   const char go = 1;

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "net/dns_stub.h"
+#include "net/synthetic_names.h"
 #include "net/egress_proxy.h"
 #include "base/result.h"
 #include "base/unique_fd.h"
@@ -79,6 +80,9 @@ struct Command {
   // them here; an error stops the sandbox, the command never runs, and Spawn
   // returns that error. Unset, the listeners are closed.
   std::function<Result<void>(EgressListeners)> serve_egress;
+  // Under --allow-host: the table the sandbox's name server gives allowed
+  // names their synthetic addresses from, shared with the proxy.
+  std::shared_ptr<SyntheticNames> synthetic_names;
 };
 
 // The signals corral forwards to the sandbox.

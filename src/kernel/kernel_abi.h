@@ -27,6 +27,11 @@ namespace corral::kabi {
 // the generic table (aarch64, riscv64).
 inline constexpr int kSysOpenTreeAttr = 467;  // open_tree_attr, Linux 6.15
 
+// ---- socket options ----
+// SO_PASSPIDFD (Linux 6.5, asm-generic/socket.h; x86-64 uses the generic
+// value): like SO_PASSCRED, it makes an unbound unix socket autobind.
+inline constexpr int kSoPassPidfd = 76;
+
 // ---- Landlock ----
 inline constexpr uint32_t kCreateRulesetVersion = 1u << 0;
 

@@ -28,13 +28,14 @@ int BringUpLoopbackChild() {
 
 namespace {
 
-// One socket of `type` bound on 127.0.0.1:port, listening when a stream.
+// One socket of `type` bound on host:port (127.0.0.1, or every address of
+// the namespace, which holds lo alone), listening when a stream.
 // Returns 0 (the socket in *fd) or an errno (*fd may hold a socket to close).
-int BindOnLoopback(int type, int port, int* fd) {
+int BindOn(uint32_t host, int type, int port, int* fd) {
   struct sockaddr_in address = {};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_addr.s_addr = htonl(host);
   *fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
   if (*fd < 0 || ::bind(*fd, reinterpret_cast<struct sockaddr*>(&address), sizeof address) != 0) return errno;
   if (type == SOCK_STREAM && ::listen(*fd, kSandboxListenBacklog) != 0) return errno;
@@ -45,14 +46,17 @@ int BindOnLoopback(int type, int port, int* fd) {
 
 int BindSandboxServicesChild(const SandboxServices& services, int fds[kSandboxServiceSockets]) {
   for (int i = 0; i < kSandboxServiceSockets; ++i) fds[i] = -1;
-  int err = BindOnLoopback(SOCK_DGRAM, kSandboxDnsPort, &fds[0]);
-  if (err == 0) err = BindOnLoopback(SOCK_STREAM, kSandboxDnsPort, &fds[1]);
+  int err = BindOn(INADDR_LOOPBACK, SOCK_DGRAM, kSandboxDnsPort, &fds[0]);
+  if (err == 0) err = BindOn(INADDR_LOOPBACK, SOCK_STREAM, kSandboxDnsPort, &fds[1]);
   if (err == 0 && services.proxy == ProxyListeners::kHttpAndSocks) {
-    err = BindOnLoopback(SOCK_STREAM, kSandboxHttpProxyPort, &fds[2]);
-    if (err == 0) err = BindOnLoopback(SOCK_STREAM, kSandboxSocksPort, &fds[3]);
+    err = BindOn(INADDR_LOOPBACK, SOCK_STREAM, kSandboxHttpProxyPort, &fds[2]);
+    if (err == 0) err = BindOn(INADDR_LOOPBACK, SOCK_STREAM, kSandboxSocksPort, &fds[3]);
   }
   for (int i = 0; i < services.local_count && err == 0; ++i) {
-    err = BindOnLoopback(SOCK_STREAM, services.local_ports[i], &fds[4 + i]);
+    err = BindOn(INADDR_LOOPBACK, SOCK_STREAM, services.local_ports[i], &fds[4 + i]);
+  }
+  for (int i = 0; i < services.captured_count && err == 0; ++i) {
+    err = BindOn(INADDR_ANY, SOCK_STREAM, services.captured_ports[i], &fds[4 + kMaxLocalPorts + i]);
   }
   if (err != 0) {
     for (int i = 0; i < kSandboxServiceSockets; ++i) {

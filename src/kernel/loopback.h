@@ -30,10 +30,17 @@ int BringUpLoopbackChild();
 
 // The services corral runs for the sandbox on its lo, outside it: the name
 // server always (net/dns_stub.h), the egress proxy's listeners under
-// --allow-host, and one listener per --allow-local port (net/egress_proxy.h).
+// --allow-host, one listener per --allow-local port (net/egress_proxy.h),
+// and under --allow-host one listener on every address per port an allow
+// rule names for a name, which takes the connections a proxy-unaware client
+// makes to a name's synthetic address (net/synthetic_names.h).
 enum class ProxyListeners { kNone, kHttpAndSocks };
 
-inline constexpr int kSandboxServiceSockets = 4 + kMaxLocalPorts;
+// --allow-host: the ports of the allowed names init listens on, on every
+// address, for transparent capture (net/synthetic_names.h).
+inline constexpr int kMaxCapturedPorts = 16;
+
+inline constexpr int kSandboxServiceSockets = 4 + kMaxLocalPorts + kMaxCapturedPorts;
 
 // The backlog of each listening socket: 4096, net.core.somaxconn's default
 // since Linux 5.4 (the kernel cuts a larger one to it). A burst of
@@ -49,15 +56,18 @@ struct SandboxServices {
   ProxyListeners proxy = ProxyListeners::kNone;
   uint16_t local_ports[kMaxLocalPorts] = {};
   int local_count = 0;
+  uint16_t captured_ports[kMaxCapturedPorts] = {};
+  int captured_count = 0;
 
-  bool Forwards() const { return proxy != ProxyListeners::kNone || local_count > 0; }
+  bool Forwards() const { return proxy != ProxyListeners::kNone || local_count > 0 || captured_count > 0; }
 };
 
 // The sockets of those services, on 127.0.0.1 of the calling process's
 // network namespace, close-on-exec, made while CAP_NET_BIND_SERVICE is still
 // held: fds[0] UDP and fds[1] a listening TCP socket on port 53; with
 // kHttpAndSocks, listening TCP sockets on 3128 (fds[2]) and 1080 (fds[3]);
-// then one listening TCP socket per local port (fds[4...]). Unused entries
+// then one listening TCP socket per local port (fds[4...]), then one per
+// captured port on 0.0.0.0 (fds[4 + kMaxLocalPorts...]). Unused entries
 // are -1. Returns 0 (all stored) or an errno (none left open).
 int BindSandboxServicesChild(const SandboxServices& services, int fds[kSandboxServiceSockets]);
 

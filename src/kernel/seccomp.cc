@@ -70,7 +70,8 @@ bool IsMountFamily(const std::string& name) {
 bool SeccompFilterMutated() {
   for (Mutant mutant : {Mutant::kSeccompPtrace, Mutant::kSeccompKeyctl, Mutant::kSeccompSetId, Mutant::kSeccompTty,
                         Mutant::kSeccompSockets, Mutant::kSeccompArch, Mutant::kSeccompMount,
-                        Mutant::kSeccompNamespaces, Mutant::kSeccompRawSockets, Mutant::kSeccompTcpOnly}) {
+                        Mutant::kSeccompNamespaces, Mutant::kSeccompRawSockets, Mutant::kSeccompTcpOnly,
+                        Mutant::kSeccompPassCred}) {
     if (MutantActive(mutant)) return true;
   }
   return false;
@@ -281,6 +282,20 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
       rc = seccomp_rule_add(ctx.get(), eperm, send.syscall, 1,
                             scmp_arg_cmp{send.flags_argument, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN});
       if (rc < 0) return SeccompError("MSG_FASTOPEN", rc);
+    }
+    // An unbound unix socket that passes credentials (SO_PASSCRED) or a
+    // pidfd (SO_PASSPIDFD) is given an abstract name by the kernel at its
+    // first connect or send (autobind): a name of the host's network, listed
+    // in the host's /proc/net/unix, to which any process of the host can
+    // send. With bind(2) refused, these two options are the only way to get
+    // one; they are refused on every socket (the filter cannot see the
+    // family), compared on the low 32 bits as the kernel reads an int.
+    for (uint64_t option : {uint64_t{SO_PASSCRED}, uint64_t{kabi::kSoPassPidfd}}) {
+      if (MutantActive(Mutant::kSeccompPassCred)) break;
+      rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(setsockopt), 2,
+                            SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, uint64_t{SOL_SOCKET}),
+                            SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu, option));
+      if (rc < 0) return SeccompError("SO_PASSCRED", rc);
     }
   }
 

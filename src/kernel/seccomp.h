@@ -22,7 +22,10 @@
 //      listen(2) returns EPERM (Landlock cannot see a TCP listen on a port
 //      that was never bound), so does bind(2) (an abstract unix name bound
 //      in the host's network is the host's), and so does sending with
-//      MSG_FASTOPEN (a connect made by sendto or sendmsg);
+//      MSG_FASTOPEN (a connect made by sendto or sendmsg), and setsockopt
+//      SO_PASSCRED and SO_PASSPIDFD at SOL_SOCKET (an unbound unix socket
+//      with either is autobound to an abstract name of the host's network at
+//      its first connect or send);
 //   5. everything else is allowed: the mount view and Landlock bound it.
 //
 // The sandbox's init (PID 1, corral's own code) runs under the command's

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -429,6 +430,20 @@ TEST(SeccompFilter, TcpOnlyRefusesWhatLandlocksTcpRulesDoNotSee) {
                   kAllow, kAllow, kEperm});
   rows.push_back({"sendmmsg MSG_FASTOPEN", Data(AUDIT_ARCH_X86_64, Nr("sendmmsg"), {3, 0x1000, 1, MSG_FASTOPEN}),
                   kAllow, kAllow, kEperm});
+  // SO_PASSCRED and SO_PASSPIDFD (76) would autobind an abstract name; other
+  // options, and the same numbers at another level, stay allowed.
+  auto setsockopt = [&](std::string label, uint64_t level, uint64_t option, uint32_t tcp_only) {
+    rows.push_back({"setsockopt " + label, Data(AUDIT_ARCH_X86_64, Nr("setsockopt"), {3, level, option, 0x1000, 4}),
+                    kAllow, kAllow, tcp_only});
+  };
+  setsockopt("SO_PASSCRED", SOL_SOCKET, SO_PASSCRED, kEperm);
+  setsockopt("SO_PASSCRED with high bits", kHigh | SOL_SOCKET, kHigh | SO_PASSCRED, kEperm);
+  setsockopt("SO_PASSPIDFD", SOL_SOCKET, 76, kEperm);
+  setsockopt("SO_REUSEADDR", SOL_SOCKET, SO_REUSEADDR, kAllow);
+  setsockopt("SO_KEEPALIVE", SOL_SOCKET, SO_KEEPALIVE, kAllow);
+  setsockopt("SO_PASSSEC", SOL_SOCKET, SO_PASSSEC, kAllow);
+  setsockopt("TCP_NODELAY", IPPROTO_TCP, TCP_NODELAY, kAllow);
+  setsockopt("IPPROTO_TCP option 16", IPPROTO_TCP, 16, kAllow);
   ExpectTable(rows);
 }
 

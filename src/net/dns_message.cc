@@ -1,5 +1,7 @@
 #include "net/dns_message.h"
 
+#include <array>
+
 #include <algorithm>
 
 namespace corral {
@@ -71,14 +73,37 @@ Result<DnsQuery> ParseDnsQuery(std::span<const uint8_t> message) {
   return query;
 }
 
-std::vector<uint8_t> NxdomainAnswer(const DnsQuery& query) {
+namespace {
+
+// The header and the question echoed, with `rcode`.
+std::vector<uint8_t> AnswerHead(const DnsQuery& query, uint8_t rcode) {
   std::vector<uint8_t> answer(kHeader + query.question.size());
   answer[0] = static_cast<uint8_t>(query.id >> 8);
   answer[1] = static_cast<uint8_t>(query.id);
   answer[2] = static_cast<uint8_t>(0x80 | (query.recursion_desired ? 0x01 : 0x00));  // QR, RD
-  answer[3] = 0x80 | 0x03;                                                           // RA, NXDOMAIN
+  answer[3] = static_cast<uint8_t>(0x80 | rcode);                                    // RA, the code
   answer[5] = 1;                                                                     // one question
   std::copy(query.question.begin(), query.question.end(), answer.begin() + kHeader);
+  return answer;
+}
+
+}  // namespace
+
+std::vector<uint8_t> NxdomainAnswer(const DnsQuery& query) { return AnswerHead(query, 0x03); }
+
+std::vector<uint8_t> NoDataAnswer(const DnsQuery& query) { return AnswerHead(query, 0x00); }
+
+std::vector<uint8_t> AddressAnswer(const DnsQuery& query, const std::array<uint8_t, 4>& address) {
+  std::vector<uint8_t> answer = AnswerHead(query, 0x00);
+  answer[7] = 1;  // one answer
+  const uint8_t record[] = {
+      0xc0, kHeader,            // the name: a pointer to the question's
+      0x00, 0x01, 0x00, 0x01,   // type A, class IN
+      0x00, 0x00, 0x00, 0x3c,   // TTL 60 s
+      0x00, 0x04,               // four bytes of data
+      address[0], address[1], address[2], address[3],
+  };
+  answer.insert(answer.end(), std::begin(record), std::end(record));
   return answer;
 }
 

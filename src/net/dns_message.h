@@ -17,6 +17,7 @@
 // on those, so a lookup would wait for every timeout; on NXDOMAIN it stops.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -47,5 +48,16 @@ Result<DnsQuery> ParseDnsQuery(std::span<const uint8_t> message);
 // The NXDOMAIN answer to `query`: its id, QR, RD as asked, RA, RCODE 3, the
 // question echoed, no records.
 std::vector<uint8_t> NxdomainAnswer(const DnsQuery& query);
+
+// Under --allow-host, for a name the rules allow (net/synthetic_names.h):
+// NOERROR with one A record (the name, by a pointer to the question; class
+// IN; TTL 60 s) holding `address`, for an A query...
+std::vector<uint8_t> AddressAnswer(const DnsQuery& query, const std::array<uint8_t, 4>& address);
+// ...and NOERROR with no records ("no data": the name exists, without that
+// type) for any other type, AAAA included, so a client falls back to IPv4.
+std::vector<uint8_t> NoDataAnswer(const DnsQuery& query);
+
+inline constexpr uint16_t kDnsTypeA = 1;
+inline constexpr uint16_t kDnsClassIn = 1;
 
 }  // namespace corral

@@ -7,7 +7,9 @@
 //     QR = 0, opcode 0 and one question; its name is printable ASCII
 //     without spaces, at most 4 * 255 characters; its question bytes are the
 //     message's own from offset 12; and its NXDOMAIN answer is the header
-//     (id echoed, QR, RCODE 3, one question) followed by exactly them.
+//     (id echoed, QR, RCODE 3, one question) followed by exactly them, and
+//     its no-data and address answers (transparent capture) the same with
+//     NOERROR and none or one A record pointing at the question.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +56,16 @@ inline std::optional<std::string> CheckDnsQueryReader(std::span<const uint8_t> b
   }
   if (!std::equal(query->question.begin(), query->question.end(), answer.begin() + 12)) {
     return "an answer whose question is not the query's";
+  }
+  // The answers of transparent capture: the same header with NOERROR, and
+  // one A record of 16 bytes after the question, or none.
+  std::vector<uint8_t> nodata = NoDataAnswer(*query);
+  if (nodata.size() != answer.size() || (nodata[3] & 0x0f) != 0 || nodata[7] != 0) return "a malformed no-data answer";
+  std::vector<uint8_t> address = AddressAnswer(*query, {127, 77, 0, 1});
+  if (address.size() != answer.size() + 16 || (address[3] & 0x0f) != 0 || address[7] != 1 ||
+      !std::equal(answer.begin() + 12, answer.end(), address.begin() + 12) || address[answer.size()] != 0xc0 ||
+      address[answer.size() + 1] != 12) {
+    return "a malformed address answer";
   }
   return std::nullopt;
 }

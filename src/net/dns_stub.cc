@@ -12,7 +12,8 @@
 
 namespace corral {
 
-DnsStub::DnsStub(UniqueFd udp, UniqueFd tcp) : udp_(std::move(udp)), tcp_(std::move(tcp)) {
+DnsStub::DnsStub(UniqueFd udp, UniqueFd tcp, std::shared_ptr<SyntheticNames> synthetic)
+    : udp_(std::move(udp)), tcp_(std::move(tcp)), synthetic_(std::move(synthetic)) {
   for (int fd : {udp_.get(), tcp_.get()}) {
     if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   }
@@ -53,6 +54,18 @@ std::optional<std::string> DnsStub::Summary(std::string_view mode) const {
   return line + " refused (" + std::string(mode) + ")";
 }
 
+std::vector<uint8_t> DnsStub::AnswerFor(const DnsQuery& query) {
+  if (synthetic_ != nullptr && query.klass == kDnsClassIn) {
+    if (std::optional<Address> address = synthetic_->AddressFor(query.name)) {
+      if (query.type != kDnsTypeA) return NoDataAnswer(query);
+      std::span<const uint8_t> bytes = address->bytes();
+      return AddressAnswer(query, {bytes[0], bytes[1], bytes[2], bytes[3]});
+    }
+  }
+  Remember(query.name);
+  return NxdomainAnswer(query);
+}
+
 void DnsStub::ServeDatagrams() {
   // A bounded batch per wake-up, so a flood cannot keep the supervisor here.
   for (int i = 0; i < 64; ++i) {
@@ -64,8 +77,7 @@ void DnsStub::ServeDatagrams() {
     if (n < 0) return;
     Result<DnsQuery> query = ParseDnsQuery(std::span<const uint8_t>(buffer, static_cast<size_t>(n)));
     if (!query.ok()) continue;
-    Remember(query->name);
-    std::vector<uint8_t> answer = NxdomainAnswer(*query);
+    std::vector<uint8_t> answer = AnswerFor(*query);
     ::sendto(udp_.get(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL,
              reinterpret_cast<sockaddr*>(&from), from_length);
   }
@@ -99,8 +111,7 @@ void DnsStub::Serve(Connection& connection) {
       connection.fd.Reset();
       return;
     }
-    Remember(query->name);
-    std::vector<uint8_t> answer = NxdomainAnswer(*query);
+    std::vector<uint8_t> answer = AnswerFor(*query);
     uint8_t prefix[2] = {static_cast<uint8_t>(answer.size() >> 8), static_cast<uint8_t>(answer.size())};
     answer.insert(answer.begin(), prefix, prefix + 2);
     if (::send(connection.fd.get(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL) !=

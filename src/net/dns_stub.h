@@ -1,6 +1,8 @@
 // The name server a --network none sandbox sees at 127.0.0.1:53: every
 // query gets NXDOMAIN at once, nothing is forwarded, and corral names what
-// was looked up in one line when the run ends.
+// was looked up in one line when the run ends. Under --allow-host, a name
+// the rules allow is answered instead with its synthetic address on the
+// sandbox's loopback (net/synthetic_names.h), still without asking anyone.
 //
 // The sandbox's first child binds a UDP socket and a listening TCP socket
 // on 127.0.0.1:53 inside the sandbox's own network namespace (it still has
@@ -19,12 +21,15 @@
 #include <poll.h>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/unique_fd.h"
+#include "net/dns_message.h"
+#include "net/synthetic_names.h"
 
 namespace corral {
 
@@ -34,7 +39,10 @@ class DnsStub {
   static constexpr size_t kSlots = 2 + kMaxConnections;  // pollfd entries Fill sets
   static constexpr size_t kMaxNames = 64;                // names kept; the rest are counted
 
-  DnsStub(UniqueFd udp, UniqueFd tcp);
+  // With `synthetic` (under --allow-host), a name it gives an address to is
+  // answered with that address (an A query) or no data (any other type, so
+  // a client falls back to IPv4), and is not counted as refused.
+  DnsStub(UniqueFd udp, UniqueFd tcp, std::shared_ptr<SyntheticNames> synthetic = nullptr);
 
   // Sets kSlots entries (unused ones to fd -1).
   void Fill(struct pollfd fds[kSlots]) const;
@@ -56,9 +64,11 @@ class DnsStub {
   void Accept();
   void Serve(Connection& connection);
   void Remember(const std::string& name);
+  std::vector<uint8_t> AnswerFor(const DnsQuery& query);
 
   UniqueFd udp_;
   UniqueFd tcp_;
+  std::shared_ptr<SyntheticNames> synthetic_;
   std::vector<Connection> connections_;
   std::vector<std::string> names_;
   size_t more_ = 0;

@@ -84,6 +84,7 @@ std::string_view EgressProtocolName(EgressProtocol protocol) {
     case EgressProtocol::kHttpForward: return "http";
     case EgressProtocol::kSocks5: return "socks5";
     case EgressProtocol::kLocal: return "local";
+    case EgressProtocol::kTransparent: return "transparent";
   }
   return "unknown";
 }
@@ -190,6 +191,7 @@ class Session : public std::enable_shared_from_this<Session> {
       phase_ = Phase::kResolving;
       return Connect({tcp::endpoint(asio::ip::address_v4::loopback(), decision_.port)});
     }
+    if (decision_.protocol == EgressProtocol::kTransparent) return StartTransparent();
     timer_.expires_after(proxy_.options().head_timeout);
     timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
       bool reading = self->phase_ == Phase::kHead || self->phase_ == Phase::kSocksRequest;
@@ -209,6 +211,32 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   enum class Phase { kHead, kSocksRequest, kResolving, kConnecting, kRelaying, kDone };
+
+  // The name is the one the synthetic address the client connected to was
+  // given; the port is the listener's. Then the gate, as for CONNECT.
+  void StartTransparent() {
+    asio::error_code error;
+    tcp::endpoint local = client_.local_endpoint(error);
+    if (error) return Finish();
+    Address address = FromAsio(local.address());
+    std::optional<std::string> name;
+    if (proxy_.options().synthetic != nullptr) name = proxy_.options().synthetic->NameFor(address);
+    if (!name) {
+      decision_.host = address.ToString();
+      return Refuse("not an address corral's name server gave an allowed name", Socks5Reply::kNotAllowed);
+    }
+    decision_.host = *name;
+    Decide();
+  }
+
+  // A transparent connection has no protocol to refuse in: it is reset
+  // (SO_LINGER with no time, then closed), so the client sees
+  // ECONNRESET, not an empty answer.
+  void Reset() {
+    asio::error_code ignored;
+    client_.set_option(asio::socket_base::linger(true, 0), ignored);
+    Finish();
+  }
 
   void ReadMore() {
     client_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](const asio::error_code& error, size_t n) {
@@ -341,6 +369,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ConnectFailed(const asio::error_code& error) {
     decision_.rule += "; cannot connect: " + error.message();
     if (decision_.protocol == EgressProtocol::kLocal) return Finish();  // reset: the client sees the close
+    if (decision_.protocol == EgressProtocol::kTransparent) return Reset();
     if (decision_.protocol == EgressProtocol::kSocks5) {
       Socks5Reply code =
           error == asio::error::connection_refused ? Socks5Reply::kConnectionRefused : Socks5Reply::kHostUnreachable;
@@ -370,6 +399,7 @@ class Session : public std::enable_shared_from_this<Session> {
         });
         return;
       case EgressProtocol::kLocal:
+      case EgressProtocol::kTransparent:
         relay();
         return;
       case EgressProtocol::kHttpForward: {
@@ -551,6 +581,7 @@ class Session : public std::enable_shared_from_this<Session> {
     decision_.rule = rule;
     proxy_.Report(decision_);
     reported_ = true;
+    if (decision_.protocol == EgressProtocol::kTransparent) return Reset();
     if (decision_.protocol == EgressProtocol::kSocks5) return SendAndClose(Bytes(Socks5RequestReply(code)));
     SendAndClose(Reply(403, "Forbidden", EgressRefusalLine(decision_.host, decision_.port, rule)));
   }
@@ -629,12 +660,15 @@ Result<void> EgressProxy::Impl::Listen(EgressListeners listeners) {
   CORRAL_TRY(adopt(std::move(listeners.socks), socks_));
   if (http_) Accept(*http_, EgressProtocol::kHttpConnect);
   if (socks_) Accept(*socks_, EgressProtocol::kSocks5);
-  for (LocalListener& listener : listeners.local) {
-    std::optional<tcp::acceptor> adopted;
-    CORRAL_TRY(adopt(std::move(listener.fd), adopted));
-    if (!adopted) continue;
-    local_.push_back(std::move(*adopted));
-    Accept(local_.back(), EgressProtocol::kLocal, listener.port);
+  for (auto [list, protocol] : {std::pair{&listeners.local, EgressProtocol::kLocal},
+                                 std::pair{&listeners.captured, EgressProtocol::kTransparent}}) {
+    for (LocalListener& listener : *list) {
+      std::optional<tcp::acceptor> adopted;
+      CORRAL_TRY(adopt(std::move(listener.fd), adopted));
+      if (!adopted) continue;
+      local_.push_back(std::move(*adopted));
+      Accept(local_.back(), protocol, listener.port);
+    }
   }
   return {};
 }

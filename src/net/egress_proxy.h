@@ -15,7 +15,15 @@
 //                  resolved here, not in the sandbox);
 //   local          a --allow-local port: no protocol, each connection relayed
 //                  to the same port of the host's 127.0.0.1 (the rule is the
-//                  listener itself; the gate is not asked).
+//                  listener itself; the gate is not asked);
+//   transparent    a client that ignores the proxy variables: it looked up
+//                  an allowed name, got the name's synthetic address
+//                  (net/synthetic_names.h) and connected to it, on a port a
+//                  captured listener holds on every address. The address the
+//                  connection was made to (getsockname) names the name; an
+//                  address no name was given is refused. No protocol: the
+//                  gate decides on that name and the listener's port, and
+//                  a refusal, or a connection that fails, is a reset.
 //
 // For each connection the gate (net/egress_gate.h) decides on the name and
 // port as asked, before any lookup; the name is then resolved here (the
@@ -57,12 +65,14 @@
 #include "base/unique_fd.h"
 #include "net/address.h"
 #include "net/egress_gate.h"
+#include "net/synthetic_names.h"
 
 namespace corral {
 
-enum class EgressProtocol { kHttpConnect, kHttpForward, kSocks5, kLocal };
+enum class EgressProtocol { kHttpConnect, kHttpForward, kSocks5, kLocal, kTransparent };
 
-std::string_view EgressProtocolName(EgressProtocol protocol);  // "connect", "http", "socks5", "local"
+// "connect", "http", "socks5", "local", "transparent"
+std::string_view EgressProtocolName(EgressProtocol protocol);
 
 // One connection's decision, as the trail records it.
 struct EgressDecision {
@@ -88,6 +98,9 @@ struct EgressListeners {
   UniqueFd http;
   UniqueFd socks;
   std::vector<LocalListener> local;
+  // Transparent capture: a listener on every address of the sandbox's
+  // namespace, per port (the port is the connection's).
+  std::vector<LocalListener> captured;
 };
 
 struct EgressOptions {
@@ -104,6 +117,9 @@ struct EgressOptions {
   // Called on the proxy's thread: for a refusal at once, for an allowed
   // connection when it ends.
   std::function<void(const EgressDecision&)> on_decision;
+  // The names behind the synthetic addresses, for the captured listeners;
+  // without it every captured connection is refused.
+  std::shared_ptr<const SyntheticNames> synthetic;
 };
 
 class EgressProxy {

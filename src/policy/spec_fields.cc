@@ -132,8 +132,8 @@ std::string RenderDocRow(const ListSetting& setting) {
     case ListElement::kAllowHost: type = "array of strings (host patterns, each with optional `:PORT,PORT`)"; break;
     case ListElement::kDenyHost: type = "array of strings (host patterns)"; break;
     case ListElement::kPrivateRange: type = "array of strings (CIDR ranges)"; break;
-    case ListElement::kLocalPort: type = "array of strings (ports, `\"5432\"`)"; break;
-    case ListElement::kConnectPort: type = "array of strings (ports, `\"443\"`)"; break;
+    case ListElement::kLocalPort: type = "array of ports (`5432` or `\"5432\"`)"; break;
+    case ListElement::kConnectPort: type = "array of ports (`443` or `\"443\"`)"; break;
     case ListElement::kDnsName: type = "array of strings (host names)"; break;
   }
   return Row(setting.key, type, "`[]`", setting.flag, setting.doc);

@@ -1,6 +1,8 @@
 #include "run/egress.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,8 +11,10 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/mutant.h"
 #include "net/host_allowlist.h"
 #include "net/hosts_file.h"
+#include "policy/egress_capture.h"
 
 namespace corral {
 namespace {
@@ -29,12 +33,58 @@ bool SayRefusal(const EgressDecision& decision) {
 
 }  // namespace
 
-void EgressReporter::Decided(const EgressDecision& decision) {
-  if (decision.verdict == EgressVerdict::kAllowed) {
-    audit_.Record(EgressEvent(decision));
+EgressReporter::EgressReporter(const AuditTrail& audit, size_t queue_limit)
+    : audit_(audit), queue_limit_(queue_limit) {}
+
+// The writer starts with the first record (a run without egress has none),
+// with every signal blocked: corral takes the signals it forwards with
+// sigtimedwait on its main thread, and a thread that let one through would
+// get it delivered, and its default action would end corral.
+void EgressReporter::StartWriter() {
+  if (writer_.joinable()) return;
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  writer_ = std::thread([this] { Write(); });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+EgressReporter::~EgressReporter() { Finish(); }
+
+void EgressReporter::Queue(AuditEvent event) {
+  if (MutantActive(Mutant::kEgressTrailInline)) {  // the mutant: the proxy's thread writes the record itself
+    audit_.Record(event);
     return;
   }
+  if (queue_.size() >= queue_limit_) {
+    ++dropped_;
+    return;
+  }
+  StartWriter();
+  queue_.push_back(std::move(event));
+  queued_.notify_one();
+}
+
+void EgressReporter::Write() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    queued_.wait(lock, [this] { return finishing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // finishing, and all written
+    AuditEvent event = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    audit_.Record(event);
+    lock.lock();
+  }
+}
+
+void EgressReporter::Decided(const EgressDecision& decision) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (finishing_) return;  // the proxy has stopped before Finish; nothing more comes
+  if (decision.verdict == EgressVerdict::kAllowed) {
+    Queue(EgressEvent(decision));
+    return;
+  }
   auto key = std::make_tuple(static_cast<int>(decision.protocol), decision.host, decision.port, decision.rule);
   auto seen = repeated_.find(key);
   if (seen != repeated_.end()) {
@@ -46,7 +96,7 @@ void EgressReporter::Decided(const EgressDecision& decision) {
     return;
   }
   repeated_.emplace(key, 0);
-  audit_.Record(EgressEvent(decision));
+  Queue(EgressEvent(decision));
   if (decision.host.empty()) return;  // a malformed request: the trail has it, stderr does not
   if (lines_ < kMaxRefusalLines && SayRefusal(decision)) {
     ++lines_;
@@ -56,7 +106,21 @@ void EgressReporter::Decided(const EgressDecision& decision) {
 }
 
 void EgressReporter::Finish() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+    finishing_ = true;
+    queued_.notify_one();
+  }
+  if (writer_.joinable()) writer_.join();
   std::lock_guard<std::mutex> lock(mutex_);
+  if (dropped_ > 0) {
+    audit_.Record(AuditEvent("egress_dropped")
+                      .Set("dropped", static_cast<int64_t>(dropped_))
+                      .Set("why", "the trail did not take records as fast as the proxy decided; at most " +
+                                      std::to_string(queue_limit_) + " wait"));
+  }
   uint64_t left_out = lines_left_out_ + repeated_elsewhere_;
   for (const auto& [key, count] : repeated_) {
     if (count == 0) continue;
@@ -80,8 +144,15 @@ void EgressReporter::Finish() {
   }
 }
 
+std::shared_ptr<SyntheticNames> SyntheticNamesFor(const Policy& policy) {
+  if (!policy.egress().active()) return nullptr;
+  const EgressRules& rules = policy.egress();
+  return std::make_shared<SyntheticNames>([rules](const std::string& name) { return NameAllowed(rules, name); });
+}
+
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
-                                                      EgressReporter& reporter) {
+                                                      EgressReporter& reporter,
+                                                      std::shared_ptr<const SyntheticNames> synthetic) {
   // Two descriptors a connection, and a pipe's two for each direction
   // while its bytes move: room for the proxy's connections under corral's
   // own soft limit, up to the hard one (the sandbox, cloned already, keeps
@@ -100,6 +171,7 @@ Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, Egre
   // an absolute name (no search domain ever appended).
   options.names = ReadHostsFile("/etc/hosts");
   options.on_decision = [&reporter](const EgressDecision& decision) { reporter.Decided(decision); };
+  options.synthetic = std::move(synthetic);
   return EgressProxy::Start(std::move(listeners), std::move(gate), std::move(options));
 }
 

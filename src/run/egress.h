@@ -2,11 +2,15 @@
 // listeners the sandbox passed out, with the policy's host rules, and what it
 // decided, reported as it happens.
 //
-// Each decision is one `egress` record in the trail at once, from the
-// proxy's thread (the trail writes each record with one write(2)): protocol,
-// host, port, verdict, rule, the address connected to and the bytes each
-// way; never a payload, a header or a URL. A killed corral therefore loses
-// none that were made. A refusal is also one line on corral's stderr
+// Each decision is one `egress` record in the trail as it happens:
+// protocol, host, port, verdict, rule, the address connected to and the
+// bytes each way; never a payload, a header or a URL. The proxy's thread
+// never writes a record itself: it queues it for the reporter's writer
+// thread, which writes each with one write(2) (the trail's), so a trail that
+// stalls (`--audit -` with a reader that stopped reading) never stalls the
+// proxy. At most kMaxQueuedRecords wait; one past that is dropped and
+// counted, and Finish writes one `egress_dropped` record with the count once
+// the writer has caught up. A refusal is also one line on corral's stderr
 // ("corral: blocked connection to HOST:PORT: RULE"), so the agent sees it
 // without reading the trail.
 //
@@ -27,10 +31,13 @@
 //   reporter.Finish();
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "audit/audit.h"
@@ -43,18 +50,36 @@ class EgressReporter {
  public:
   static constexpr size_t kMaxRefusalLines = 50;
   static constexpr size_t kMaxRepeatedKinds = 1024;  // distinct refusals counted; the rest in one bucket
+  static constexpr size_t kMaxQueuedRecords = 4096;  // records waiting for the writer; one more is dropped
 
-  explicit EgressReporter(const AuditTrail& audit) : audit_(audit) {}
+  // `queue_limit` is kMaxQueuedRecords but in tests.
+  explicit EgressReporter(const AuditTrail& audit, size_t queue_limit = kMaxQueuedRecords);
+  // Finishes, when Finish was not called.
+  ~EgressReporter();
+  EgressReporter(const EgressReporter&) = delete;
+  EgressReporter& operator=(const EgressReporter&) = delete;
 
-  // From the proxy's thread.
+  // From the proxy's thread; never waits for the trail.
   void Decided(const EgressDecision& decision);
-  // After the proxy has stopped: the counts of repeated refusals, and the
-  // stderr lines left out.
+  // After the proxy has stopped: waits for the writer to write what is
+  // queued, then writes the counts of repeated refusals and of dropped
+  // records, and says on stderr how many lines were left out. Idempotent.
   void Finish();
 
  private:
+  void Queue(AuditEvent event);  // under mutex_
+  void StartWriter();            // under mutex_
+  void Write();                  // the writer thread
+
   const AuditTrail& audit_;
+  const size_t queue_limit_;
   std::mutex mutex_;
+  std::condition_variable queued_;
+  std::deque<AuditEvent> queue_;
+  uint64_t dropped_ = 0;
+  bool finishing_ = false;
+  bool finished_ = false;
+  std::thread writer_;
   std::map<std::tuple<int, std::string, uint16_t, std::string>, uint64_t> repeated_;
   uint64_t repeated_elsewhere_ = 0;
   size_t lines_ = 0;
@@ -62,8 +87,15 @@ class EgressReporter {
 };
 
 // Called from Spawn (Command::serve_egress), before the command's exec.
+// `synthetic`: the names behind the synthetic addresses the sandbox's name
+// server gives (null: no transparent capture).
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
-                                                      EgressReporter& reporter);
+                                                      EgressReporter& reporter,
+                                                      std::shared_ptr<const SyntheticNames> synthetic = nullptr);
+
+// The table of synthetic addresses for the policy's allowed names, under
+// --allow-host; null otherwise.
+std::shared_ptr<SyntheticNames> SyntheticNamesFor(const Policy& policy);
 
 AuditEvent EgressEvent(const EgressDecision& decision);
 

@@ -106,8 +106,11 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // cannot start stops the run before the command exists.
   EgressReporter egress(audit);
   std::unique_ptr<EgressProxy> proxy;
-  command.serve_egress = [&policy, &egress, &proxy](EgressListeners listeners) -> Result<void> {
-    CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), egress));
+  // Under --allow-host the name server gives allowed names synthetic
+  // addresses and the proxy maps them back (net/synthetic_names.h).
+  command.synthetic_names = SyntheticNamesFor(policy);
+  command.serve_egress = [&policy, &egress, &proxy, &command](EgressListeners listeners) -> Result<void> {
+    CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names));
     return {};
   };
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
@@ -260,8 +263,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   }
   if (spawned && process->dns() != nullptr) {
     result.lookups = process->dns()->Summary(policy.egress().active()
-                                                 ? "--network none: --allow-host names are reached through the proxy, "
-                                                   "not looked up inside"
+                                                 ? "--network none: only the names --allow-host allows resolve "
+                                                   "inside"
                                                  : "--network none");
   }
   if (proxy) {

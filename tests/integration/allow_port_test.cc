@@ -51,6 +51,25 @@ bool ListeningInHostNetwork(const std::set<std::string>& inodes) {
   return false;
 }
 
+// The paths /proc/net/unix of the host's network gives `inodes` ("@..."
+// for an abstract name; empty for an unbound socket).
+std::vector<std::string> UnixNamesInHostNetwork(const std::set<std::string>& inodes) {
+  std::vector<std::string> names;
+  std::ifstream in("/proc/net/unix");
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, references, protocol, flags, type, state, inode, path;
+    fields >> slot >> references >> protocol >> flags >> type >> state >> inode;
+    if (inodes.count(inode) == 0) continue;
+    std::getline(fields, path);
+    path.erase(0, path.find_first_not_of(' '));
+    names.push_back(path);
+  }
+  return names;
+}
+
 // The first name of the host's /etc/hosts that is not localhost's.
 std::string HostsFileName() {
   std::ifstream in("/etc/hosts");
@@ -175,6 +194,44 @@ TEST_F(AllowPort, NoAbstractUnixNameOfTheHostIsTaken) {
   EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
   EXPECT_EQ(outcome.out, "bind 1\n") << outcome.Describe();
   EXPECT_EQ(outcome.out.find(secret), std::string::npos) << "a host's datagram reached the command";
+}
+
+// An unbound unix socket that passes credentials is given an abstract name
+// by the kernel at its first send or connect (autobind), in the host's
+// network, where any host process finds it in /proc/net/unix and can send
+// to it. Judged outside: the sockets the command holds, found through its
+// /proc/PID/fd, have no name in the host's /proc/net/unix.
+TEST_F(AllowPort, NoAbstractNameIsAutoboundForCredentialPassing) {
+  Listener allowed = Listener::Tcp();
+  const std::string token = RandomToken("corral-passcred");
+  Process run(RunArgv({"--allow-port", std::to_string(allowed.port())},
+                      {"/usr/bin/python3", "-c",
+                       "import os, socket, sys, time\n"
+                       "held = []\n"
+                       "for kind, option in ((socket.SOCK_DGRAM, 16), (socket.SOCK_DGRAM, 76), (socket.SOCK_STREAM, 16)):\n"
+                       "    s = socket.socket(socket.AF_UNIX, kind); held.append(s)\n"
+                       "    try: s.setsockopt(socket.SOL_SOCKET, option, 1); print('set', option, flush=True)\n"
+                       "    except OSError as e: print('refused', option, e.errno, flush=True)\n"
+                       "    try:\n"
+                       "        if kind == socket.SOCK_DGRAM: s.sendto(b'x', '\\0' + sys.argv[1] + '-nobody')\n"
+                       "        else: s.connect('\\0' + sys.argv[1] + '-nobody')\n"
+                       "    except OSError: pass\n"
+                       "print('ready', flush=True)\n"
+                       "while not os.path.exists('done'): time.sleep(0.05)\n",
+                       token}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("ready") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  const std::set<std::string> inodes = SocketInodes(token);
+  const std::vector<std::string> names = UnixNamesInHostNetwork(inodes);
+  { std::ofstream done(workspace_.path() + "/done"); }
+  const Outcome& outcome = run.Wait();
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_GE(names.size(), 3u) << "the command's three unix sockets were not all found in /proc/net/unix";
+  for (const std::string& name : names) {
+    EXPECT_EQ(name, "") << "a socket of the command has a name of the host's network: " << outcome.Describe();
+  }
+  EXPECT_EQ(outcome.out, "refused 16 1\nrefused 76 1\nrefused 16 1\nready\n") << outcome.Describe();
 }
 
 // Only the --allow-dns names (and localhost) resolve inside, at the

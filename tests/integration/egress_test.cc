@@ -4,6 +4,7 @@
 // saw no connection. The server answers every request with "hello", and
 // "localhost" is the name the rules allow: the proxy resolves it outside,
 // to 127.0.0.1, which only --allow-private 127.0.0.1/32 lets it connect to.
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,7 +12,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "confine/env.h"
@@ -19,6 +22,7 @@
 #include "confine/plan.h"
 #include "exec/spawn.h"
 #include "harness.h"
+#include "loopback_names.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
 
@@ -157,6 +161,47 @@ TEST_F(Egress, ARepeatedRefusalIsWrittenOnceAndCounted) {
   EXPECT_EQ(server.connections(), 0);
 }
 
+// The proxy never waits for the trail: with `--audit -` and a stderr pipe
+// nobody reads (one page, full after a few records), a command still gets
+// every one of many connections served, judged at the server, and the
+// records come once the pipe is read.
+TEST_F(Egress, AStalledTrailNeverStallsTheProxy) {
+  HttpServer server;
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  (void)::fcntl(fds[1], F_SETPIPE_SZ, 4096);
+  constexpr int kConnections = 150;
+  std::vector<std::string> argv =
+      RunArgv(Allowing(server), {"/usr/bin/python3", "-c",
+                                 "import urllib.request\nfor i in range(" + std::to_string(kConnections) +
+                                     "): urllib.request.urlopen('http://" + server.authority() +
+                                     "/', timeout=60).read()\nopen('served', 'w').close()"});
+  argv[3] = "-";  // --audit -: the trail goes to the stalled stderr
+  SpawnOptions options = Defaults({});
+  options.stderr_fd = fds[1];
+  Process run(argv, options);
+  ::close(fds[1]);
+  const bool served = WaitFor([&] { return std::filesystem::exists(workspace_.path() + "/served"); }, 30s);
+  const int connections = server.connections();
+  std::string trail;
+  std::thread reader([&] {
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) trail.append(buffer, static_cast<size_t>(n));
+  });
+  const Outcome& outcome = run.Wait();
+  reader.join();
+  ::close(fds[0]);
+  EXPECT_TRUE(served) << "the command's connections stalled behind the trail; " << connections << " served";
+  EXPECT_EQ(server.connections(), kConnections);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  size_t records = 0;
+  for (size_t at = trail.find("\"event\":\"egress\""); at != std::string::npos;
+       at = trail.find("\"event\":\"egress\"", at + 1)) {
+    ++records;
+  }
+  EXPECT_EQ(records, static_cast<size_t>(kConnections)) << trail.substr(0, 2000);
+}
+
 TEST_F(Egress, ADeniedPortADenyRuleAndAHostHeaderThatDisagreesAllFail) {
   HttpServer server;
   std::vector<std::string> rules = Allowing(server);
@@ -238,6 +283,71 @@ TEST_F(Egress, AllowLocalReachesExactlyThatPortOfTheHostsLoopback) {
   EXPECT_EQ(records[0]["protocol"], "local");
   EXPECT_EQ(records[0]["rule"], "--allow-local " + port);
   EXPECT_GT(records[0]["received"].get<int64_t>(), 0);
+}
+
+// A program that ignores the proxy variables (a raw Python socket) reaches
+// an allowed name on its allowed port, through the synthetic address the
+// sandbox's name server gave it and corral's capture, and nothing else: the
+// same address on another captured port is reset (the name is not allowed
+// there), 127.0.0.1 on a captured port is reset, an unlisted name gets
+// NXDOMAIN and AAAA gets no address. Judged at the servers: only the
+// allowed one saw a connection.
+TEST_F(Egress, AProxyUnawareClientReachesAnAllowedNameAndNothingElse) {
+  const std::string name = LoopbackHostsName();
+  ASSERT_FALSE(name.empty()) << "this test needs a name for 127.0.0.1 besides localhost in the host's /etc/hosts";
+  HttpServer server;
+  HttpServer other;
+  const std::string port = std::to_string(server.port());
+  const std::string other_port = std::to_string(other.port());
+  Outcome outcome = RunIn(
+      {"--allow-host", name + ":" + port, "--allow-host", "also.test:" + other_port, "--allow-private",
+       "127.0.0.1/32"},
+      {"/usr/bin/python3", "-c",
+       "import socket, sys\n"
+       "name, port, other = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
+       "def get(host, p):\n"
+       "    try:\n"
+       "        s = socket.create_connection((host, p), timeout=10)\n"
+       "        s.sendall(b'GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n')\n"
+       "        data = b''\n"
+       "        while True:\n"
+       "            chunk = s.recv(4096)\n"
+       "            if not chunk: break\n"
+       "            data += chunk\n"
+       "        print('got', data.split(b'\\r\\n\\r\\n')[-1].decode() or 'nothing')\n"
+       "    except OSError as e: print('failed', type(e).__name__)\n"
+       "address = socket.gethostbyname(name)\n"
+       "print('synthetic', address.startswith('127.77.'))\n"
+       "get(name, port)\n"
+       "get(address, other)\n"
+       "get('127.0.0.1', port)\n"
+       "try: socket.gethostbyname('denied.test'); print('denied.test resolved')\n"
+       "except socket.gaierror: print('nxdomain')\n"
+       "try: print('aaaa', socket.getaddrinfo(name, port, socket.AF_INET6))\n"
+       "except socket.gaierror: print('no aaaa')\n",
+       name, port, other_port});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out,
+            "synthetic True\ngot hello\nfailed ConnectionResetError\nfailed ConnectionResetError\nnxdomain\nno aaaa\n")
+      << outcome.Describe();
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(other.connections(), 0);
+  EXPECT_NE(outcome.err.find("corral: blocked connection to " + name + ":" + other_port + ": not in --allow-host"),
+            std::string::npos)
+      << outcome.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 3u) << outcome.Describe();
+  size_t allowed = 0;
+  for (const nlohmann::json& record : records) {
+    EXPECT_EQ(record["protocol"], "transparent") << record.dump();
+    if (record["verdict"] == "allowed") {
+      ++allowed;
+      EXPECT_EQ(record["host"], name);
+      EXPECT_EQ(record["port"], server.port());
+      EXPECT_EQ(record["address"], "127.0.0.1");
+    }
+  }
+  EXPECT_EQ(allowed, 1u);
 }
 
 TEST_F(Egress, OverBroadAndContradictoryRulesAreRefusedAndNothingRuns) {
