@@ -9,6 +9,24 @@ build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
+# The capture and git-over-the-network suites need a name the host's
+# /etc/hosts gives 127.0.0.1 besides localhost (tests/integration/
+# loopback_names.h). Where the host has none and we are root, one is added
+# for the run and taken out again (in place: /etc/hosts may be a bind mount).
+added_hosts_name=""
+if [ "$(id -u)" -eq 0 ] &&
+   ! awk '!/^#/ && $1 == "127.0.0.1" { for (i = 2; i <= NF; i++) if ($i !~ /localhost/) found = 1 } END { exit !found }' /etc/hosts; then
+  added_hosts_name="127.0.0.1 corral-loopback.test # added by corral's scripts/test.sh"
+  echo "$added_hosts_name" >>/etc/hosts
+fi
+forget_hosts_name() {
+  [ -n "$added_hosts_name" ] || return 0
+  local kept
+  kept=$(grep -vxF "$added_hosts_name" /etc/hosts || true)
+  printf '%s\n' "$kept" >/etc/hosts
+}
+trap forget_hosts_name EXIT
+
 echo "== unit tests"
 "$build/src/corral_unit_tests" --gtest_brief=1
 
@@ -22,13 +40,14 @@ CORRAL_BIN="$here/$build/src/corral" CORRAL_PROBES="$here/$build/tests/escape" \
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "== NOTE: the suites ran only as uid $(id -u); run 'sudo make test' for the root pass too" >&2
+  forget_hosts_name
   exit 0
 fi
 
 # The binaries are staged where an unprivileged user can reach them.
 . "$here/scripts/stage_unprivileged.sh"
 stage_unprivileged "$build"
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage"; forget_hosts_name' EXIT
 
 echo "== integration and escape suites as uid 65534"
 run_unprivileged --gtest_brief=1
