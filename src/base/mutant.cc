@@ -118,6 +118,12 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kServicesGo: return "services_go";
     case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
+    case Mutant::kFenceBeneath: return "fence_beneath";
+    case Mutant::kFenceHidden: return "fence_hidden";
+    case Mutant::kFenceProtected: return "fence_protected";
+    case Mutant::kToolAskFallback: return "tool_ask_fallback";
+    case Mutant::kMcpEscalationOnce: return "mcp_escalation_once";
+    case Mutant::kCancelKill: return "cancel_kill";
   }
   return "none";
 }

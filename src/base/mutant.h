@@ -128,6 +128,12 @@ enum class Mutant {
   kServicesGo,            // the sandbox's init runs the command without waiting for corral to serve its egress proxy
   kLandlockConnectPorts,  // under --allow-port Landlock does not handle TCP: every port of every host is reachable
   kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
+  kFenceBeneath,          // the file tools' fence resolves without RESOLVE_BENEATH: `..` and symlinks leave the root
+  kFenceHidden,           // the fence shows hidden paths (masks, forbid_read) to the file tools
+  kFenceProtected,        // the fence lets the file tools write protected paths and inside .git/.hg
+  kToolAskFallback,       // a tool the policy asks about runs when the MCP client cannot be asked
+  kMcpEscalationOnce,     // an approved escalation widens every later call of the MCP session
+  kCancelKill,            // an MCP cancellation does not kill the running bash tree
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
