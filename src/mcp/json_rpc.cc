@@ -109,7 +109,7 @@ std::optional<Line> LineReader::Next() {
     size_t newline = buffer_.find('\n');
     if (newline != std::string::npos) {
       Line line;
-      if (skipping_) {
+      if (skipping_ || newline > max_bytes_) {
         line.oversized = true;
         skipping_ = false;
       } else {

@@ -314,6 +314,17 @@ class Server {
       return tools::Denial(mode, "the approval policy " + std::string(ApprovalPolicyName(gate::ToolApprovalPolicy(*resolved))) +
                                      " refuses the " + spec.name + " tool");
     }
+    bool escalating = arguments.contains("sandbox_permissions") || arguments.contains("justification");
+    if (rule == Decision::kAsk && !escalating && (spec.name == "write" || spec.name == "edit")) {
+      // The fence would refuse: nobody is asked about a call that cannot run.
+      Result<tools::Fence> fence = tools::Fence::Open(*policy);
+      Result<tools::FencedName> target =
+          fence.ok() ? fence->OpenForWrite(arguments.value("path", std::string())) : Result<tools::FencedName>(fence.error());
+      if (!target.ok() && target.error().kind() == ErrorKind::kDenied) {
+        event.Set("decision", "deny").Set("basis", "fence");
+        return tools::Denial(mode, target.error().ToString());
+      }
+    }
     if (rule == Decision::kAsk) {
       std::string basis;
       Result<void> asked = AskApproval(spec, arguments, mode, &basis);
@@ -325,7 +336,7 @@ class Server {
     }
     event.Set("decision", "allow");
     // 4. an escalation, for this one call
-    if (arguments.contains("sandbox_permissions") || arguments.contains("justification")) {
+    if (escalating) {
       ElicitingApprover approver(*this);
       EscalationRequest escalation;
       escalation.current = mode;

@@ -3,6 +3,7 @@
 // its one call only. Checked from outside: the files on disk.
 #include "mcp/server.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 

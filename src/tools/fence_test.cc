@@ -99,7 +99,9 @@ TEST_F(FenceTest, MountPlanAndFenceAgreeWithViewOfOnATableOfPaths) {
     bool is_dir = ::stat(row.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     bool readable = is_dir ? fence.OpenDirectory(row.path).ok() : fence.OpenRead(row.path).ok();
     EXPECT_EQ(readable, row.view != PathView::kHidden);
-    if (!is_dir) EXPECT_EQ(fence.OpenForWrite(row.path).ok(), row.view == PathView::kWritable);
+    if (!is_dir) {
+      EXPECT_EQ(fence.OpenForWrite(row.path).ok(), row.view == PathView::kWritable);
+    }
   }
   // Stricter than the view: nothing inside a .git is written by the tools.
   EXPECT_EQ(ViewOf(policy, tree_.Join("ws/.git/HEAD")), PathView::kWritable);
