@@ -4,10 +4,9 @@
 // is judged from outside: the files on disk, the processes left, the trail.
 //
 // The SDK is found through $CORRAL_MCP_SDK (the staged copy for uid 65534),
-// else beside this file. A missing node or SDK fails the test: it never skips.
+// else the source tree's tests/mcp_sdk. A missing node or SDK fails the test: it never skips.
 #include <unistd.h>
 
-#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -19,7 +18,23 @@ namespace {
 std::string SdkDir() {
   const char* given = std::getenv("CORRAL_MCP_SDK");
   if (given != nullptr && given[0] != '\0') return given;
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "mcp_sdk").string();
+  return CORRAL_DEFAULT_MCP_SDK;
+}
+
+// The node on $PATH (the harness execs an absolute path).
+std::string Node() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/node";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  ADD_FAILURE() << "node is not on $PATH: run `make deps`";
+  return "node";
 }
 
 nlohmann::json RunClient(const std::vector<std::string>& argv, const std::string& cwd) {
@@ -64,7 +79,7 @@ void ExpectDenied(const nlohmann::json& call, const std::string& label) {
 TEST_F(McpSdkTest, EveryToolAllowedAndDeniedThroughTheOfficialClient) {
   std::string mark = RandomToken("corral-cancel");
   nlohmann::json report =
-      RunClient({"node", SdkDir() + "/client.mjs", CorralBin(), ws_.path(), outside_.path(), mark}, ws_.path());
+      RunClient({Node(), SdkDir() + "/client.mjs", CorralBin(), ws_.path(), outside_.path(), mark}, ws_.path());
   ASSERT_TRUE(report.contains("calls")) << report.dump();
   const nlohmann::json& calls = report["calls"];
   EXPECT_EQ(report["tools"], nlohmann::json({"bash", "edit", "find", "grep", "ls", "read", "sandbox_info", "write"}));
@@ -134,7 +149,7 @@ TEST_F(McpSdkTest, EveryToolAllowedAndDeniedThroughTheOfficialClient) {
 TEST_F(McpSdkTest, AThirdPartyServerRunsConfinedBehindCorralRun) {
   std::string server = SdkDir() + "/tiny_server.py";
   nlohmann::json report =
-      RunClient({"node", SdkDir() + "/wrap_client.mjs", CorralBin(), ws_.path(), server, outside_ / "planted.txt"},
+      RunClient({Node(), SdkDir() + "/wrap_client.mjs", CorralBin(), ws_.path(), server, outside_ / "planted.txt"},
                 ws_.path());
   EXPECT_EQ(report["tools"], nlohmann::json({"echo", "plant"})) << report.dump();
   EXPECT_EQ(report["echo"], "through corral");

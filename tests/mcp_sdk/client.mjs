@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 function processesMatching(needle) {
   let count = 0;
   for (const pid of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(pid)) continue;
+    if (!/^[0-9]+$/.test(pid) || Number(pid) === process.pid) continue;  // this client's argv names it too
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(needle)) count += 1;
     } catch {
