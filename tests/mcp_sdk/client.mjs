@@ -31,7 +31,8 @@ const transport = new StdioClientTransport({
   command: corral,
   args: ['mcp', '--audit', `${outside}/audit.jsonl`, ...flags],
   cwd: workspace,
-  env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' },
+  // CORRAL_MUTANT passes through for scripts/mutants.sh (a mutant build only).
+  env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...(process.env.CORRAL_MUTANT ? { CORRAL_MUTANT: process.env.CORRAL_MUTANT } : {}) },
   stderr: 'inherit',
 });
 const client = new Client({ name: 'corral-sdk-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });

@@ -10,7 +10,8 @@ const transport = new StdioClientTransport({
   command: corral,
   args: ['run', '--audit', '-', '--allow-read', server, '--', 'python3', server],
   cwd: workspace,
-  env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' },
+  // CORRAL_MUTANT passes through for scripts/mutants.sh (a mutant build only).
+  env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...(process.env.CORRAL_MUTANT ? { CORRAL_MUTANT: process.env.CORRAL_MUTANT } : {}) },
   stderr: 'inherit',
 });
 const client = new Client({ name: 'corral-wrap-test', version: '1.0.0' });
