@@ -29,6 +29,7 @@ constexpr size_t kMessageCap = 32u << 20;
 constexpr const char* kNewestVersion = "2025-06-18";
 constexpr const char* kVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
 constexpr int kDefaultBashTimeout = 120;
+constexpr size_t kCallsInFlight = 16;
 
 using tools::ToolResult;
 
@@ -100,7 +101,7 @@ class Server {
       for (auto& [key, promise] : pending_) promise.set_value(std::nullopt);
       pending_.clear();
     }
-    for (std::thread& worker : workers_) worker.join();
+    for (Worker& worker : workers_) worker.thread.join();
     return 0;
   }
 
@@ -221,6 +222,11 @@ class Server {
       Write(ErrorLine(id, kInvalidParams, valid.error().message()));
       return;
     }
+    ReapWorkers();
+    if (workers_.size() >= kCallsInFlight) {
+      Write(ErrorLine(id, kInvalidRequest, "too many tool calls in flight (at most 16); wait for one to finish"));
+      return;
+    }
     auto call = std::make_shared<Call>();
     auto meta = params.find("_meta");
     if (meta != params.end() && meta->is_object() && meta->contains("progressToken")) {
@@ -235,7 +241,10 @@ class Server {
       }
       calls_[id.dump()] = call;
     }
-    workers_.emplace_back([this, id, spec, arguments, call] {
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    Worker& worker = workers_.emplace_back();
+    worker.finished = finished;
+    worker.thread = std::thread([this, id, spec, arguments, call, finished] {
       ToolResult result = CallTool(*spec, arguments, *call);
       {
         std::lock_guard lock(mutex_);
@@ -246,7 +255,21 @@ class Server {
       Write(ResultLine(id, {{"content", {{{"type", "text"}, {"text", result.text}}}},
                             {"structuredContent", structured},
                             {"isError", result.outcome != tools::ToolOutcome::kOk}}));
+      *finished = true;
     });
+  }
+
+  // Joins the calls that have answered: a finished thread keeps its stack
+  // until it is joined.
+  void ReapWorkers() {
+    for (auto it = workers_.begin(); it != workers_.end();) {
+      if (!*it->finished) {
+        ++it;
+        continue;
+      }
+      it->thread.join();
+      it = workers_.erase(it);
+    }
   }
 
   // Asks "may this call run?" (kAsk); the answer covers this call only.
@@ -456,7 +479,11 @@ class Server {
   std::map<std::string, std::shared_ptr<Call>> calls_;
   std::optional<Mode> session_mode_;
   // Touched by the reader thread only.
-  std::list<std::thread> workers_;
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;
+  };
+  std::list<Worker> workers_;
   bool initialized_ = false;
   std::atomic<bool> can_elicit_ = false;
 };

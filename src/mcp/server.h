@@ -11,7 +11,8 @@
 // seconds while it runs; anything else is -32601. logging/setLevel is
 // accepted; the server sends no log messages (corral's own go to stderr). A bad message gets its error and the session goes on.
 //
-// Each tools/call, on a thread of its own:
+// Each tools/call, on a thread of its own (at most 16 at once; another is
+// refused with -32600 until one answers):
 //   1. the arguments are checked (tools/catalog.h)       -> -32602
 //   2. the policy is resolved again from the server's request (flags,
 //      config, preset): a config edited during the session applies to the
