@@ -13,6 +13,7 @@ all: build
 
 deps:
 	@./scripts/deps.sh $(PACKAGES)
+	@./scripts/deps_mcp_sdk.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCORRAL_INVARIANTS=ON >/dev/null

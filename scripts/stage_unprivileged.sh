@@ -13,6 +13,8 @@ stage_unprivileged() {
   cp "$build/src/corral" "$build/tests/corral_integration_tests" "$stage/"
   cp "$build"/tests/escape/probe_* "$stage/escape/"
   cp tests/wrap/spawn_wrapped.py "$stage/"
+  # The MCP SDK test's client, with the SDK it runs (node_modules).
+  cp -r tests/mcp_sdk "$stage/mcp_sdk"
   chown 65534:65534 "$stage/home"
   chmod -R a+rX "$stage"
 }
@@ -21,5 +23,6 @@ run_unprivileged() {
   (cd "$stage/home" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$stage/home" LANG=C.UTF-8 \
     ${CORRAL_MUTANT:+CORRAL_MUTANT="$CORRAL_MUTANT"} \
     CORRAL_BIN="$stage/corral" CORRAL_PROBES="$stage/escape" CORRAL_WRAP_SCRIPT="$stage/spawn_wrapped.py" \
+    CORRAL_MCP_SDK="$stage/mcp_sdk" \
     setpriv --reuid=65534 --regid=65534 --clear-groups "$stage/${staged_tests:-corral_integration_tests}" "$@")
 }

@@ -123,6 +123,12 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kGitConfigMerge: return "git_config_merge";
     case Mutant::kSeccompPassCred: return "seccomp_passcred";
     case Mutant::kEgressTrailInline: return "egress_trail_inline";
+    case Mutant::kFenceBeneath: return "fence_beneath";
+    case Mutant::kFenceHidden: return "fence_hidden";
+    case Mutant::kFenceProtected: return "fence_protected";
+    case Mutant::kToolAskFallback: return "tool_ask_fallback";
+    case Mutant::kMcpEscalationOnce: return "mcp_escalation_once";
+    case Mutant::kCancelKill: return "cancel_kill";
   }
   return "none";
 }

@@ -133,6 +133,12 @@ enum class Mutant {
   kGitConfigMerge,        // the landing writes the run's whole copy, not its changed keys over the config as it is now
   kSeccompPassCred,       // under --allow-port the filter allows SO_PASSCRED and SO_PASSPIDFD (autobind to an abstract name)
   kEgressTrailInline,     // the egress proxy's thread writes each trail record itself, waiting on a stalled trail
+  kFenceBeneath,          // the file tools' fence resolves without RESOLVE_BENEATH: `..` and symlinks leave the root
+  kFenceHidden,           // the fence shows hidden paths (masks, forbid_read) to the file tools
+  kFenceProtected,        // the fence lets the file tools write protected paths and inside .git/.hg
+  kToolAskFallback,       // a tool the policy asks about runs when the MCP client cannot be asked
+  kMcpEscalationOnce,     // an approved escalation widens every later call of the MCP session
+  kCancelKill,            // an MCP cancellation does not kill the running bash tree
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/audit.h"
 #include "cli/approval_flags.h"
 #include "cli/policy_flags.h"
 #include "policy/policy.h"
@@ -15,6 +16,11 @@ class App;
 }
 
 namespace corral::cli {
+
+// Where a front end's audit trail goes: `chosen` (--audit, else the user
+// config's audit.trail) when set, "-" meaning stderr; else corral's state
+// directory under `home` (stderr, said in one line, when it cannot be made).
+Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home);
 
 struct RunCommand {
   PolicyFlags flags;
@@ -68,6 +74,14 @@ struct QuarantineCommand {
   std::vector<std::string> args;
   bool overwrite = false;
   bool json = false;
+  void Register(CLI::App& app);
+  int Execute() const;
+};
+
+// `corral mcp [policy flags]`: the stdio MCP server (mcp/server.h).
+struct McpCommand {
+  PolicyFlags flags;
+  std::optional<std::string> audit;
   void Register(CLI::App& app);
   int Execute() const;
 };

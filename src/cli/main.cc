@@ -36,6 +36,7 @@ int Main(int argc, char** argv) {
   RunCommand run;
   ExplainCommand explain;
   WrapCommand wrap;
+  McpCommand mcp;
   SessionCommand session;
   CheckCommand check;
   HashCommand hash;
@@ -54,6 +55,8 @@ int Main(int argc, char** argv) {
        [&](CLI::App& app) { session.Register(app); }, [&](std::vector<std::string>) { return session.Execute(); }},
       {"quarantine", "look at and restore what the sweep quarantined: corral quarantine list|show|restore", false,
        [&](CLI::App& app) { quarantine.Register(app); }, [&](std::vector<std::string>) { return quarantine.Execute(); }},
+      {"mcp", "serve the agent's confined tools over stdio to an MCP client: corral mcp [policy flags]", false,
+       [&](CLI::App& app) { mcp.Register(app); }, [&](std::vector<std::string>) { return mcp.Execute(); }},
       {"check", "print what this host can enforce", false, [&](CLI::App& app) { check.Register(app); },
        [&](std::vector<std::string>) { return check.Execute(); }},
       {"hash", "print the SHA-256 of PATH, as --pin-sha256 takes it", false,

@@ -139,22 +139,6 @@ void AnnounceCredentials(const Policy& policy, const AuditTrail& trail) {
   }
 }
 
-// Where the trail goes: `chosen` (--audit, else the user config's
-// audit.trail) when set, "-" meaning stderr; else corral's state directory.
-// A state directory that cannot be made (a read-only home) leaves the
-// trail on stderr, said in one line; an unsafe one is refused.
-Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home) {
-  if (chosen && *chosen == "-") return AuditTrail::ToStderr();
-  if (chosen) return AuditTrail::ToFile(*chosen);
-  Result<StateDir> state = StateDir::Open(home, StateDir::Create::kYes);
-  if (!state.ok() && state.error().code() == kStateDirUnsafe) return std::move(state).error();
-  if (!state.ok()) {
-    PrintError("the audit trail goes to stderr: " + state.error().ToString() + " (pass --audit FILE to keep it)");
-    return AuditTrail::ToStderr();
-  }
-  return AuditTrail::InDirectory(state->fd(), state->path());
-}
-
 // The home the default trail's state directory is found from, when the host
 // context could not be captured.
 std::string HomeOrEnv(const Result<HostContext>& host) {
@@ -194,6 +178,22 @@ Result<gate::PolicyFile> ReadPolicyFile(const std::string& file, const std::vect
 }
 
 }  // namespace
+
+// Where the trail goes: `chosen` (--audit, else the user config's
+// audit.trail) when set, "-" meaning stderr; else corral's state directory.
+// A state directory that cannot be made (a read-only home) leaves the
+// trail on stderr, said in one line; an unsafe one is refused.
+Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home) {
+  if (chosen && *chosen == "-") return AuditTrail::ToStderr();
+  if (chosen) return AuditTrail::ToFile(*chosen);
+  Result<StateDir> state = StateDir::Open(home, StateDir::Create::kYes);
+  if (!state.ok() && state.error().code() == kStateDirUnsafe) return std::move(state).error();
+  if (!state.ok()) {
+    PrintError("the audit trail goes to stderr: " + state.error().ToString() + " (pass --audit FILE to keep it)");
+    return AuditTrail::ToStderr();
+  }
+  return AuditTrail::InDirectory(state->fd(), state->path());
+}
 
 void RunCommand::Register(CLI::App& app) {
   flags.Register(app);

@@ -9,6 +9,7 @@
 #include "base/invariant.h"
 #include "base/mutant.h"
 #include "kernel/kernel_abi.h"
+#include "policy/filesystem_view.h"
 
 namespace corral {
 namespace {
@@ -157,9 +158,13 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
     add(op);
   };
 
+  // Each grant is bound writable exactly where ViewOf (policy/filesystem_view.h),
+  // which the file tools' fence asks too, says the tree is writable.
   for (const PathGrant& grant : policy.grants()) {
-    MountFlag write = Has(grant.access, Access::kWrite) ? MountFlag::kNone : MountFlag::kReadOnly;
-    bind(grant.path, write, LandlockFsAccess(rights, grant.access, grant.path.is_dir()));
+    PathView view = ViewOf(policy, grant.path.path);
+    MountFlag write = view == PathView::kWritable ? MountFlag::kNone : MountFlag::kReadOnly;
+    Access access = view == PathView::kWritable ? grant.access : grant.access & (Access::kRead | Access::kExec);
+    bind(grant.path, write, LandlockFsAccess(rights, access, grant.path.is_dir()));
   }
   // The mount_view mutant (base/mutant.h): each grant's parent directory is in the view too.
   for (const PathGrant& grant : policy.grants()) {

@@ -161,6 +161,8 @@ int ExecSearch(const ChildContext& ctx) {
 [[noreturn]] void ExecCommand(const ChildContext& ctx) {
   if (::sigprocmask(SIG_SETMASK, &ctx.original_mask, nullptr) != 0) ChildFail(ctx, ChildStage::kSignals, errno);
   ::umask(ctx.umask);
+  if (ctx.stdin_fd >= 0 && ::dup2(ctx.stdin_fd, STDIN_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
+  if (ctx.stdout_fd >= 0 && ::dup2(ctx.stdout_fd, STDOUT_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
   if (ctx.stderr_fd >= 0 && ::dup2(ctx.stderr_fd, STDERR_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
   // Every inherited descriptor but stdio closes at exec; the report pipe
   // closes too, which tells the parent the exec happened.
@@ -257,6 +259,8 @@ int CatchSignals(sigset_t* waitset) {
   }
   ::close(ctx.report_fd);  // the command's copy closed at exec: EOF tells corral
   if (ctx.stderr_fd >= 0) ::close(ctx.stderr_fd);
+  if (ctx.stdout_fd >= 0 && ctx.stdout_fd != ctx.stderr_fd) ::close(ctx.stdout_fd);
+  if (ctx.stdin_fd >= 0) ::close(ctx.stdin_fd);
   if (ctx.program_fd >= 0) ::close(ctx.program_fd);
   for (;;) {
     siginfo_t info;

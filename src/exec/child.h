@@ -79,6 +79,8 @@ struct ChildContext {
   const char* cwd = nullptr;
   const char* path_env = nullptr;
   int program_fd = -1;
+  int stdin_fd = -1;
+  int stdout_fd = -1;
   int stderr_fd = -1;
   // Channels to corral.
   int report_fd = -1;
@@ -100,7 +102,7 @@ struct ChildContext {
   // order, to corral over this socket.
   int services_socket_fd = -1;
   SandboxServices services;
-  int keep_fds[7] = {-1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
+  int keep_fds[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};
   mode_t umask = 022;

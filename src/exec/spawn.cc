@@ -79,6 +79,8 @@ void PrepareCommand(Command& command, ChildContext& ctx, std::vector<char*>& arg
   ctx.argv = argv.data();
   ctx.envp = envp.data();
   ctx.program_fd = command.program.get();
+  ctx.stdin_fd = command.stdin_fd;
+  ctx.stdout_fd = command.stdout_fd;
   ctx.stderr_fd = command.stderr_fd;
   mode_t mask = ::umask(022);
   ::umask(mask);
@@ -307,8 +309,8 @@ class Spawner {
     for (const MountOp& op : ops) {
       if (op.Has(MountFlag::kPrepared)) prepared = op.fd;
     }
-    int keep[] = {ctx.report_fd,     ctx.status_fd,     ctx.program_fd, ctx.stderr_fd,
-                  ctx.pty_socket_fd, ctx.services_socket_fd, prepared};
+    int keep[] = {ctx.report_fd,     ctx.status_fd,         ctx.program_fd, ctx.stderr_fd, ctx.stdin_fd,
+                  ctx.stdout_fd,     ctx.pty_socket_fd, ctx.services_socket_fd, prepared};
     std::sort(std::begin(keep), std::end(keep));  // here, not in the child
     std::copy(std::begin(keep), std::end(keep), ctx.keep_fds);
     ChildStack stack;

@@ -72,6 +72,8 @@ struct Command {
   std::vector<std::string> env;   // "NAME=value", already scrubbed
   std::string cwd;                // SpawnUnconfined only: a confined spawn enters the plan's
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
+  int stdin_fd = -1;              // becomes the command's fd 0 when >= 0 (the caller keeps ownership)
+  int stdout_fd = -1;             // becomes the command's fd 1 when >= 0 (the caller keeps ownership)
   int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
   std::optional<CommandPty> pty;  // given: the command's own pty, its master in SandboxProcess::pty_master
   // Under --allow-host and --allow-local: called with the listeners of the

@@ -85,7 +85,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   std::optional<Result<Plan>> plan;
   // Interactive (stdin and stdout a terminal): the command gets a pty of its
   // own, relayed (exec/pty_relay.h), and never the caller's terminal.
-  command.pty = CommandPtyFor();
+  // (Not when the caller hands the command descriptors of its own.)
+  if (options.stdin_fd < 0 && options.stdout_fd < 0) command.pty = CommandPtyFor();
   // Read-only runs relay stderr, to recognise a denied write (see denials.h);
   // not an interactive one, where the person reads the kernel's message on
   // the pty (a second stream onto a raw terminal would lose its line ends).
@@ -100,6 +101,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     relay_write.Reset(fds[1]);
     command.stderr_fd = relay_write.get();
   }
+  command.stdin_fd = options.stdin_fd;
+  command.stdout_fd = options.stdout_fd;
+  if (!relay_write) command.stderr_fd = options.stderr_fd;
   // Under --allow-host and --allow-local, corral's proxy serves the
   // listeners the sandbox passes out, on its own thread, for as long as the
   // sandbox lives; it is serving before the command's exec, and a proxy that
@@ -137,7 +141,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   } else {
     // Descriptors 0-2 pass into the sandbox as they are; a directory (or an
     // O_PATH descriptor) there would be a way around the mount view.
-    for (int fd = 0; fd <= 2; ++fd) {
+    const int given[3] = {options.stdin_fd, options.stdout_fd, options.stderr_fd};
+    for (int slot = 0; slot <= 2; ++slot) {
+      int fd = given[slot] >= 0 ? given[slot] : slot;
       struct stat st;
       int flags = ::fcntl(fd, F_GETFL);
       bool unsafe = flags >= 0 && ((flags & O_PATH) != 0 || (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)));
@@ -221,9 +227,14 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (pty) supervise.pty = &*pty;
     supervise.forward_signals = options.forward_signals;
     if (policy.timeout()) supervise.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*policy.timeout());
-    if (relay_read) supervise.relay = StreamRelay{relay_read.get(), STDERR_FILENO, &scanner};
+    if (relay_read) {
+      supervise.relay =
+          StreamRelay{relay_read.get(), options.stderr_fd >= 0 ? options.stderr_fd : STDERR_FILENO, &scanner};
+    }
     supervise.terminal = &terminal;
+    if (options.watcher != nullptr) options.watcher->Started(process->pidfd());
     outcome = Supervise(*process, supervise);
+    if (options.watcher != nullptr) options.watcher->Ended();
     if (!options.wait_for_teardown) process->Release();
   }
   // What the command set on the caller's terminal does not outlive it, and

@@ -34,6 +34,19 @@
 
 namespace corral {
 
+// Watches one run from another thread: the seam a server cancels through.
+class RunWatcher {
+ public:
+  virtual ~RunWatcher() = default;
+  // The sandbox is running; `pidfd` is its init (or, unconfined, the
+  // command). Killing it (pidfd_send_signal SIGKILL) ends the whole tree:
+  // the kernel kills every process of a PID namespace whose init dies.
+  // Valid until Ended().
+  virtual void Started(int pidfd) = 0;
+  // Called once the run is over and before `pidfd` is closed.
+  virtual void Ended() = 0;
+};
+
 struct RunOptions {
   bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process
   const char* const* environ = nullptr;  // the environment to scrub (default: this process's)
@@ -45,6 +58,12 @@ struct RunOptions {
   // frees the namespaces. Init's zombie then passes to whoever reaps this
   // process's orphans: only for a caller about to exit (the CLI).
   bool wait_for_teardown = true;
+  // The command's descriptors 0-2, when >= 0 (not owned); otherwise this
+  // process's. A server whose stdout is a protocol stream passes a pipe.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  RunWatcher* watcher = nullptr;  // not owned; outlives the call
 };
 
 struct RunResult {

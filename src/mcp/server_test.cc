@@ -1,0 +1,191 @@
+// The MCP server in process, over pipes: the protocol's errors, the tool
+// rule's "ask" with and without elicitation, and an escalation that covers
+// its one call only. Checked from outside: the files on disk.
+#include "mcp/server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "mcp/json_rpc.h"
+#include "testing/test_scratch_dir.h"
+
+namespace corral::mcp {
+namespace {
+
+using ::corral::testing::TestTree;
+
+class ServerTest : public ::testing::Test {
+ protected:
+  ServerTest() : ws_(tree_.Dir("ws")), home_(tree_.Dir("home")) {}
+  ~ServerTest() override { Stop(); }
+
+  void Start(RunRequest request) {
+    int in[2], out[2];
+    ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+    ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+    to_server_ = in[1];
+    from_server_ = out[0];
+    options_.request = std::move(request);
+    options_.request.no_config = true;
+    options_.request.overrides.workspace = ws_;
+    options_.host = HostContext{ws_, home_, ::getuid(), ::getgid(), {}, {}, {}};
+    options_.trail = &trail_;
+    options_.state_home = tree_.Dir("state");
+    options_.in_fd = in[0];
+    options_.out_fd = out[1];
+    server_in_ = in[0];
+    server_out_ = out[1];
+    thread_ = std::thread([this] { Serve(options_); });
+  }
+  void Stop() {
+    if (to_server_ >= 0) ::close(to_server_);
+    to_server_ = -1;
+    if (thread_.joinable()) thread_.join();
+    for (int* fd : {&from_server_, &server_in_, &server_out_}) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+  }
+  void Send(const nlohmann::json& message) {
+    std::string line = message.dump() + "\n";
+    ASSERT_EQ(::write(to_server_, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  }
+  void SendRaw(const std::string& line) { ASSERT_EQ(::write(to_server_, line.data(), line.size()), static_cast<ssize_t>(line.size())); }
+  nlohmann::json Receive() {
+    for (;;) {
+      size_t newline = buffer_.find('\n');
+      if (newline != std::string::npos) {
+        std::string line = buffer_.substr(0, newline);
+        buffer_.erase(0, newline + 1);
+        return nlohmann::json::parse(line);
+      }
+      struct pollfd pfd = {from_server_, POLLIN, 0};
+      if (::poll(&pfd, 1, 30000) <= 0) {
+        ADD_FAILURE() << "no message from the server in 30s";
+        return nullptr;
+      }
+      char chunk[65536];
+      ssize_t n = ::read(from_server_, chunk, sizeof chunk);
+      if (n <= 0) return nullptr;
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  void Initialize(bool elicitation) {
+    nlohmann::json capabilities = nlohmann::json::object();
+    if (elicitation) capabilities["elicitation"] = nlohmann::json::object();
+    Send({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+          {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", capabilities},
+                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}});
+    nlohmann::json reply = Receive();
+    ASSERT_EQ(reply["result"]["protocolVersion"], "2025-06-18") << reply.dump();
+    Send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  }
+  nlohmann::json CallTool(int id, const std::string& name, nlohmann::json arguments) {
+    Send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", {{"name", name}, {"arguments", arguments}}}});
+    return Receive();
+  }
+  // Answers the elicitation the server sends next.
+  void AnswerElicitation(const std::string& action) {
+    nlohmann::json ask = Receive();
+    ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+    nlohmann::json result = {{"action", action}};
+    if (action == "accept") result["content"] = {{"approve", true}};
+    Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", result}});
+  }
+
+  TestTree tree_;
+  std::string ws_, home_;
+  AuditTrail trail_ = AuditTrail::Discard();
+  ServerOptions options_;
+  std::thread thread_;
+  int to_server_ = -1, from_server_ = -1, server_in_ = -1, server_out_ = -1;
+  std::string buffer_;
+};
+
+TEST_F(ServerTest, BadMessagesGetTheirErrorsAndTheSessionGoesOn) {
+  Start(RunRequest{});
+  SendRaw("{not json\n");
+  EXPECT_EQ(Receive()["error"]["code"], kParseError);
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}});
+  EXPECT_EQ(Receive()["error"]["code"], kInvalidRequest);  // before initialize
+  Initialize(false);
+  Send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "no/such"}});
+  EXPECT_EQ(Receive()["error"]["code"], kMethodNotFound);
+  nlohmann::json unknown = CallTool(3, "rm", nlohmann::json::object());
+  EXPECT_EQ(unknown["error"]["code"], kInvalidParams);
+  nlohmann::json bad = CallTool(4, "read", {{"path", 5}});
+  EXPECT_EQ(bad["error"]["code"], kInvalidParams);
+  Send({{"jsonrpc", "2.0"}, {"id", 5}, {"method", "ping"}});
+  nlohmann::json pong = Receive();
+  EXPECT_EQ(pong["id"], 5);
+  EXPECT_TRUE(pong["result"].is_object());
+}
+
+TEST_F(ServerTest, OlderAndUnknownProtocolVersionsAreAnswered) {
+  Start(RunRequest{});
+  Send({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+        {"params", {{"protocolVersion", "2024-11-05"}, {"capabilities", nlohmann::json::object()}}}});
+  EXPECT_EQ(Receive()["result"]["protocolVersion"], "2024-11-05");
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+        {"params", {{"protocolVersion", "1999-01-01"}, {"capabilities", nlohmann::json::object()}}}});
+  EXPECT_EQ(Receive()["result"]["protocolVersion"], "2025-06-18");
+}
+
+TEST_F(ServerTest, AskWithoutElicitationIsADenialAndNothingIsWritten) {
+  Start(RunRequest{});
+  Initialize(false);
+  nlohmann::json reply = CallTool(1, "write", {{"path", "new.txt"}, {"content", "x"}});
+  EXPECT_EQ(reply["result"]["isError"], true);
+  EXPECT_EQ(reply["result"]["structuredContent"]["outcome"], "denied");
+  std::string text = reply["result"]["content"][0]["text"];
+  EXPECT_EQ(text.rfind("[sandbox: ", 0), 0u) << text;
+  EXPECT_NE(text.find("did not declare the elicitation capability"), std::string::npos) << text;
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/new.txt")));
+  // Read-only tools need no answer.
+  tree_.File("ws/a.txt", "hello\n");
+  nlohmann::json read = CallTool(2, "read", {{"path", "a.txt"}});
+  EXPECT_EQ(read["result"]["isError"], false) << read.dump();
+}
+
+TEST_F(ServerTest, ElicitationAcceptRunsTheCallAndDeclineDoesNot) {
+  Start(RunRequest{});
+  Initialize(true);
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "yes.txt"}, {"content", "ok"}}}}}});
+  AnswerElicitation("accept");
+  EXPECT_EQ(Receive()["result"]["isError"], false);
+  EXPECT_EQ(TestTree::Read(tree_.Join("ws/yes.txt")), "ok");
+  Send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "no.txt"}, {"content", "no"}}}}}});
+  AnswerElicitation("decline");
+  nlohmann::json declined = Receive();
+  EXPECT_EQ(declined["result"]["structuredContent"]["outcome"], "denied");
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/no.txt")));
+}
+
+TEST_F(ServerTest, AnEscalationCoversItsOneCallOnly) {
+  RunRequest request;
+  request.overrides.mode = Mode::kReadOnly;
+  request.approval = ApprovalPolicy::kAllowAll;
+  Start(request);
+  Initialize(true);
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "write"},
+                    {"arguments", {{"path", "esc.txt"}, {"content", "1"}, {"sandbox_permissions", "workspace-write"},
+                                   {"justification", "the test writes one file"}}}}}});
+  AnswerElicitation("accept");
+  nlohmann::json escalated = Receive();
+  EXPECT_EQ(escalated["result"]["isError"], false) << escalated.dump();
+  EXPECT_EQ(TestTree::Read(tree_.Join("ws/esc.txt")), "1");
+  nlohmann::json after = CallTool(2, "write", {{"path", "after.txt"}, {"content", "2"}});
+  EXPECT_EQ(after["result"]["structuredContent"]["outcome"], "denied") << after.dump();
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/after.txt")));
+}
+
+}  // namespace
+}  // namespace corral::mcp
