@@ -118,6 +118,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kServicesGo: return "services_go";
     case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
+    case Mutant::kApparmorTarget: return "apparmor_target";
+    case Mutant::kSeccompUnixSockets: return "seccomp_unix_sockets";
   }
   return "none";
 }
