@@ -129,6 +129,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kToolAskFallback: return "tool_ask_fallback";
     case Mutant::kMcpEscalationOnce: return "mcp_escalation_once";
     case Mutant::kCancelKill: return "cancel_kill";
+    case Mutant::kApparmorTarget: return "apparmor_target";
+    case Mutant::kSeccompUnixSockets: return "seccomp_unix_sockets";
   }
   return "none";
 }

@@ -50,7 +50,7 @@ enum class Mutant {
   kSignalForward,    // init does not pass forwarded signals on to the command
   kExitSignal,       // a command killed by a signal is reported as exiting with the signal's number
   kControlsEscape,   // EscapeControls passes every byte through
-  kPlanFailClosed,   // a missing Landlock, user namespaces or seccomp is dropped without --best-effort
+  kPlanFailClosed,   // a missing Landlock, user namespaces or seccomp (or a spawn's refused namespaces) is dropped without --best-effort
   kWorkspaceVet,     // any directory is accepted as the workspace
   kPinSha256,        // --pin-sha256 accepts a program whatever it hashes to
   kEnforceCheck,     // a backend that lacks a required guarantee wraps anyway
@@ -139,6 +139,8 @@ enum class Mutant {
   kToolAskFallback,       // a tool the policy asks about runs when the MCP client cannot be asked
   kMcpEscalationOnce,     // an approved escalation widens every later call of the MCP session
   kCancelKill,            // an MCP cancellation does not kill the running bash tree
+  kApparmorTarget,        // `corral setup apparmor` names /usr/bin/corral, not the binary that runs
+  kSeccompUnixSockets,    // without a mount view the filter allows socket(AF_UNIX): every host socket is reachable
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

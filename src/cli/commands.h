@@ -92,6 +92,14 @@ struct CheckCommand {
   int Execute() const;
 };
 
+struct SetupCommand {
+  std::string what;       // "apparmor"
+  bool install = false;   // write the profile instead of printing it
+  std::string directory;  // --install's directory; empty: /etc/apparmor.d (root only)
+  void Register(CLI::App& app);
+  int Execute() const;
+};
+
 struct HashCommand {
   std::string path;
   void Register(CLI::App& app);

@@ -141,6 +141,7 @@ void PrintText(const nlohmann::json& policy, const nlohmann::json& layers, const
   }
   const nlohmann::json& p = *plan;
   std::printf("level        %s\n", Shown(p["level"]).c_str());
+  std::printf("rung         %s (docs/hosts.md)\n", Shown(p["rung"]).c_str());
   std::string provided;
   for (const auto& name : p["provided"]) provided += (provided.empty() ? "" : ", ") + Shown(name);
   std::printf("guarantees   %s\n", provided.c_str());

@@ -40,6 +40,7 @@ int Main(int argc, char** argv) {
   SessionCommand session;
   CheckCommand check;
   HashCommand hash;
+  SetupCommand setup;
   QuarantineCommand quarantine;
   const std::vector<Subcommand> subcommands = {
       {"run", "run CMD in the sandbox: corral run [policy flags] -- CMD [ARGS...]", true,
@@ -59,6 +60,8 @@ int Main(int argc, char** argv) {
        [&](CLI::App& app) { mcp.Register(app); }, [&](std::vector<std::string>) { return mcp.Execute(); }},
       {"check", "print what this host can enforce", false, [&](CLI::App& app) { check.Register(app); },
        [&](std::vector<std::string>) { return check.Execute(); }},
+      {"setup", "make this host give the full rung: corral setup apparmor [--install]", false,
+       [&](CLI::App& app) { setup.Register(app); }, [&](std::vector<std::string>) { return setup.Execute(); }},
       {"hash", "print the SHA-256 of PATH, as --pin-sha256 takes it", false,
        [&](CLI::App& app) { hash.Register(app); }, [&](std::vector<std::string>) { return hash.Execute(); }},
   };

@@ -317,7 +317,8 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (!result.degraded.empty()) {
     std::string dropped;
     for (const std::string& what : result.degraded) dropped += (dropped.empty() ? "" : "; ") + what;
-    PrintError("degraded run (--best-effort): it ran without " + dropped);
+    PrintError("degraded run (--best-effort): it ran without " + dropped + "; rung " + result.rung +
+               " (docs/hosts.md)");
   }
   if (result.lookups) PrintError(*result.lookups);
   if (result.denial) {

@@ -92,6 +92,10 @@ nlohmann::json DescribePolicy(const Policy& policy) {
 nlohmann::json DescribePlan(const Plan& plan) {
   nlohmann::json out;
   out["level"] = LevelName(plan.level());
+  out["rung"] = RungsText(plan.rungs());
+  nlohmann::json rungs = nlohmann::json::array();
+  for (Rung rung : plan.rungs()) rungs.push_back(RungName(rung));
+  out["rungs"] = std::move(rungs);
   out["required"] = plan.required().Names();
   out["provided"] = plan.provided().Names();
   out["mechanisms"] = {{"namespaces", plan.mechanisms().namespaces},
@@ -113,7 +117,11 @@ nlohmann::json DescribeHost(const HostSupport& host) {
           {"landlock_abi", host.landlock_abi},
           {"user_namespaces", host.user_namespaces},
           {"user_namespaces_detail", host.user_namespaces_detail},
+          {"apparmor_label", host.apparmor_label},
+          {"apparmor_restricts_userns", host.apparmor_restricts_userns},
           {"seccomp", host.seccomp},
+          {"outer_seccomp_filter", host.outer_seccomp_filter},
+          {"container", host.container},
           {"cgroup2", host.cgroup2},
           {"cgroup_detail", host.cgroup_detail}};
 }

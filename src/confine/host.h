@@ -15,7 +15,17 @@ struct HostSupport {
   int landlock_abi = 0;            // 0: no Landlock
   bool user_namespaces = false;    // nothing visible forbids them
   std::string user_namespaces_detail;
+  // Ubuntu's kernel.apparmor_restrict_unprivileged_userns is 1 and corral
+  // runs unconfined by AppArmor: a user namespace is created, but without
+  // capabilities inside (docs/hosts.md; `corral setup apparmor` is the fix).
+  bool apparmor_restricts_userns = false;
+  std::string apparmor_label;      // /proc/self/attr/current, "" when AppArmor is off
   bool seccomp = false;
+  // Inside a container (Docker, Podman, Kubernetes): what it is, else "".
+  std::string container;
+  // corral itself already runs under a seccomp filter (/proc/self/status
+  // Seccomp: 2), as a container's default profile puts it.
+  bool outer_seccomp_filter = false;
   bool cgroup2 = false;            // a cgroup v2 hierarchy is mounted
   std::string cgroup_detail;
   std::string kernel_release;

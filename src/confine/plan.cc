@@ -1,5 +1,7 @@
 #include "confine/plan.h"
 
+#include <optional>
+
 #include "base/invariant.h"
 #include "base/mutant.h"
 #include "confine/etc_view.h"
@@ -10,6 +12,19 @@
 
 namespace corral {
 namespace {
+
+// The one-line fix for missing user namespaces on this host.
+std::string UserNamespacesFix(const HostSupport& host) {
+  if (host.apparmor_restricts_userns) {
+    return "Load corral's AppArmor profile (`sudo corral setup apparmor --install`, then the apparmor_parser "
+           "command it prints), or set kernel.apparmor_restrict_unprivileged_userns=0";
+  }
+  if (!host.container.empty()) {
+    return "Give the container user namespaces (docs/hosts.md: a seccomp profile that allows unshare and clone "
+           "with CLONE_NEWUSER, or a pod with hostUsers: false)";
+  }
+  return "Allow unprivileged user namespaces on this host";
+}
 
 std::string LandlockHelp() {
   return "Landlock needs Linux 5.13 or newer with \"landlock\" in the lsm= boot parameter "
@@ -57,11 +72,16 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   const EgressRules& egress = policy.egress();
   const bool host_ports = egress.host_ports();
   const bool isolated = network_none && !host_ports;  // no network but what corral serves
-  auto unavailable = [&](std::string mechanism, std::string why, std::string fix) -> Result<void> {
+  // `rung`: the rung the run would stand on without `mechanism`, named in
+  // the refusal so that docs/hosts.md can say what it keeps.
+  auto unavailable = [&](std::string mechanism, std::string why, std::string fix,
+                         std::optional<Rung> rung) -> Result<void> {
     if (!best_effort && MutantActive(Mutant::kPlanFailClosed)) return {};
     if (!best_effort) {
-      return Error(ErrorKind::kUnsupported, mechanism + ": " + why + ". The command was not run. " + fix +
-                                                ", or pass --best-effort to run without it.");
+      return Error(ErrorKind::kUnsupported,
+                   mechanism + ": " + why + ". The command was not run. " + fix +
+                       ", or pass --best-effort to run without it" +
+                       (rung ? " (rung " + std::string(RungName(*rung)) + ", see docs/hosts.md)." : std::string(".")));
     }
     if (!MutantActive(Mutant::kDegradedReport)) plan.dropped_.push_back(mechanism + ": " + why);
     return {};
@@ -77,26 +97,40 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     plan.dropped_.push_back("namespaces: the kernel refused to create them at spawn time");
   } else if (!host.user_namespaces) {
     CORRAL_TRY(unavailable("namespaces", "user namespaces are not available (" + host.user_namespaces_detail + ")",
-                           "Allow unprivileged user namespaces on this host"));
+                           UserNamespacesFix(host), Rung::kNoUserNamespaces));
     plan.mechanisms_.namespaces = false;
   }
   // Landlock, at every right the kernel knows.
   if (host.landlock_abi < 1) {
-    CORRAL_TRY(unavailable("landlock", "this kernel does not offer Landlock", LandlockHelp() + "; or accept running without it with --best-effort"));
+    CORRAL_TRY(unavailable("landlock", "this kernel does not offer Landlock", LandlockHelp(), Rung::kNoLandlock));
   } else {
     plan.mechanisms_.landlock_abi = host.landlock_abi;
   }
   if (!host.seccomp) {
     CORRAL_TRY(unavailable("seccomp", "this kernel does not accept seccomp filters",
-                           "Use a kernel built with CONFIG_SECCOMP_FILTER, or accept running without the filter with "
-                           "--best-effort"));
+                           "Use a kernel built with CONFIG_SECCOMP_FILTER", std::nullopt));
     plan.mechanisms_.seccomp = false;
   }
 
   const Mechanisms& m = plan.mechanisms_;
+  if (!m.namespaces) plan.rungs_.push_back(Rung::kNoUserNamespaces);
+  if (m.landlock_abi == 0) {
+    plan.rungs_.push_back(Rung::kNoLandlock);
+  } else if (m.landlock_abi <= 3) {
+    plan.rungs_.push_back(Rung::kLandlock1To3);
+  } else if (m.landlock_abi <= 5) {
+    plan.rungs_.push_back(Rung::kLandlock4To5);
+  }
+  if (plan.rungs_.empty()) plan.rungs_.push_back(Rung::kFull);
   // Without namespaces there is no mount view: say exactly what that drops,
   // and never drop an explicit instruction to hide.
   if (!m.namespaces) {
+    if (!policy.UnixSockets().empty()) {
+      return Error(ErrorKind::kUnsupported,
+                   "namespaces: --allow-unix needs the mount view, which needs user namespaces; without it corral "
+                   "refuses every unix socket the command would open (the host's others would all be reachable). "
+                   "The command was not run.");
+    }
     if (!policy.forbid_patterns().empty()) {
       return Error(ErrorKind::kUnsupported,
                    "namespaces: forbid_read needs the mount view, which needs user namespaces; --best-effort "
@@ -111,8 +145,19 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                             std::to_string(bound) + " protected paths writable (" + std::to_string(missing) +
                             " missing ones still swept), no private /tmp or $HOME (both denied instead), the host's "
                             "/proc and /dev invisible but not replaced");
+    if (policy.host().uid == 0) {
+      plan.dropped_.push_back("/etc as others see it: a root caller reads root's own files there (/etc/shadow, ssh "
+                              "host keys) since no idmapped view or mask hides them");
+    }
     plan.dropped_.push_back("pid namespace: processes the command starts can outlive the run and see host processes");
+    if (m.landlock_abi > 0 && m.landlock_abi < 3) {
+      plan.dropped_.push_back("truncate: Landlock ABI " + std::to_string(m.landlock_abi) +
+                              " does not handle it, and without the read-only binds any file the caller may write "
+                              "can be truncated, inside the grants or not");
+    }
     if (isolated) plan.dropped_.push_back("network namespace: only Landlock (TCP, ABI 4) and seccomp deny the network");
+    plan.dropped_.push_back("unix sockets: only socketpair(2); socket(AF_UNIX) is refused, since no mount view hides "
+                            "the host's sockets (Docker's, D-Bus's, agents')");
     if (host_ports) {
       plan.dropped_.push_back("--allow-dns: no sandbox /etc/hosts, so the host's /etc/hosts and resolver answer inside "
                               "(every name the host resolves, not only the --allow-dns ones)");
@@ -132,7 +177,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     CORRAL_TRY(unavailable("landlock network",
                            "--allow-port needs Landlock's TCP rules (ABI 4, Linux 6.7) and this kernel has ABI " +
                                std::to_string(m.landlock_abi) + "; without them every TCP port of every host is open",
-                           "Use a newer kernel, or --allow-host (corral's proxy) instead"));
+                           "Use a newer kernel, or --allow-host (corral's proxy) instead", Rung::kLandlock1To3));
   }
   const TcpAccess tcp = host_ports                                 ? TcpAccess::kConnectPorts
                         : network_none && !own_network_namespace ? TcpAccess::kDenied
@@ -182,7 +227,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     }
   }
   if (m.seccomp) {
-    SeccompOptions seccomp{inet};
+    // Without a mount view every host socket would be reachable by its
+    // path or abstract name: unix sockets only as connected pairs.
+    SeccompOptions seccomp{inet, m.namespaces ? UnixSockets::kAny : UnixSockets::kPairsOnly};
     plan.seccomp_filter_ = EmbeddedSeccompFilter(seccomp);
     if (SeccompFilterMutated()) {
       // The embedded filter is always whole: a mutant's is compiled now.
@@ -196,7 +243,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   plan.fallback_cwd_ = policy.workspace() ? policy.workspace()->path : "/";
   // A namespace the sysctls did not forbid can still be refused at spawn
   // time; best effort then runs without namespaces, and says so.
-  plan.fallback_ = best_effort ? Fallback::kWithoutNamespaces : Fallback::kNone;
+  plan.fallback_ = best_effort || MutantActive(Mutant::kPlanFailClosed) ? Fallback::kWithoutNamespaces
+                                                                          : Fallback::kNone;
 
   // What this plan provides.
   Guarantees provided;
@@ -234,7 +282,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                        " (the host's network), this kernel's Landlock (ABI " + std::to_string(m.landlock_abi) +
                        ", scopes need 6, Linux 6.12) cannot keep the command from the host's abstract unix sockets "
                        "(X11, D-Bus, ...). The command was not run. Use a newer kernel, or pass --best-effort to "
-                       "run without that boundary.");
+                       "run without that boundary (rung " + RungsText(plan.rungs_) + ", see docs/hosts.md).");
     }
     plan.dropped_.push_back("abstract unix sockets: in the host's network the host's are reachable before Landlock ABI 6");
   }
@@ -306,6 +354,14 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                                 : "abstract unix sockets and signals need ABI 6; the namespaces still isolate them");
   } else {
     feature("landlock filesystem", FeatureStatus::kUnavailable, "dropped under --best-effort");
+    // What is left of the two boundaries Landlock draws, as it really is.
+    feature("exec boundary", FeatureStatus::kNarrowed,
+            m.namespaces ? "only the mount view's noexec binds: grants without exec are mounted noexec, every "
+                           "system tree in the view stays executable"
+                         : "none: any file the caller may read can be executed");
+    feature("read boundary", m.namespaces ? FeatureStatus::kEnforced : FeatureStatus::kUnavailable,
+            m.namespaces ? "the mount view alone: only granted trees are in it, the masks hide secrets inside them"
+                         : "none: the caller's whole filesystem is readable as the caller");
   }
   if (m.seccomp) {
     feature("seccomp filter", FeatureStatus::kEnforced,
@@ -317,6 +373,7 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                      ? std::string("INET sockets TCP only (no UDP, MPTCP, SCTP, raw or packet), no bind or listen, no "
                                    "MSG_FASTOPEN; ")
                      : std::string("no INET sockets; ")) +
+                (m.namespaces ? "" : "unix sockets only as socketpair(2) pairs; ") +
                 "foreign architectures and x32 killed");
   } else {
     feature("seccomp filter", FeatureStatus::kUnavailable, "dropped under --best-effort");
@@ -338,12 +395,15 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
               (policy.timeout() ? "; the tree is killed after " + std::to_string(policy.timeout()->count()) + "s" : ""));
 
   Guarantees missing_guarantees = plan.required_.Missing(plan.provided_);
-  if (missing_guarantees.bits() != 0 && !best_effort) {
-    return Error(ErrorKind::kUnsupported, "this host cannot provide " + missing_guarantees.Joined() +
-                                              ". The command was not run. Pass --best-effort to run anyway.");
+  if (missing_guarantees.bits() != 0 && !best_effort && !MutantActive(Mutant::kPlanFailClosed)) {
+    return Error(ErrorKind::kUnsupported, "this host cannot provide " + missing_guarantees.Joined() + " (rung " +
+                                              RungsText(plan.rungs_) +
+                                              ", see docs/hosts.md). The command was not run. Pass --best-effort "
+                                              "to run anyway.");
   }
   plan.level_ = missing_guarantees.bits() == 0 && plan.dropped_.empty() ? Level::kFull : Level::kDegraded;
-  CORRAL_INVARIANT(plan.level_ == Level::kFull || best_effort || options.without_namespaces,
+  CORRAL_INVARIANT(plan.level_ == Level::kFull || best_effort || options.without_namespaces ||
+                       MutantActive(Mutant::kPlanFailClosed),
                    "only a best-effort policy compiles to a degraded plan");
   return plan;
 }

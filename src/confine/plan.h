@@ -5,7 +5,8 @@
 //   - Level: full (every mechanism the policy needs), degraded (best effort
 //     dropped something), none (nothing is enforced);
 //   - Guarantees: what the policy requires and what this plan provides;
-//   - CompileReport: one entry per feature, enforced / narrowed / unavailable.
+//   - CompileReport: one entry per feature, enforced / narrowed / unavailable;
+//   - Rungs: the named shape of sandbox this host gives (confine/rung.h).
 // When the host cannot provide a required guarantee, Compile refuses with a
 // specific error naming the mechanism and what the user can do, unless the
 // policy is best-effort; then the dropped mechanisms are listed in the plan.
@@ -30,6 +31,7 @@
 #include "confine/guarantees.h"
 #include "confine/host.h"
 #include "confine/mount_plan.h"
+#include "confine/rung.h"
 #include "kernel/landlock.h"
 #include "kernel/loopback.h"
 #include "kernel/namespaces.h"
@@ -99,6 +101,10 @@ class Plan {
   Guarantees required() const { return required_; }
   Guarantees provided() const { return provided_; }
   const CompileReport& report() const { return report_; }
+  // The rungs this plan stands on, lowest first ({kFull} when nothing is
+  // missing): each one below full that drops a guarantee ran only because
+  // the policy is best-effort.
+  const std::vector<Rung>& rungs() const { return rungs_; }
   // With a mount view (namespaces): shows the protected regular file
   // `target` as a symlink to the run's private, writable copy of it in the
   // host directory `stage`, bound at `view_dir` (MountPlan::AddStagedFile).
@@ -126,6 +132,7 @@ class Plan {
   Guarantees required_;
   Guarantees provided_;
   CompileReport report_;
+  std::vector<Rung> rungs_;
   std::vector<std::string> dropped_;
 };
 

@@ -7,12 +7,15 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <string_view>
@@ -153,9 +156,71 @@ TEST_F(PlanTest, WithoutANetworkNamespaceInetSocketsStayDenied) {
   EXPECT_EQ(plan->clone_flags(), 0u);
   EXPECT_EQ(plan->loopback(), Loopback::kLeave);
   EXPECT_NE(plan->landlock().net, 0u) << "without a network namespace, TCP is handled";
-  EXPECT_EQ(plan->seccomp_filter().data(), EmbeddedSeccompFilter(SeccompOptions{InetSockets::kNone}).data());
+  // No mount view hides the host's unix sockets: only socketpair(2) pairs.
+  EXPECT_EQ(plan->seccomp_filter().data(),
+            EmbeddedSeccompFilter(SeccompOptions{InetSockets::kNone, UnixSockets::kPairsOnly}).data());
   EXPECT_TRUE(plan->provided().Has(Guarantee::kNetworkBoundary));
   EXPECT_EQ(Features(*plan)["landlock network"], FeatureStatus::kEnforced);
+}
+
+// Each plan names its rungs, lowest first: the full host, an older
+// Landlock, none, and no user namespaces on top of an older Landlock.
+TEST_F(PlanTest, EachPlanNamesItsRungs) {
+  struct Row {
+    int abi;
+    bool user_namespaces;
+    std::string rungs;
+  };
+  for (const Row& row : {Row{7, true, "full"}, Row{6, true, "full"}, Row{5, true, "landlock-4-5"},
+                         Row{4, true, "landlock-4-5"}, Row{3, true, "landlock-1-3"}, Row{1, true, "landlock-1-3"},
+                         Row{0, true, "no-landlock"}, Row{2, false, "no-userns + landlock-1-3"},
+                         Row{6, false, "no-userns"}}) {
+    HostSupport host = FullHost();
+    host.landlock_abi = row.abi;
+    host.user_namespaces = row.user_namespaces;
+    Result<Plan> plan = CompileWith(Builder().SetEnforcement(Enforcement::kBestEffort), host);
+    ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+    EXPECT_EQ(RungsText(plan->rungs()), row.rungs) << "ABI " << row.abi << " userns " << row.user_namespaces;
+  }
+}
+
+// Refusals name the rung --best-effort would give, and the host's fix.
+TEST_F(PlanTest, RefusalsNameTheRungAndTheFix) {
+  HostSupport apparmor = FullHost();
+  apparmor.user_namespaces = false;
+  apparmor.apparmor_restricts_userns = true;
+  Result<Plan> refused = CompileWith(Builder(), apparmor);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("sudo corral setup apparmor --install"), std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().message().find("(rung no-userns, see docs/hosts.md)"), std::string::npos)
+      << refused.error().message();
+  HostSupport container = FullHost();
+  container.user_namespaces = false;
+  container.container = "docker";
+  refused = CompileWith(Builder(), container);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("hostUsers: false"), std::string::npos) << refused.error().message();
+}
+
+// Without a mount view, --allow-unix cannot show one socket and hide the
+// rest: refused even under --best-effort.
+TEST_F(PlanTest, AllowUnixWithoutNamespacesIsRefused) {
+  HostSupport host = FullHost();
+  host.user_namespaces = false;
+  std::string socket_path = tree_.Dir("sockets") + "/agent.sock";
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  Result<Plan> plan =
+      CompileWith(Builder().SetEnforcement(Enforcement::kBestEffort).AllowUnix(socket_path), host);
+  ::close(fd);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().message().find("--allow-unix needs the mount view"), std::string::npos)
+      << plan.error().message();
 }
 
 TEST_F(PlanTest, NetworkAllRequiresNoNetworkBoundary) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -317,6 +318,11 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   ::umask(0);
 
   if (ctx.namespaces) {
+    if (ctx.userns_without_caps) {
+      struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+      struct __user_cap_data_struct none[2] = {};
+      if (::syscall(SYS_capset, &header, none) != 0) ChildFail(ctx, ChildStage::kUserns, errno);
+    }
     if (int e = WriteIdMapsChild(*ctx.id_maps); e != 0) ChildFail(ctx, ChildStage::kUserns, e);
     if (::sethostname("corral", 6) != 0) ChildFail(ctx, ChildStage::kHostname, errno);
   }

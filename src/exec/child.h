@@ -73,6 +73,11 @@ struct ChildContext {
   sock_fprog init_filter = {};              // init's allowlist; len 0: off
   const char* fallback_cwd = "/";
   bool probe_only = false;                  // set everything up, then _exit(0)
+  // Tests only (a CORRAL_HOST_SIMULATION build, CORRAL_TEST_USERNS_WITHOUT_CAPS=1):
+  // the child empties its capability sets as soon as its user namespace
+  // exists, as AppArmor's kernel.apparmor_restrict_unprivileged_userns does
+  // to an unconfined program; the kernel then refuses what follows.
+  bool userns_without_caps = false;
   // The command.
   char* const* argv = nullptr;
   char* const* envp = nullptr;

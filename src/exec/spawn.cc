@@ -11,11 +11,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "exec/child.h"
 #include "exec/descriptor_message.h"
 #include "confine/env.h"
+#include "confine/host.h"
 #include "kernel/kernel_abi.h"
 
 namespace corral {
@@ -197,6 +200,18 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
   };
   switch (report.stage) {
     case ChildStage::kUserns:
+      if (report.error == EPERM || report.error == EACCES) {
+        // The namespace exists but corral holds no capability in it: what
+        // Ubuntu's AppArmor restriction does to an unconfined program.
+        return err(ErrorKind::kNamespace,
+                   "namespaces: a user namespace was created but corral has no capabilities inside it (its uid map "
+                   "was refused), which is how kernel.apparmor_restrict_unprivileged_userns=1 (Ubuntu 23.10 and "
+                   "later) treats a program no AppArmor profile allows; the command was not run. Fix: `sudo corral "
+                   "setup apparmor --install` and the apparmor_parser command it prints, or set "
+                   "kernel.apparmor_restrict_unprivileged_userns=0; --best-effort runs it on the no-userns rung "
+                   "(docs/hosts.md)");
+      }
+      return err(ErrorKind::kNamespace, "namespaces: cannot set up the user namespace; the command was not run");
     case ChildStage::kHostname:
       return err(ErrorKind::kNamespace, "namespaces: cannot set up the user namespace; the command was not run");
     case ChildStage::kMountPrivate:
@@ -294,6 +309,10 @@ class Spawner {
     ctx.cwd = plan.cwd().c_str();
     ctx.fallback_cwd = plan.fallback_cwd().c_str();
     ctx.probe_only = mode == SpawnMode::kProbeOnly;
+#if defined(CORRAL_HOST_SIMULATION) && CORRAL_HOST_SIMULATION
+    const char* without_caps = std::getenv("CORRAL_TEST_USERNS_WITHOUT_CAPS");
+    ctx.userns_without_caps = without_caps != nullptr && std::string_view(without_caps) == "1";
+#endif
 
     CORRAL_ASSIGN_OR_RETURN(Pipe report, OpenPipe());
     CORRAL_ASSIGN_OR_RETURN(Pipe status, OpenPipe());
@@ -325,10 +344,19 @@ class Spawner {
     int clone_errno = errno;
     stack.Unmap();
     if (pid < 0) {
+      const HostSupport& host = ProbeHost();
+      std::string where = !host.container.empty()
+                              ? "corral runs in a " + host.container +
+                                    " container whose seccomp profile or missing capability forbids them: give it "
+                                    "user namespaces (docs/hosts.md: a seccomp profile that allows unshare and clone "
+                                    "with CLONE_NEWUSER, or a Kubernetes pod with hostUsers: false)"
+                          : host.outer_seccomp_filter
+                              ? "corral runs under another sandbox's seccomp filter, which forbids them"
+                              : "unprivileged user namespaces may be disabled or exhausted: see `corral check`";
       return Error(ErrorKind::kNamespace,
-                   "namespaces: the kernel refused to create the sandbox's namespaces (unprivileged user namespaces "
-                   "may be disabled or exhausted, or corral runs inside another sandbox: see `corral check`); the "
-                   "command was not run. --best-effort runs it without namespaces, and says what that drops",
+                   "namespaces: the kernel refused to create the sandbox's namespaces (" + where +
+                       "); the command was not run. --best-effort runs it on the no-userns rung (docs/hosts.md), "
+                       "and says what that drops",
                    "clone", clone_errno);
     }
     status.write.Reset();

@@ -40,7 +40,7 @@ const std::string kNotRun = "; the command was not run";
 const std::string kRoot = "mount view: cannot build the sandbox's root at ";
 
 const Row kRows[] = {
-    {ChildStage::kUserns, EPERM, -1, ErrorKind::kNamespace,
+    {ChildStage::kUserns, ENOSPC, -1, ErrorKind::kNamespace,
      "namespaces: cannot set up the user namespace" + kNotRun, "user namespace id maps"},
     {ChildStage::kHostname, EPERM, -1, ErrorKind::kNamespace,
      "namespaces: cannot set up the user namespace" + kNotRun, "hostname"},
@@ -134,6 +134,23 @@ TEST(TranslateReport, EachStageBecomesItsError) {
     EXPECT_EQ(error.message(), row.message) << label;
     EXPECT_EQ(error.syscall(), row.syscall) << label;
     EXPECT_EQ(error.error_number(), row.syscall.empty() ? 0 : row.error) << label;
+  }
+}
+
+// A uid map refused inside a namespace that was created is AppArmor's
+// restriction (or a host like it): the error names the sysctl and the fix.
+TEST(TranslateReport, AUidMapRefusedNamesAppArmorsSysctlAndTheFix) {
+  MountPlan mounts = TwoMounts();
+  for (int error_number : {EPERM, EACCES}) {
+    ChildReport report;
+    report.stage = ChildStage::kUserns;
+    report.error = error_number;
+    Error error = TranslateReport(mounts, report);
+    EXPECT_EQ(error.kind(), ErrorKind::kNamespace);
+    for (const char* part : {"no capabilities inside it", "kernel.apparmor_restrict_unprivileged_userns=1",
+                             "sudo corral setup apparmor --install", "no-userns rung", "the command was not run"}) {
+      EXPECT_NE(error.message().find(part), std::string::npos) << part << " in " << error.message();
+    }
   }
 }
 

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cerrno>
 
 #include "base/mutant.h"
@@ -17,6 +19,13 @@ int LandlockAbi() {
   long version = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, kabi::kCreateRulesetVersion);
   abi = version < 0 ? 0 : static_cast<int>(version);
   if (abi > kabi::kLandlockAbiKnown) abi = kabi::kLandlockAbiKnown;
+#if defined(CORRAL_HOST_SIMULATION) && CORRAL_HOST_SIMULATION
+  // Tests only (CMakeLists.txt): an older kernel's Landlock, simulated.
+  if (const char* cap = std::getenv("CORRAL_TEST_LANDLOCK_ABI"); cap != nullptr && *cap >= '0' && *cap <= '9' &&
+                                                                 cap[1] == '\0') {
+    abi = std::min(abi, *cap - '0');
+  }
+#endif
   cached.store(abi, std::memory_order_relaxed);
   return abi;
 }

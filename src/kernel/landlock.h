@@ -18,6 +18,9 @@ namespace corral {
 
 // The Landlock ABI of the running kernel: 0 when Landlock is absent or
 // disabled, otherwise 1..kabi::kLandlockAbiKnown. Cached after the first call.
+// In a build with CORRAL_HOST_SIMULATION (never a release one),
+// CORRAL_TEST_LANDLOCK_ABI=N (one digit) caps it at N, to test the rungs of
+// older kernels.
 int LandlockAbi();
 
 struct LandlockRights {

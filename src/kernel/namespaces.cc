@@ -52,6 +52,27 @@ int WriteIdMapsChild(const IdMaps& maps) {
   return WriteFile("/proc/self/gid_map", maps.gid_map);
 }
 
+std::string AppArmorLabel() {
+  for (const char* path : {"/proc/self/attr/apparmor/current", "/proc/self/attr/current"}) {
+    std::ifstream in(path);
+    std::string label;
+    if (!std::getline(in, label)) continue;
+    while (!label.empty() && (label.back() == '\n' || label.back() == '\0')) label.pop_back();
+    // "corral (unconfined)": the profile's name, without its mode.
+    if (size_t mode = label.find(" ("); mode != std::string::npos) label.resize(mode);
+    return label;
+  }
+  return "";
+}
+
+bool AppArmorRestrictsUserNamespaces() {
+  if (ReadNumber("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) != 1) return false;
+  // A profile with the `userns,` rule (`corral setup apparmor`) lifts it;
+  // only an unconfined process gets the restricted namespace.
+  std::string label = AppArmorLabel();
+  return label.empty() || label == "unconfined";
+}
+
 bool UserNamespacesExpected(std::string* detail) {
   if (ReadNumber("/proc/sys/user/max_user_namespaces", 1) == 0) {
     *detail = "user.max_user_namespaces is 0";
@@ -62,8 +83,10 @@ bool UserNamespacesExpected(std::string* detail) {
     *detail = "kernel.unprivileged_userns_clone is 0";
     return false;
   }
-  if (!root && ReadNumber("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) == 1) {
-    *detail = "kernel.apparmor_restrict_unprivileged_userns is 1 (an AppArmor profile granting userns is needed)";
+  if (!root && AppArmorRestrictsUserNamespaces()) {
+    *detail = "kernel.apparmor_restrict_unprivileged_userns is 1 and no AppArmor profile confines corral (label " +
+              (AppArmorLabel().empty() ? std::string("none") : "\"" + AppArmorLabel() + "\"") +
+              "): a user namespace would have no capabilities inside";
     return false;
   }
   *detail = "available";

@@ -31,6 +31,14 @@ IdMaps MakeIdMaps(uid_t uid, gid_t gid);
 // process. Returns 0 or an errno.
 int WriteIdMapsChild(const IdMaps& maps);
 
+// The AppArmor label corral runs under ("unconfined", "corral", ...), without
+// its mode; "" when AppArmor is not enabled.
+std::string AppArmorLabel();
+
+// Ubuntu's kernel.apparmor_restrict_unprivileged_userns is 1 and no profile
+// confines corral: a user namespace it creates has no capabilities inside.
+bool AppArmorRestrictsUserNamespaces();
+
 // What the host says about unprivileged user namespaces, without creating one:
 // true when nothing visible forbids them; `detail` explains a refusal.
 bool UserNamespacesExpected(std::string* detail);

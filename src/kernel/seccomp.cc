@@ -71,7 +71,7 @@ bool SeccompFilterMutated() {
   for (Mutant mutant : {Mutant::kSeccompPtrace, Mutant::kSeccompKeyctl, Mutant::kSeccompSetId, Mutant::kSeccompTty,
                         Mutant::kSeccompSockets, Mutant::kSeccompArch, Mutant::kSeccompMount,
                         Mutant::kSeccompNamespaces, Mutant::kSeccompRawSockets, Mutant::kSeccompTcpOnly,
-                        Mutant::kSeccompPassCred}) {
+                        Mutant::kSeccompPassCred, Mutant::kSeccompUnixSockets}) {
     if (MutantActive(mutant)) return true;
   }
   return false;
@@ -260,6 +260,12 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
         if (rc < 0) return SeccompError("socket protocols", rc);
       }
     }
+  }
+  // Without a mount view: unix sockets only as connected pairs.
+  if (options.unix_sockets == UnixSockets::kPairsOnly && !MutantActive(Mutant::kSeccompUnixSockets)) {
+    rc = seccomp_rule_add(ctx.get(), eperm, SCMP_SYS(socket), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<uint64_t>(AF_UNIX)));
+    if (rc < 0) return SeccompError("unix sockets", rc);
   }
   // In the host's network with TCP ports open: no server of any kind (a TCP
   // socket listens on an ephemeral port without a bind Landlock could

@@ -53,8 +53,16 @@ namespace corral {
 // rules naming the ports (--allow-port).
 enum class InetSockets { kNone, kStreamAndDatagram, kTcpOnly };
 
+// Which AF_UNIX sockets the command may make: any (the mount view decides
+// which named sockets it can reach), or only connected pairs (socketpair(2))
+// on a rung without a mount view, where every host socket by path (Docker's,
+// D-Bus's, an agent's) and by abstract name would be reachable: socket(2)
+// with AF_UNIX returns EPERM, so nothing can be connected to or bound.
+enum class UnixSockets { kAny, kPairsOnly };
+
 struct SeccompOptions {
   InetSockets inet = InetSockets::kNone;
+  UnixSockets unix_sockets = UnixSockets::kAny;
 };
 
 // The filters compiled by libseccomp when corral was built (tools/seccomp_gen.cc);

@@ -6,10 +6,12 @@ namespace {
 }  // namespace
 
 std::span<const sock_filter> EmbeddedSeccompFilter(const SeccompOptions& options) {
+  const bool pairs = options.unix_sockets == UnixSockets::kPairsOnly;
   switch (options.inet) {
-    case InetSockets::kNone: return kFilterNoInet;
-    case InetSockets::kStreamAndDatagram: return kFilterInet;
-    case InetSockets::kTcpOnly: return kFilterTcpOnly;
+    case InetSockets::kNone: return pairs ? std::span<const sock_filter>(kFilterNoInetUnixPairs) : kFilterNoInet;
+    case InetSockets::kStreamAndDatagram:
+      return pairs ? std::span<const sock_filter>(kFilterInetUnixPairs) : kFilterInet;
+    case InetSockets::kTcpOnly: return pairs ? std::span<const sock_filter>(kFilterTcpOnlyUnixPairs) : kFilterTcpOnly;
   }
   return kFilterNoInet;
 }

@@ -479,6 +479,37 @@ TEST(SeccompFilter, EmbeddedEqualsFreshBuild) {
   }
 }
 
+// Without a mount view (the no-userns rung) unix sockets come only in
+// connected pairs: socket(AF_UNIX) is refused whatever the INET choice, and
+// the embedded programs are what a fresh build makes.
+TEST(SeccompFilter, UnixPairsOnlyRefusesUnixSocketsButNotPairs) {
+  for (InetSockets inet : kInetOptions) {
+    SeccompOptions options{inet, UnixSockets::kPairsOnly};
+    Result<std::vector<sock_filter>> fresh = BuildSeccompFilter(options);
+    ASSERT_TRUE(fresh.ok()) << fresh.error().ToString();
+    std::span<const sock_filter> embedded = EmbeddedSeccompFilter(options);
+    ASSERT_EQ(embedded.size(), fresh->size()) << InetName(inet);
+    for (size_t i = 0; i < fresh->size(); ++i) {
+      EXPECT_TRUE(embedded[i].code == (*fresh)[i].code && embedded[i].jt == (*fresh)[i].jt &&
+                  embedded[i].jf == (*fresh)[i].jf && embedded[i].k == (*fresh)[i].k)
+          << "instruction " << i << " (" << InetName(inet) << ")";
+    }
+    for (std::span<const sock_filter> program : {embedded, std::span<const sock_filter>(*fresh)}) {
+      Result<uint32_t> unix_socket = EvaluateBpf(program, Data(AUDIT_ARCH_X86_64, SYS_socket, {AF_UNIX, SOCK_STREAM}));
+      ASSERT_TRUE(unix_socket.ok());
+      EXPECT_EQ(*unix_socket, SECCOMP_RET_ERRNO | EPERM) << InetName(inet);
+      Result<uint32_t> pair = EvaluateBpf(program, Data(AUDIT_ARCH_X86_64, SYS_socketpair, {AF_UNIX, SOCK_STREAM}));
+      ASSERT_TRUE(pair.ok());
+      EXPECT_EQ(*pair, SECCOMP_RET_ALLOW) << InetName(inet);
+    }
+    // The default filter keeps unix sockets.
+    Result<uint32_t> any = EvaluateBpf(EmbeddedSeccompFilter(SeccompOptions{inet}),
+                                       Data(AUDIT_ARCH_X86_64, SYS_socket, {AF_UNIX, SOCK_STREAM}));
+    ASSERT_TRUE(any.ok());
+    EXPECT_EQ(*any, SECCOMP_RET_ALLOW) << InetName(inet);
+  }
+}
+
 // Exit codes of the forked child below.
 enum ChildExit {
   kChildOk = 0,

@@ -47,6 +47,7 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
       .Set("timeout", policy.timeout() ? static_cast<int64_t>(policy.timeout()->count()) : int64_t{0})
       .Set("mode", ModeName(policy.mode()))
       .Set("level", LevelName(plan.level()))
+      .Set("rung", RungsText(plan.rungs()))
       .Set("guarantees", plan.provided().Names())
       .Set("dropped", plan.dropped());
   if (MutantActive(Mutant::kAuditArgs)) event.Set("argv", argv);
@@ -244,7 +245,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
 
   const bool spawned = process.ok();
   RunResult result;
-  if (spawned && plan && plan->ok()) result.degraded = (*plan)->dropped();
+  if (spawned && plan && plan->ok()) {
+    result.degraded = (*plan)->dropped();
+    result.rung = RungsText((*plan)->rungs());
+  }
   if (!spawned) {
     result = Failed(audit, policy, std::move(process).error());
   } else if (!outcome.ok()) {

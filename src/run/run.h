@@ -79,6 +79,8 @@ struct RunResult {
   // Under --best-effort, what the run went without (the `degraded` record's
   // dropped mechanisms), for the caller's one stderr line; empty: nothing.
   std::vector<std::string> degraded;
+  // The rung the run stood on (confine/rung.h), when it was spawned confined.
+  std::string rung;
   // Under read-only mode, the kernel denial text the command's stderr showed
   // when it failed: the run should carry the model-facing denial marker.
   std::optional<std::string> denial;

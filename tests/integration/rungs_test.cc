@@ -1,0 +1,245 @@
+// The rungs (confine/rung.h, docs/hosts.md) on hosts simulated from outside,
+// through the real code paths:
+//   - no user namespaces: corral started by probe_host_no_userns, a seccomp
+//     filter like Docker's default profile that fails clone and unshare with
+//     CLONE_NEWUSER;
+//   - AppArmor's restriction (a user namespace without capabilities):
+//     CORRAL_TEST_USERNS_WITHOUT_CAPS=1 empties the child's capability sets
+//     the moment its namespace exists, and the kernel refuses the rest;
+//   - an older kernel's Landlock: CORRAL_TEST_LANDLOCK_ABI=N caps the ABI
+//     corral negotiates (both only in a CORRAL_HOST_SIMULATION build, never a
+//     release one: this suite fails, not skips, in a build without it).
+// Every refusal is checked by its text and by what did not happen outside;
+// every run that goes ahead by the rung it names and by denials seen outside.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+class Rungs : public SandboxTest {
+ protected:
+  Rungs() { outside_.Write("secret.txt", secret_ + "\n"); }
+
+  // `corral ARGS` on a host whose container forbids user namespaces.
+  Outcome WithoutUserNamespaces(const std::vector<std::string>& grants, const std::vector<std::string>& command) {
+    std::vector<std::string> argv = RunArgv(grants, command);
+    argv.insert(argv.begin(), ProbePath("host_no_userns"));
+    return Execute(argv, Defaults({}));
+  }
+
+  // `corral explain --json` with the Landlock ABI capped at `abi`.
+  nlohmann::json PlanAt(int abi, const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> args = {"explain", "--json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "true"});
+    Outcome outcome = Corral(args, WithEnv({{"CORRAL_TEST_LANDLOCK_ABI", std::to_string(abi)}}));
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    nlohmann::json out = nlohmann::json::parse(outcome.out, nullptr, false);
+    EXPECT_FALSE(out.is_discarded()) << outcome.Describe();
+    return out.is_discarded() ? nlohmann::json() : out["plan"];
+  }
+
+  static std::string Status(const nlohmann::json& plan, const std::string& feature) {
+    for (const auto& entry : plan["report"]) {
+      if (entry["feature"] == feature) return entry["status"].get<std::string>();
+    }
+    return "absent";
+  }
+
+  const std::string secret_ = RandomToken("SECRET");
+};
+
+// Without --best-effort a host without user namespaces runs nothing, and
+// says which rung --best-effort would give and why the container refuses.
+TEST_F(Rungs, WithoutUserNamespacesTheRunIsRefusedNamingTheRung) {
+  Outcome outcome = WithoutUserNamespaces({}, {"sh", "-c", "echo ran > canary"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("namespaces: the kernel refused to create the sandbox's namespaces"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.err.find("--best-effort runs it on the no-userns rung"), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << outcome.Describe();
+}
+
+// `corral check` on that host: refused, the rung --best-effort would give,
+// and a fix line about user namespaces.
+TEST_F(Rungs, CheckNamesTheRungAndTheFixWithoutUserNamespaces) {
+  Outcome outcome = Execute({ProbePath("host_no_userns"), CorralBin(), "check", "--json"}, Defaults({}));
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  nlohmann::json host = nlohmann::json::parse(outcome.out, nullptr, false);
+  ASSERT_FALSE(host.is_discarded()) << outcome.Describe();
+  EXPECT_EQ(host["rung"], "refused") << host;
+  EXPECT_TRUE(host["probe"]["user_namespaces_refused"].get<bool>()) << host;
+  EXPECT_NE(host["best_effort_rung"].get<std::string>().find("no-userns"), std::string::npos) << host;
+  EXPECT_EQ(host["host"]["outer_seccomp_filter"], true) << host;
+  bool named = false;
+  for (const auto& line : host["advice"]) {
+    named = named || line.get<std::string>().find("user namespaces") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << host;
+}
+
+// --best-effort on that host: the no-userns rung, named in the trail, still
+// denies a write outside the workspace, a read of a secret outside the
+// grants, an INET socket and a connection to a host daemon's unix socket
+// (no mount view hides it: seccomp refuses socket(AF_UNIX)); each judged
+// outside the sandbox.
+TEST_F(Rungs, WithoutUserNamespacesBestEffortStillDeniesFromOutside) {
+  Listener listener = Listener::Tcp();
+  Listener host_socket = Listener::UnixPath(outside_ / "host.sock");  // a host daemon's socket, Docker's say
+  std::string target = outside_ / "written";
+  std::string script = ProbePath("write_file") + " " + target + "; " + ProbePath("read_file") + " " +
+                       (outside_ / "secret.txt") + "; " + ProbePath("tcp_connect") + " " +
+                       std::to_string(listener.port()) + "; " + ProbePath("unix_connect") + " " +
+                       (outside_ / "host.sock") + "; echo ran > canary";
+  Outcome outcome = WithoutUserNamespaces({"--best-effort", "--allow-exec", ProbesDir()}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary")) << outcome.Describe();  // it did run
+  EXPECT_FALSE(Exists(target)) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find(secret_), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.err.find(secret_), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(listener.GotSomething()) << outcome.Describe();
+  EXPECT_FALSE(host_socket.GotSomething()) << outcome.Describe();
+  // Refused by the filter itself, not only by Landlock's TCP rules behind it.
+  EXPECT_NE(outcome.out.find("socket(AF_INET, SOCK_STREAM): blocked (Operation not permitted)"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.out.find("socket(AF_UNIX): blocked (Operation not permitted)"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.err.find("it ran without namespaces"), std::string::npos) << outcome.Describe();
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  EXPECT_NE(spawned.back()["rung"].get<std::string>().find("no-userns"), std::string::npos) << spawned.back();
+}
+
+// A user namespace created without capabilities inside (Ubuntu's AppArmor
+// restriction): the refusal names the sysctl and the one-command fix, and
+// nothing ran; --best-effort runs the no-userns rung instead.
+TEST_F(Rungs, AUserNamespaceWithoutCapabilitiesNamesTheAppArmorSysctlAndTheFix) {
+  SpawnOptions simulated = WithEnv({{"CORRAL_TEST_USERNS_WITHOUT_CAPS", "1"}});
+  Outcome refused = RunIn({}, {"sh", "-c", "echo ran > canary"}, simulated);
+  EXPECT_NE(refused.exit_code, 0) << refused.Describe();
+  for (const char* part : {"no capabilities inside it", "kernel.apparmor_restrict_unprivileged_userns=1",
+                           "sudo corral setup apparmor --install", "no-userns rung"}) {
+    EXPECT_NE(refused.err.find(part), std::string::npos) << part << "\n" << refused.Describe();
+  }
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << refused.Describe();
+
+  Outcome degraded = RunIn({"--best-effort"}, {"sh", "-c", "echo ran > canary"}, simulated);
+  EXPECT_EQ(degraded.exit_code, 0) << degraded.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary")) << degraded.Describe();
+  EXPECT_NE(degraded.err.find("it ran without namespaces"), std::string::npos) << degraded.Describe();
+}
+
+// Landlock ABI 5 and 3: the rung is named and each right the ABI lacks is
+// reported as narrowed, not claimed; the namespaces keep every guarantee, so
+// the run is full and goes ahead.
+TEST_F(Rungs, OlderLandlockAbisAreNamedAndNarrowed) {
+  nlohmann::json five = PlanAt(5);
+  EXPECT_EQ(five["rung"], "landlock-4-5") << five;
+  EXPECT_EQ(five["mechanisms"]["landlock_abi"], 5) << five;
+  EXPECT_EQ(five["level"], "full") << five;
+  EXPECT_EQ(Status(five, "landlock scopes"), "narrowed") << five;
+  EXPECT_EQ(Status(five, "landlock ioctl"), "enforced") << five;
+
+  nlohmann::json three = PlanAt(3);
+  EXPECT_EQ(three["rung"], "landlock-1-3") << three;
+  EXPECT_EQ(three["mechanisms"]["landlock_abi"], 3) << three;
+  EXPECT_EQ(Status(three, "landlock ioctl"), "narrowed") << three;
+  EXPECT_EQ(Status(three, "landlock filesystem"), "enforced") << three;
+
+  nlohmann::json one = PlanAt(1);
+  EXPECT_EQ(one["rung"], "landlock-1-3") << one;
+  EXPECT_EQ(Status(one, "landlock filesystem"), "narrowed") << one;
+}
+
+// At ABI 1 the sandbox still runs with the ruleset the ABI takes, and a
+// write outside the workspace is still denied (seen outside); the trail
+// names the rung.
+TEST_F(Rungs, AtAbiOneTheRunNamesItsRungAndStillDeniesWritesOutside) {
+  std::string target = outside_ / "written";
+  Outcome outcome = RunIn({"--allow-exec", ProbesDir()}, {ProbePath("write_file"), target},
+                          WithEnv({{"CORRAL_TEST_LANDLOCK_ABI", "1"}}));
+  EXPECT_EQ(outcome.exit_code, kProbeBlocked) << outcome.Describe();
+  EXPECT_FALSE(Exists(target));
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  EXPECT_EQ(spawned.back()["rung"], "landlock-1-3") << spawned.back();
+}
+
+// What an older ABI cannot do is refused, never dropped: --allow-port needs
+// Landlock's TCP rules (ABI 4).
+TEST_F(Rungs, AllowPortBeforeAbiFourIsRefused) {
+  Outcome outcome = RunIn({"--allow-port", "443"}, {"sh", "-c", "echo ran > canary"},
+                          WithEnv({{"CORRAL_TEST_LANDLOCK_ABI", "3"}}));
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("--allow-port needs Landlock's TCP rules (ABI 4"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.err.find("rung landlock-1-3"), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+}
+
+// Before ABI 6 the host's network would show the host's abstract unix
+// sockets (no scopes): --network all is refused, naming the rung.
+TEST_F(Rungs, TheHostsNetworkBeforeAbiSixIsRefused) {
+  Outcome outcome = RunIn({"--network", "all"}, {"sh", "-c", "echo ran > canary"},
+                          WithEnv({{"CORRAL_TEST_LANDLOCK_ABI", "5"}}));
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("cannot keep the command from the host's abstract unix sockets"), std::string::npos)
+      << outcome.Describe();
+  EXPECT_NE(outcome.err.find("rung landlock-4-5"), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+}
+
+// No Landlock at all: refused, naming the rung; under --best-effort the
+// no-landlock rung runs and its report says the exec boundary is only the
+// mount view's.
+TEST_F(Rungs, WithoutLandlockTheRunIsRefusedAndBestEffortSaysWhatIsLeft) {
+  SpawnOptions simulated = WithEnv({{"CORRAL_TEST_LANDLOCK_ABI", "0"}});
+  Outcome refused = RunIn({}, {"sh", "-c", "echo ran > canary"}, simulated);
+  EXPECT_NE(refused.exit_code, 0) << refused.Describe();
+  EXPECT_NE(refused.err.find("landlock: this kernel does not offer Landlock"), std::string::npos)
+      << refused.Describe();
+  EXPECT_NE(refused.err.find("rung no-landlock"), std::string::npos) << refused.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+
+  Outcome check = Corral({"check", "--json"}, simulated);
+  nlohmann::json host = nlohmann::json::parse(check.out, nullptr, false);
+  ASSERT_FALSE(host.is_discarded()) << check.Describe();
+  EXPECT_EQ(host["rung"], "refused") << host;
+  EXPECT_NE(host["best_effort_rung"].get<std::string>().find("no-landlock"), std::string::npos) << host;
+
+  nlohmann::json plan = PlanAt(0, {"--best-effort"});
+  EXPECT_EQ(plan["rung"], "no-landlock") << plan;
+  EXPECT_EQ(plan["level"], "degraded") << plan;
+  EXPECT_EQ(Status(plan, "exec boundary"), "narrowed") << plan;
+  EXPECT_EQ(Status(plan, "read boundary"), "enforced") << plan;
+
+  std::string target = outside_ / "written";
+  Outcome degraded = RunIn({"--best-effort", "--allow-exec", ProbesDir()}, {ProbePath("write_file"), target},
+                           simulated);
+  EXPECT_EQ(degraded.exit_code, kProbeBlocked) << degraded.Describe();  // the mount view alone
+  EXPECT_FALSE(Exists(target));
+}
+
+// `corral setup apparmor` names the binary that runs, by its real path, and
+// --install writes exactly that profile and prints the command that loads it.
+TEST_F(Rungs, SetupAppArmorNamesThisBinary) {
+  Outcome printed = Corral({"setup", "apparmor"});
+  EXPECT_EQ(printed.exit_code, 0) << printed.Describe();
+  EXPECT_NE(printed.out.find("profile corral \"" + CorralBin() + "\" flags=(unconfined) {"), std::string::npos)
+      << printed.Describe();
+  EXPECT_NE(printed.out.find("\n  userns,\n"), std::string::npos) << printed.Describe();
+
+  TempDir directory("corral-apparmor");
+  Outcome installed = Corral({"setup", "apparmor", "--install", "--directory", directory.path()});
+  EXPECT_EQ(installed.exit_code, 0) << installed.Describe();
+  EXPECT_EQ(ReadFile(directory / "corral"), printed.out);
+  EXPECT_NE(installed.out.find("sudo apparmor_parser -r " + (directory / "corral")), std::string::npos)
+      << installed.Describe();
+}
+
+}  // namespace
+}  // namespace corral_it
