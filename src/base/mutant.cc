@@ -118,6 +118,12 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kServicesGo: return "services_go";
     case Mutant::kLandlockConnectPorts: return "landlock_connect_ports";
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
+    case Mutant::kOverlayView: return "overlay_view";
+    case Mutant::kApplyProtected: return "apply_protected";
+    case Mutant::kApplyConflict: return "apply_conflict";
+    case Mutant::kApplyNoFollow: return "apply_nofollow";
+    case Mutant::kApplySpecial: return "apply_special";
+    case Mutant::kOverlayLock: return "overlay_lock";
   }
   return "none";
 }

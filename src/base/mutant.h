@@ -128,6 +128,12 @@ enum class Mutant {
   kServicesGo,            // the sandbox's init runs the command without waiting for corral to serve its egress proxy
   kLandlockConnectPorts,  // under --allow-port Landlock does not handle TCP: every port of every host is reachable
   kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
+  kOverlayView,        // --overlay binds the real workspace, writable, instead of the overlay
+  kApplyProtected,     // apply lands changes to protected paths without --include-protected
+  kApplyConflict,      // apply overwrites a real file that changed since the run
+  kApplyNoFollow,      // apply opens the real tree and the upper by path, following symlinks
+  kApplySpecial,       // apply copies special files and set-user-ID bits
+  kOverlayLock,        // runs and applies on one overlay take no lock
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

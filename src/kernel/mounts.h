@@ -5,7 +5,9 @@
 //
 //   1. make every mount private, so nothing propagates back to the host;
 //   2. open each bind source without following symlinks and compare its
-//      (dev, inode) with the pin taken when the policy was built;
+//      (dev, inode) with the pin taken when the policy was built (an
+//      overlay's lower layer likewise, then its upper and work directories,
+//      and make the overlayfs, detached);
 //   3. mount a tmpfs over /tmp (private to this mount namespace) and build the
 //      new root in it, op by op, parents before children;
 //   4. make the tmpfs mounts that only hold mount points read-only;
@@ -35,6 +37,10 @@ enum class MountKind : uint8_t {
   kFile,        // a new regular file at `target` (inside a tmpfs of the view) holding `source`'s text
   kFileOver,    // a new read-only file holding `source`'s text, bound over the regular file at `target`
                 // (skipped when `target` is absent or not a regular file)
+  kOverlay,     // an overlayfs at `target`: `source` (a host directory, pinned) is its one read-only lower
+                // layer; `options` names the run's overlay directory (a host path), whose `upper` and `work`
+                // take every write. Mounted with userxattr (whiteouts and opaque directories as the
+                // unprivileged overlay writes them), never following a symlink to any layer.
 };
 
 // What a MountOp does beyond its kind, as a set of bits (combine with |).
