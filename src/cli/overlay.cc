@@ -82,7 +82,9 @@ void OverlayReviewCommand::Register(CLI::App& app) {
     app.add_option("--include-protected", include_protected,
                    "apply this protected path (or what is below it) too: .git/hooks, rc files, editor and agent "
                    "config run code outside the sandbox; repeatable")
-        ->type_name("PATH");
+        ->type_name("PATH")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("--json", json, "print what happened to each change as JSON");
   }
   if (verb == "apply" || verb == "discard") {

@@ -98,6 +98,11 @@ Result<void> MountPlan::OverlayWorkspace(const std::string& workspace, const std
   if (MutantActive(Mutant::kOverlayView)) return {};  // the mutant: the real workspace is bound, writable
   root->kind = MountKind::kOverlay;
   root->options = Intern(overlay_dir);
+  for (MountOp& op : ops) {
+    if (op.kind == MountKind::kMask && op.Has(MountFlag::kPinned) && IsWithin(op.target, workspace)) {
+      op.flags |= MountFlag::kInOverlay;
+    }
+  }
   std::string nested;
   std::erase_if(ops, [&](const MountOp& op) {
     if (op.kind != MountKind::kBind || op.Has(MountFlag::kReadOnly) || op.target == std::string_view(workspace) ||

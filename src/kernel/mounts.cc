@@ -109,7 +109,8 @@ int OpenPinnedMaskTarget(const MountOp& op) {
     ::close(fd);
     return -err;
   }
-  if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.Has(MountFlag::kDir)) {
+  const bool same_device = op.Has(MountFlag::kInOverlay) || st.st_dev == op.pin.dev;
+  if (!same_device || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.Has(MountFlag::kDir)) {
     ::close(fd);
     return -ESTALE;
   }

@@ -55,6 +55,9 @@ enum class MountFlag : uint16_t {
   kPinned = 1 << 6,    // the source's (dev, inode) must equal `pin` when the child opens it
   kMaskRootOnly = 1 << 7,  // kProc: mask each top-level entry others may not use (base/hidden_from_others.h)
   kPrepared = 1 << 8,  // kBind: `fd` is a detached tree the parent made, with its attributes set (kernel/idmapped_tree.h)
+  kInOverlay = 1 << 9,  // a pinned kMask below a kOverlay: the file is seen through overlayfs, which shows
+                        // the lower file's inode under its own device, so the inode and type are compared
+                        // (an overlay that renumbers inodes makes the mask fail closed)
 };
 
 constexpr MountFlag operator|(MountFlag a, MountFlag b) {

@@ -44,6 +44,8 @@ Result<std::string> ReadSmallFile(int dir, const char* name) {
 }
 
 // Writes `text` to `name` in `dir` whole: a temporary file, then a rename.
+// Not synced: a baseline lost in a crash makes apply refuse every change
+// (fail closed), and the run's files are worth no fsync on every run.
 Result<void> WriteSmallFile(int dir, const char* name, const std::string& text) {
   std::string temporary = std::string(".") + name + ".new";
   ::unlinkat(dir, temporary.c_str(), 0);
@@ -55,7 +57,6 @@ Result<void> WriteSmallFile(int dir, const char* name, const std::string& text) 
     if (n <= 0) return Io(std::string("cannot write ") + name, "write", errno);
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd.get()) != 0) return Io(std::string("cannot write ") + name, "fsync", errno);
   if (::renameat(dir, temporary.c_str(), dir, name) != 0) return Io(std::string("cannot write ") + name, "renameat", errno);
   return {};
 }

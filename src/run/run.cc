@@ -63,7 +63,7 @@ int64_t NowNs() {
 
 // Reads what an overlay run changed, records the baseline and the
 // `overlay` record, and returns the summary.
-std::string FinishOverlay(const AuditTrail& audit, const OverlayRun& run, int64_t started_ns) {
+std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns) {
   Result<UniqueFd> upper = run.Upper();
   Result<UniqueFd> root = upper.ok() ? run.OpenRoot() : Result<UniqueFd>(upper.error());
   Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
@@ -85,6 +85,10 @@ std::string FinishOverlay(const AuditTrail& audit, const OverlayRun& run, int64_
       .Set("modified", counts[static_cast<int>(ChangeKind::kModified)])
       .Set("deleted", counts[static_cast<int>(ChangeKind::kDeleted)]);
   audit.Record(event);
+  // Nothing to review: nothing is kept.
+  if (changes->changes.empty() && run.Remove().ok()) {
+    return "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
+  }
   return RenderSummary(run.id(), *changes);
 }
 
