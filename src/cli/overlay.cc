@@ -84,6 +84,7 @@ void OverlayReviewCommand::Register(CLI::App& app) {
                    "config run code outside the sandbox; repeatable")
         ->type_name("PATH")
         ->expected(1)
+        ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("--json", json, "print what happened to each change as JSON");
   }

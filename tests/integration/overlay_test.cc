@@ -320,6 +320,22 @@ TEST_F(Overlay, ARunThatChangesNothingKeepsNoOverlay) {
   EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs()));
 }
 
+// The layers over the workspace stay over the overlay: a forbid_read mask
+// still hides the secret, and an existing hooks directory stays read-only.
+TEST_F(Overlay, MasksAndProtectedBindsStayOverTheOverlay) {
+  const std::string secret = RandomToken("SECRET");
+  workspace_.Write(".env", secret + "\n");
+  workspace_.Write(".git/config", "[core]\n");
+  workspace_.Mkdir(".git/hooks");
+  Outcome run = RunIn({"--overlay", "--forbid-read", ".env"},
+                      {"sh", "-c", "cat .env; echo x > .git/hooks/pre-commit; echo hook=$?; echo ok > plain.txt"});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_EQ(run.out.find(secret), std::string::npos) << run.Describe();
+  EXPECT_NE(run.out.find("hook=2"), std::string::npos) << run.Describe();
+  EXPECT_FALSE(Exists(Upper(LastRun()) + "/.git/hooks/pre-commit"));
+  EXPECT_EQ(ReadFile(Upper(LastRun()) + "/plain.txt"), "ok\n");
+}
+
 TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
   const std::string chunk(20 * 1024, 'x');
   for (int i = 0; i < 10000; ++i) workspace_.Write("big/d" + std::to_string(i % 100) + "/f" + std::to_string(i), chunk);
