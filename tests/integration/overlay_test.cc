@@ -336,6 +336,20 @@ TEST_F(Overlay, MasksAndProtectedBindsStayOverTheOverlay) {
   EXPECT_EQ(ReadFile(Upper(LastRun()) + "/plain.txt"), "ok\n");
 }
 
+// Where the upper cannot be made, --overlay fails closed: no process, one
+// line, even under --best-effort (the fallback would write the real tree).
+TEST_F(Overlay, WithoutAStateDirectoryTheRunFailsClosed) {
+  workspace_.Write("f.txt", "old\n");
+  SpawnOptions options;
+  options.env["XDG_STATE_HOME"] = "/proc/corral-no-such-dir";
+  Outcome run = RunIn({"--overlay", "--best-effort"}, {"sh", "-c", "echo new > f.txt"}, options);
+  EXPECT_EQ(run.exit_code, 125) << run.Describe();
+  EXPECT_NE(run.err.find("--overlay: the upper layer lives in corral's state directory"), std::string::npos)
+      << run.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << "nothing may run";
+  EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
+}
+
 TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
   const std::string chunk(20 * 1024, 'x');
   for (int i = 0; i < 10000; ++i) workspace_.Write("big/d" + std::to_string(i % 100) + "/f" + std::to_string(i), chunk);
