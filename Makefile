@@ -5,7 +5,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 PACKAGES := cmake g++ make pkg-config libseccomp-dev libssl-dev nlohmann-json3-dev \
-            libtomlplusplus-dev libcli11-dev libasio-dev libgtest-dev libgmock-dev bubblewrap util-linux python3 git mercurial perl-base
+            libtomlplusplus-dev libcli11-dev libasio-dev libgtest-dev libgmock-dev bubblewrap util-linux python3 git mercurial perl-base diffutils bc
 
 .PHONY: all deps build demo test unit integration bench mutants clean
 

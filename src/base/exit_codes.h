@@ -17,6 +17,9 @@ inline constexpr int kExitConfig = 78;       // a config file was rejected
 // could neither move out nor delete (it is named on stderr and in the
 // `protected` audit record): it would run outside the sandbox later.
 inline constexpr int kExitProtectedPathLeft = 79;
+// `corral apply`: some of the changes asked for were held back (a conflict,
+// a protected path, a special file); each is named on stderr, the run kept.
+inline constexpr int kExitChangesHeldBack = 80;
 inline constexpr int kExitTimeout = 124;     // --timeout expired; the whole tree was killed
 inline constexpr int kExitSandbox = 125;     // the sandbox could not be set up; nothing ran (fail closed)
 inline constexpr int kExitNotExecutable = 126;

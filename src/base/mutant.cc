@@ -131,6 +131,12 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kCancelKill: return "cancel_kill";
     case Mutant::kApparmorTarget: return "apparmor_target";
     case Mutant::kSeccompUnixSockets: return "seccomp_unix_sockets";
+    case Mutant::kOverlayView: return "overlay_view";
+    case Mutant::kApplyProtected: return "apply_protected";
+    case Mutant::kApplyConflict: return "apply_conflict";
+    case Mutant::kApplyNoFollow: return "apply_nofollow";
+    case Mutant::kApplySpecial: return "apply_special";
+    case Mutant::kOverlayLock: return "overlay_lock";
   }
   return "none";
 }

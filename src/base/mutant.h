@@ -141,6 +141,12 @@ enum class Mutant {
   kCancelKill,            // an MCP cancellation does not kill the running bash tree
   kApparmorTarget,        // `corral setup apparmor` names /usr/bin/corral, not the binary that runs
   kSeccompUnixSockets,    // without a mount view the filter allows socket(AF_UNIX): every host socket is reachable
+  kOverlayView,        // --overlay binds the real workspace, writable, instead of the overlay
+  kApplyProtected,     // apply lands changes to protected paths without --include-protected
+  kApplyConflict,      // apply overwrites a real file that changed since the run
+  kApplyNoFollow,      // apply opens the real tree and the upper by path, following symlinks
+  kApplySpecial,       // apply copies special files and set-user-ID bits
+  kOverlayLock,        // runs and applies on one overlay take no lock
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

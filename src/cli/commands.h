@@ -86,6 +86,19 @@ struct McpCommand {
   int Execute() const;
 };
 
+// changes, diff, apply, discard (cli/overlay.cc): `verb` says which.
+struct OverlayReviewCommand {
+  explicit OverlayReviewCommand(std::string which) : verb(std::move(which)) {}
+  std::string verb;
+  std::vector<std::string> args;
+  bool stat = false;
+  bool json = false;
+  std::vector<std::string> include_protected;
+  std::optional<std::string> audit;
+  void Register(CLI::App& app);
+  int Execute() const;
+};
+
 struct CheckCommand {
   bool json = false;
   void Register(CLI::App& app);

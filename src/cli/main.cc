@@ -42,6 +42,7 @@ int Main(int argc, char** argv) {
   HashCommand hash;
   SetupCommand setup;
   QuarantineCommand quarantine;
+  OverlayReviewCommand changes("changes"), diff("diff"), apply("apply"), discard("discard");
   const std::vector<Subcommand> subcommands = {
       {"run", "run CMD in the sandbox: corral run [policy flags] -- CMD [ARGS...]", true,
        [&](CLI::App& app) { run.Register(app); }, [&](std::vector<std::string> cmd) { return run.Execute(std::move(cmd)); }},
@@ -58,6 +59,15 @@ int Main(int argc, char** argv) {
        [&](CLI::App& app) { quarantine.Register(app); }, [&](std::vector<std::string>) { return quarantine.Execute(); }},
       {"mcp", "serve the agent's confined tools over stdio to an MCP client: corral mcp [policy flags]", false,
        [&](CLI::App& app) { mcp.Register(app); }, [&](std::vector<std::string>) { return mcp.Execute(); }},
+      {"changes", "list the overlay runs kept and their pending changes: corral changes [--json]", false,
+       [&](CLI::App& app) { changes.Register(app); }, [&](std::vector<std::string>) { return changes.Execute(); }},
+      {"diff", "show an overlay run's changes: corral diff [--stat|--json] [RUN]", false,
+       [&](CLI::App& app) { diff.Register(app); }, [&](std::vector<std::string>) { return diff.Execute(); }},
+      {"apply", "land an overlay run's changes in the real tree: corral apply [RUN] [PATHS...] "
+                "[--include-protected PATH]",
+       false, [&](CLI::App& app) { apply.Register(app); }, [&](std::vector<std::string>) { return apply.Execute(); }},
+      {"discard", "drop an overlay run's changes: corral discard [RUN]", false,
+       [&](CLI::App& app) { discard.Register(app); }, [&](std::vector<std::string>) { return discard.Execute(); }},
       {"check", "print what this host can enforce", false, [&](CLI::App& app) { check.Register(app); },
        [&](std::vector<std::string>) { return check.Execute(); }},
       {"setup", "make this host give the full rung: corral setup apparmor [--install]", false,

@@ -321,6 +321,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
                " (docs/hosts.md)");
   }
   if (result.lookups) PrintError(*result.lookups);
+  if (result.overlay_summary) std::fputs(result.overlay_summary->c_str(), stderr);
   if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());
   }

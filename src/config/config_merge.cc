@@ -189,7 +189,7 @@ class ProjectMerge {
     if constexpr (std::is_same_v<T, bool> || std::is_enum_v<T>) {
       T wide;
       if constexpr (std::is_same_v<T, bool>) {
-        wide = true;
+        wide = setting.narrow == NarrowSide::kOff;
       } else {
         wide = static_cast<T>(setting.choices.size() - 1);
       }

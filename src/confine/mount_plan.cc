@@ -113,6 +113,42 @@ bool MountPlan::AddStagedFile(const std::string& target, FileIdentity pin, const
   return true;
 }
 
+Result<void> MountPlan::OverlayWorkspace(const std::string& workspace, const std::string& overlay_dir) {
+  MountOp* root = nullptr;
+  for (MountOp& op : ops) {
+    if (op.kind == MountKind::kBind && op.target == std::string_view(workspace)) root = &op;
+  }
+  if (root == nullptr || root->Has(MountFlag::kReadOnly)) {
+    return Error(ErrorKind::kUsage, "--overlay: the workspace " + workspace +
+                                        " is not writable in this run, so there is nothing to overlay. The command "
+                                        "was not run.");
+  }
+  if (MutantActive(Mutant::kOverlayView)) return {};  // the mutant: the real workspace is bound, writable
+  root->kind = MountKind::kOverlay;
+  root->options = Intern(overlay_dir);
+  for (MountOp& op : ops) {
+    if (op.kind == MountKind::kMask && op.Has(MountFlag::kPinned) && IsWithin(op.target, workspace)) {
+      op.flags |= MountFlag::kInOverlay;
+    }
+  }
+  std::string nested;
+  std::erase_if(ops, [&](const MountOp& op) {
+    if (op.kind != MountKind::kBind || op.Has(MountFlag::kReadOnly) || op.target == std::string_view(workspace) ||
+        !IsWithin(op.target, workspace)) {
+      return false;
+    }
+    if (op.landlock == 0) return true;  // an anchor: it grants nothing, it only pins
+    if (nested.empty()) nested = op.target;
+    return false;
+  });
+  if (!nested.empty()) {
+    return Error(ErrorKind::kUsage, "--overlay: " + nested +
+                                        " is a writable grant inside the workspace; it would write the real tree "
+                                        "beside the overlay. Drop that grant. The command was not run.");
+  }
+  return {};
+}
+
 std::string MountPlan::Describe(long index) const {
   if (index < 0 || static_cast<size_t>(index) >= ops.size()) return "the new root";
   const MountOp& op = ops[static_cast<size_t>(index)];

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "base/unique_fd.h"
 #include "kernel/landlock.h"
 #include "kernel/mounts.h"
@@ -64,6 +65,14 @@ class MountPlan {
   // when the plan has no bind of `target` to replace (nothing changes).
   bool AddStagedFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir,
                      uint64_t landlock);
+  // --overlay: the bind of `workspace` becomes an overlayfs whose upper and
+  // work directories are in `overlay_dir` (MountKind::kOverlay). The
+  // writable binds of the real tree below it (the rename-proof anchors of
+  // protected paths: the command cannot rename in the real tree any more)
+  // are dropped; a writable grant nested inside the workspace is refused,
+  // as it would write the real tree beside the overlay. The read-only binds
+  // over protected paths stay.
+  Result<void> OverlayWorkspace(const std::string& workspace, const std::string& overlay_dir);
   // Keeps `fd` open as long as the plan: a kPrepared op's tree.
   void Own(UniqueFd fd) { owned_.push_back(std::move(fd)); }
 

@@ -184,6 +184,22 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                                                                  : TcpAccess::kUnhandled;
   plan.landlock_ = LandlockRightsFor(m.landlock_abi, tcp, egress.connect_ports);
   plan.mounts_ = BuildMountPlan(policy, plan.landlock_);
+  // --overlay: the command must never write the real tree, so there is no
+  // rung without the mount view, not even under --best-effort.
+  if (policy.write_view() == WriteView::kOverlay) {
+    if (!m.namespaces) {
+      return Error(ErrorKind::kUnsupported,
+                   "--overlay: the overlay needs user and mount namespaces, and this run has none; --best-effort "
+                   "cannot drop it (the command would write the real tree). The command was not run.");
+    }
+    if (!policy.workspace()) {
+      return Error(ErrorKind::kUsage, "--overlay: the run has no workspace to overlay. The command was not run.");
+    }
+    if (options.overlay_dir.empty()) {
+      return Error(ErrorKind::kInternal, "--overlay: no overlay directory was prepared. The command was not run.");
+    }
+    CORRAL_TRY(plan.mounts_.OverlayWorkspace(policy.workspace()->path, options.overlay_dir));
+  }
   EtcViewResult etc_view;
   if (m.namespaces) {
     CORRAL_ASSIGN_OR_RETURN(etc_view, PrepareEtcView(policy, plan.mounts_));
@@ -243,8 +259,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   plan.fallback_cwd_ = policy.workspace() ? policy.workspace()->path : "/";
   // A namespace the sysctls did not forbid can still be refused at spawn
   // time; best effort then runs without namespaces, and says so.
-  plan.fallback_ = best_effort || MutantActive(Mutant::kPlanFailClosed) ? Fallback::kWithoutNamespaces
-                                                                          : Fallback::kNone;
+  plan.fallback_ = (best_effort && policy.write_view() == WriteView::kDirect) || MutantActive(Mutant::kPlanFailClosed)
+                       ? Fallback::kWithoutNamespaces
+                       : Fallback::kNone;
 
   // What this plan provides.
   Guarantees provided;

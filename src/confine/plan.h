@@ -70,6 +70,11 @@ enum class Fallback { kNone, kWithoutNamespaces };
 // failure (a namespace the sysctls did not forbid but the kernel refused).
 struct CompileOptions {
   bool without_namespaces = false;
+  // Under --overlay (Policy::write_view): the run's overlay directory (a
+  // host path holding `upper` and `work`, made by overlay/overlay.h), which
+  // the workspace's bind becomes an overlayfs over. Empty: no overlay, and a
+  // policy that asks for one is refused.
+  std::string overlay_dir;
 };
 
 class Plan {

@@ -226,6 +226,12 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
     case ChildStage::kPivot:
       return err(ErrorKind::kMount, "mount view: cannot build the sandbox's root at " + where +
                                         "; the command was not run");
+    case ChildStage::kOverlay:
+      return err(ErrorKind::kUnsupported,
+                 "--overlay: the kernel refused the workspace's overlay at " + where +
+                     " (unprivileged overlayfs needs Linux 5.11 or later, and the state directory's filesystem "
+                     "must support user extended attributes and whiteouts: ext4, xfs, btrfs, tmpfs 6.6+); the "
+                     "command was not run");
     case ChildStage::kProc:
       return err(ErrorKind::kMount,
                  "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc "

@@ -114,6 +114,11 @@ const Row kRows[] = {
      "network namespace: cannot bind corral's services on the sandbox's 127.0.0.1 (the name server on port 53, the "
      "proxy of --allow-host on 3128 and 1080)" + kNotRun,
      "the sockets of corral's services on the sandbox's 127.0.0.1"},
+    {ChildStage::kOverlay, EINVAL, -1, ErrorKind::kUnsupported,
+     "--overlay: the kernel refused the workspace's overlay at the new root (unprivileged overlayfs needs Linux "
+     "5.11 or later, and the state directory's filesystem must support user extended attributes and whiteouts: "
+     "ext4, xfs, btrfs, tmpfs 6.6+); the command was not run",
+     "the workspace's overlay (overlayfs in the sandbox's user namespace)"},
     {ChildStage::kExec, ENOENT, -1, ErrorKind::kNotFound, "not found inside the sandbox", ""},
     {ChildStage::kExec, EACCES, -1, ErrorKind::kExec, "cannot execute the command inside the sandbox", "exec"},
     {ChildStage::kNone, 0, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage", "none"},
@@ -158,11 +163,11 @@ TEST(TranslateReport, AUidMapRefusedNamesAppArmorsSysctlAndTheFix) {
 TEST(TranslateReport, TheTableNamesEveryStage) {
   std::set<uint32_t> covered;
   for (const Row& row : kRows) covered.insert(static_cast<uint32_t>(row.stage));
-  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kServiceSockets); ++stage) {
+  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kOverlay); ++stage) {
     EXPECT_TRUE(covered.count(stage)) << "no row for stage " << ChildStageName(static_cast<ChildStage>(stage));
   }
-  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kServiceSockets) + 1)), "unknown")
-      << "a stage after kServiceSockets: extend the table and this bound";
+  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kOverlay) + 1)), "unknown")
+      << "a stage after kOverlay: extend the table and this bound";
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kTerminal: return "the command's pty";
     case ChildStage::kLoopback: return "bringing up lo in the sandbox's network namespace";
     case ChildStage::kServiceSockets: return "the sockets of corral's services on the sandbox's 127.0.0.1";
+    case ChildStage::kOverlay: return "the workspace's overlay (overlayfs in the sandbox's user namespace)";
   }
   return "unknown";
 }

@@ -40,6 +40,7 @@ enum class ChildStage : uint32_t {
   kTerminal,      // the command's own pty: opened, passed out, made its controlling terminal
   kLoopback,      // bringing up lo in the sandbox's own network namespace
   kServiceSockets,  // binding and passing out the sockets of corral's services (name server, proxy) on 127.0.0.1
+  kOverlay,       // the overlay of --overlay: its layers opened, the overlayfs made (kernel/mounts.h)
 };
 
 struct ChildReport {

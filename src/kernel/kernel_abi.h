@@ -101,6 +101,12 @@ inline constexpr uint64_t kMountAttrNosuid = 0x00000002;
 inline constexpr uint64_t kMountAttrNodev = 0x00000004;
 inline constexpr uint64_t kMountAttrNoexec = 0x00000008;
 inline constexpr uint64_t kMountAttrIdmap = 0x00100000;  // Linux 5.12
+// fsopen(2) / fsconfig(2) / fsmount(2) (Linux 5.2), for the overlay of --overlay.
+inline constexpr unsigned kFsopenCloexec = 0x00000001;
+inline constexpr unsigned kFsconfigSetFlag = 0;
+inline constexpr unsigned kFsconfigSetString = 1;
+inline constexpr unsigned kFsconfigCmdCreate = 6;
+inline constexpr unsigned kFsmountCloexec = 0x00000001;
 
 struct MountAttr {
   uint64_t attr_set;

@@ -110,7 +110,8 @@ int OpenPinnedMaskTarget(const MountOp& op) {
     ::close(fd);
     return -err;
   }
-  if (st.st_dev != op.pin.dev || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.Has(MountFlag::kDir)) {
+  const bool same_device = op.Has(MountFlag::kInOverlay) || st.st_dev == op.pin.dev;
+  if (!same_device || st.st_ino != op.pin.ino || S_ISDIR(st.st_mode) != op.Has(MountFlag::kDir)) {
     ::close(fd);
     return -ESTALE;
   }
@@ -165,7 +166,7 @@ int AddRuleAt(int ruleset_fd, const char* rel, uint64_t access) {
 int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
   for (size_t i = 0; i < count; ++i) {
     MountOp& op = ops[i];
-    if (op.kind != MountKind::kBind || op.Has(MountFlag::kPrepared)) continue;
+    if ((op.kind != MountKind::kBind && op.kind != MountKind::kOverlay) || op.Has(MountFlag::kPrepared)) continue;
     op.fd = OpenNoFollow(op.source);
     if (op.fd < 0) {
       if (op.Has(MountFlag::kOptional) && errno == ENOENT) continue;
@@ -182,6 +183,55 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
   return 0;
 }
 
+// An overlayfs, detached: `lower` (the pinned lower layer's O_PATH fd) under
+// the `upper` and `work` directories of the run's overlay directory `dir`,
+// each opened without following a symlink. The layers are named to the
+// kernel as /proc/self/fd/N, so no path is walked again (and no ',' or ':'
+// in a path can add an option). Returns the new mount's fd, or -errno.
+int MakeOverlay(int lower, const char* dir) {
+  int dir_fd = OpenNoFollow(dir);
+  if (dir_fd < 0) return -errno;
+  int upper = ::openat(dir_fd, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int upper_err = errno;
+  int work = ::openat(dir_fd, "work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int work_err = errno;
+  ::close(dir_fd);
+  int fs = -1, err = 0;
+  if (upper < 0) err = upper_err;
+  if (err == 0 && work < 0) err = work_err;
+  if (err == 0) {
+    fs = static_cast<int>(::syscall(SYS_fsopen, "overlay", kabi::kFsopenCloexec));
+    if (fs < 0) err = errno;
+  }
+  auto set = [&](const char* key, int fd) {
+    if (err != 0) return;
+    char value[32];
+    int at = 0;
+    const char prefix[] = "/proc/self/fd/";
+    for (const char* p = prefix; *p != '\0'; ++p) value[at++] = *p;
+    char digits[12];
+    int n = 0;
+    for (unsigned v = static_cast<unsigned>(fd); n == 0 || v != 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+    while (n > 0) value[at++] = digits[--n];
+    value[at] = '\0';
+    if (::syscall(SYS_fsconfig, fs, kabi::kFsconfigSetString, key, value, 0) != 0) err = errno;
+  };
+  set("lowerdir", lower);
+  set("upperdir", upper);
+  set("workdir", work);
+  if (err == 0 && ::syscall(SYS_fsconfig, fs, kabi::kFsconfigSetFlag, "userxattr", nullptr, 0) != 0) err = errno;
+  if (err == 0 && ::syscall(SYS_fsconfig, fs, kabi::kFsconfigCmdCreate, nullptr, nullptr, 0) != 0) err = errno;
+  int mount_fd = -1;
+  if (err == 0) {
+    mount_fd = static_cast<int>(::syscall(SYS_fsmount, fs, kabi::kFsmountCloexec, 0));
+    if (mount_fd < 0) err = errno;
+  }
+  if (fs >= 0) ::close(fs);
+  if (upper >= 0) ::close(upper);
+  if (work >= 0) ::close(work);
+  return err != 0 ? -err : mount_fd;
+}
+
 // Replaces each opened bind source by a detached clone of its tree. Done
 // before the new root's tmpfs is mounted at kBuildBase: a clone made later of
 // a grant that holds kBuildBase (--allow-read /tmp) would show the root under
@@ -189,6 +239,13 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
 int CloneSources(MountOp* ops, size_t count, ChildReport* report) {
   for (size_t i = 0; i < count; ++i) {
     MountOp& op = ops[i];
+    if (op.kind == MountKind::kOverlay && op.fd >= 0) {
+      int overlay = MakeOverlay(op.fd, op.options);
+      if (overlay < 0) return Fail(report, ChildStage::kOverlay, -overlay, static_cast<long>(i));
+      ::close(op.fd);
+      op.fd = overlay;
+      continue;
+    }
     if (op.kind != MountKind::kBind || op.fd < 0 || op.Has(MountFlag::kPrepared)) continue;
     int tree = OpenTree(op.fd, "", kabi::kOpenTreeClone | kabi::kOpenTreeCloexec | AT_EMPTY_PATH | AT_RECURSIVE);
     if (tree < 0) return Fail(report, ChildStage::kBind, errno, static_cast<long>(i));
@@ -346,6 +403,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     }
     uint64_t attrs = kabi::kMountAttrNosuid | (op.Has(MountFlag::kDevices) ? 0 : kabi::kMountAttrNodev);
     switch (op.kind) {
+      case MountKind::kOverlay:
       case MountKind::kBind: {
         if (op.Has(MountFlag::kReadOnly) && !MutantActive(Mutant::kReadOnlyBinds)) attrs |= kabi::kMountAttrRdonly;
         if (op.Has(MountFlag::kNoexec) && !MutantActive(Mutant::kNoexecBinds)) attrs |= kabi::kMountAttrNoexec;

@@ -5,7 +5,9 @@
 //
 //   1. make every mount private, so nothing propagates back to the host;
 //   2. open each bind source without following symlinks and compare its
-//      (dev, inode) with the pin taken when the policy was built;
+//      (dev, inode) with the pin taken when the policy was built (an
+//      overlay's lower layer likewise, then its upper and work directories,
+//      and make the overlayfs, detached);
 //   3. mount a tmpfs over /tmp (private to this mount namespace) and build the
 //      new root in it, op by op, parents before children;
 //   4. make the tmpfs mounts that only hold mount points read-only;
@@ -38,6 +40,10 @@ enum class MountKind : uint8_t {
   kSymlinkOver, // a symlink whose text is `source`, mounted over the regular file at `target`, which must
                 // still be `pin` (a run's staged copy of a file that tools replace by rename: the
                 // rename lands beside the copy, repair/git_config_stage.h)
+  kOverlay,     // an overlayfs at `target`: `source` (a host directory, pinned) is its one read-only lower
+                // layer; `options` names the run's overlay directory (a host path), whose `upper` and `work`
+                // take every write. Mounted with userxattr (whiteouts and opaque directories as the
+                // unprivileged overlay writes them), never following a symlink to any layer.
 };
 
 // What a MountOp does beyond its kind, as a set of bits (combine with |).
@@ -52,6 +58,9 @@ enum class MountFlag : uint16_t {
   kPinned = 1 << 6,    // the source's (dev, inode) must equal `pin` when the child opens it
   kMaskRootOnly = 1 << 7,  // kProc: mask each top-level entry others may not use (base/hidden_from_others.h)
   kPrepared = 1 << 8,  // kBind: `fd` is a detached tree the parent made, with its attributes set (kernel/idmapped_tree.h)
+  kInOverlay = 1 << 9,  // a pinned kMask below a kOverlay: the file is seen through overlayfs, which shows
+                        // the lower file's inode under its own device, so the inode and type are compared
+                        // (an overlay that renumbers inodes makes the mask fail closed)
 };
 
 constexpr MountFlag operator|(MountFlag a, MountFlag b) {

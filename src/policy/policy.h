@@ -101,6 +101,8 @@ class Policy {
   // The SHA-256 the program must hash to, if pinned.
   const std::optional<std::string>& pin_sha256() const { return pin_sha256_; }
   Enforcement enforcement() const { return enforcement_; }
+  // Where the workspace's writes go: the real tree, or a per-run overlay.
+  WriteView write_view() const { return spec_.overlay ? WriteView::kOverlay : WriteView::kDirect; }
   const HostContext& host() const { return host_; }
 
   // Credential stores shown by --allow-credential (each is audited).

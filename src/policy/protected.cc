@@ -628,6 +628,33 @@ const std::vector<std::string>& ProtectedNames() {
   return names;
 }
 
+bool IsProtectedRelative(std::string_view relative) {
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= relative.size();) {
+    size_t slash = relative.find('/', at);
+    if (slash == std::string_view::npos) slash = relative.size();
+    if (slash > at) parts.emplace_back(relative.substr(at, slash - at));
+    at = slash + 1;
+  }
+  bool in_git = false, in_hg = false;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    if (part == ".git" || part == ".hg") {
+      if (i + 1 == parts.size()) return true;
+      (part == ".git" ? in_git : in_hg) = true;
+      continue;
+    }
+    if (in_git && Contains(kGitdirNames, part)) return true;
+    if (in_hg && Contains(kHgNames, part)) return true;
+    if (IsRootName(part)) return true;
+    if (i + 1 < parts.size()) {
+      std::string pair = part + "/" + parts[i + 1];
+      if (IsRootName(pair) || pair == ".yarn/releases" || pair == ".yarn/plugins") return true;
+    }
+  }
+  return false;
+}
+
 ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots) {
   Discovery discovery(writable_roots);
   for (const std::string& root : writable_roots) discovery.Root(root);

@@ -78,6 +78,15 @@ struct ProtectedSet {
 // The protected names relative to a writable root.
 const std::vector<std::string>& ProtectedNames();
 
+// Whether `relative` (a path below a writable root, '/'-separated, no "."
+// or "..") is a protected path or lies inside one, at any depth: a
+// component in the root names (".bashrc", ".vscode", "corral.toml", ...),
+// a `.git` or `.hg` itself (a new repository or gitdir pointer), or a
+// gitdir / .hg name below one (".git/hooks/x", ".git/modules/m/config",
+// ".hg/hgrc"). Stricter than discovery, which looks near the top only:
+// `corral apply` asks it of every path an overlay run changed.
+bool IsProtectedRelative(std::string_view relative);
+
 // Finds the protected paths under each writable root. Paths a pointer leads to
 // are kept only when they lie inside one of `writable_roots`.
 ProtectedSet DiscoverProtected(const std::vector<std::string>& writable_roots);

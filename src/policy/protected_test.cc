@@ -142,3 +142,24 @@ TEST(ProtectedNames, CoverHookManagersPackageManagersEditorsAndAgents) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+// What `corral apply` holds back: protected names at any depth, a new
+// repository or gitdir pointer, and what lies inside them.
+TEST(IsProtectedRelative, NamesProtectedPathsAtAnyDepthAndNothingElse) {
+  for (const char* path : {".git", ".git/hooks", ".git/hooks/pre-commit", ".git/config", "sub/.git",
+                           "sub/.git/hooks/post-checkout", ".git/modules/m/hooks/x", ".git/worktrees/w/config",
+                           ".hg", ".hg/hgrc", ".bashrc", "deep/down/.envrc", ".vscode/tasks.json", "corral.toml",
+                           ".aws/config", ".yarn/releases/yarn.js", ".husky/pre-commit"}) {
+    EXPECT_TRUE(IsProtectedRelative(path)) << path;
+  }
+  for (const char* path : {"src/main.c", ".github/workflows/ci.yml", ".gitignore", "git/hooks", "hooks/x",
+                           ".git-blame-ignore-revs", "docs/config.md", ".yarn/cache/x.zip", ".aws/notes"}) {
+    EXPECT_FALSE(IsProtectedRelative(path)) << path;
+  }
+}
+
+}  // namespace
+}  // namespace corral

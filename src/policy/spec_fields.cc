@@ -64,7 +64,8 @@ std::string ChoiceNarrowingRow(const Setting<E>& setting) {
 
 }  // namespace
 
-std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project) {
+std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project, NarrowSide narrow) {
+  if (narrow == NarrowSide::kOn) return NarrowingRow(key, "`true`", "`false`");
   if (project == ProjectRule::kWideIfUserIsWide) {
     return NarrowingRow(key, "`false`, or repeat the user's `true`", "`true` when the user's is not");
   }

@@ -42,7 +42,8 @@
 // The scalar kinds:
 //
 //   switch    bool. The flag only turns it on; an explicit override is a
-//             plain bool (false: not given). `true` is the wide value. The
+//             plain bool (false: not given). `true` is the wide value
+//             unless `narrow` says kOn (overlay: on only narrows). The
 //             PolicyBuilder setter takes an enum (Switch<E>): E's first value
 //             is off, its second on.
 //   enum      a choice among `choices`; the enum's values are the names'
@@ -135,6 +136,17 @@ enum class TomlSpelling {
   kNamesOrBoolean,  // or a boolean: false is the first name, true the last
 };
 
+// Which value of a switch is the narrow one (a project file may set it, and
+// never the other): off for most (best_effort), on for overlay.
+enum class NarrowSide { kOff, kOn };
+
+// Where the command's writes to the workspace go (overlay, and
+// Policy::write_view).
+enum class WriteView {
+  kDirect,   // into the real tree, as the command runs (the default)
+  kOverlay,  // into a per-run upper layer; the real tree changes only on `corral apply` (overlay/overlay.h)
+};
+
 // Whether a run may go ahead with mechanisms the host cannot provide
 // (best_effort, and PolicyBuilder::SetEnforcement).
 enum class Enforcement {
@@ -162,6 +174,7 @@ struct Setting {
   ProfileRule profile = ProfileRule::kCombines;
   std::span<const std::string_view> choices{};  // an enum's names, narrowest first
   TomlSpelling spelling = TomlSpelling::kNames;
+  NarrowSide narrow = NarrowSide::kOff;  // a switch's narrow value
   T minimum{};       // seconds and sizes: the smallest value a file or flag may give
   T maximum{};       // the largest value a file or flag may give (JSON: a size's largest)
   std::string_view maximum_text{};  // seconds: the maximum in words ("one year")
@@ -193,6 +206,22 @@ inline constexpr Switch<Enforcement> kBestEffortSetting{
     .user_action = "set best_effort",
     .doc = "**Dangerous**: run even when the host cannot enforce every mechanism; the report says what was "
            "dropped. It also lets `corral wrap` use a partial backend (bubblewrap, seatbelt), listing its gaps.",
+};
+
+inline constexpr Switch<WriteView> kOverlaySetting{
+    .key = "overlay",
+    .spec_default = false,
+    .flag = "--overlay",
+    .flag_help = "the workspace is a copy-on-write overlay: the command's writes go to a per-run layer that "
+                 "`corral diff` shows and `corral apply` or `corral discard` settles; the real tree does not change "
+                 "during the run",
+    .project = ProjectRule::kNarrowValueOnly,
+    .refusal = "turn the overlay off",
+    .user_action = "set overlay = false",
+    .narrow = NarrowSide::kOn,
+    .doc = "The workspace is a copy-on-write overlay (`docs/overlay.md`): the command reads the real tree and "
+           "writes to a per-run upper layer in corral's state directory; review with `corral diff`, then "
+           "`corral apply` or `corral discard`. Fails closed where overlayfs cannot run.",
 };
 
 inline constexpr Setting<HomeMode> kHomeSetting{
@@ -269,6 +298,7 @@ inline constexpr Setting<uint64_t> kTmpfsSizeSetting{
   X(best_effort, SetEnforcement, kBestEffortSetting) \
   X(home, Home, kHomeSetting)                        \
   X(network, Network, kNetworkSetting)               \
+  X(overlay, Overlay, kOverlaySetting)               \
   X(timeout, Timeout, kTimeoutSetting)               \
   X(tmpfs_size, TmpfsSize, kTmpfsSizeSetting)
 
@@ -588,10 +618,10 @@ std::string RenderDocRow(const Setting<std::chrono::seconds, std::optional<std::
 std::string RenderDocRow(const Setting<uint64_t>& setting);
 // Its row of docs/config.md's project-narrowing table, from `project`:
 // | `key` | the project config may | it may not |
-std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project);
+std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project, NarrowSide narrow);
 template <typename E>
 std::string RenderNarrowingRow(const Switch<E>& setting) {
-  return RenderSwitchNarrowingRow(setting.key, setting.project);
+  return RenderSwitchNarrowingRow(setting.key, setting.project, setting.narrow);
 }
 std::string RenderNarrowingRow(const Setting<HomeMode>& setting);
 std::string RenderNarrowingRow(const Setting<NetworkMode>& setting);

@@ -19,6 +19,8 @@
 #include "exec/pty_relay.h"
 #include "exec/terminal_state.h"
 #include "run/egress.h"
+#include "overlay/changes.h"
+#include "overlay/overlay_run.h"
 
 extern char** environ;
 
@@ -52,6 +54,43 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
       .Set("dropped", plan.dropped());
   if (MutantActive(Mutant::kAuditArgs)) event.Set("argv", argv);
   return event;
+}
+
+int64_t NowNs() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+// Reads what an overlay run changed, records the baseline and the
+// `overlay` record, and returns the summary.
+std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns) {
+  Result<UniqueFd> upper = run.Upper();
+  Result<UniqueFd> root = upper.ok() ? run.OpenRoot() : Result<UniqueFd>(upper.error());
+  Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
+                                        : Result<ChangeSet>(root.error());
+  Result<void> written = changes.ok() ? run.WriteBaseline(SerializeBaseline(*changes)) : Result<void>(changes.error());
+  AuditEvent event("overlay");
+  event.Set("overlay_run", run.id()).Set("root", run.root());
+  if (!written.ok()) {
+    event.Set("error", written.error().ToString());
+    audit.Record(event);
+    return "corral: overlay run " + run.id() + ": cannot read its changes: " + written.error().ToString() +
+           "; apply will refuse them (`corral discard " + run.id() + "` drops them)\n";
+  }
+  int counts[5] = {};
+  for (const Change& change : changes->changes) ++counts[static_cast<int>(change.kind)];
+  event.Set("upper_bytes", static_cast<int64_t>(changes->upper_bytes))
+      .Set("changes", static_cast<int>(changes->changes.size()))
+      .Set("added", counts[static_cast<int>(ChangeKind::kAdded)])
+      .Set("modified", counts[static_cast<int>(ChangeKind::kModified)])
+      .Set("deleted", counts[static_cast<int>(ChangeKind::kDeleted)]);
+  audit.Record(event);
+  // Nothing to review: nothing is kept.
+  if (changes->changes.empty() && run.Remove().ok()) {
+    return "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
+  }
+  return RenderSummary(run.id(), *changes);
 }
 
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
@@ -122,6 +161,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
   StateDir state;  // corral's state directory, when it could be made
+  std::optional<OverlayRun> overlay;  // --overlay: the run's upper, locked while the run lives
+  int64_t overlay_started_ns = 0;
   SweepRoots sweep_roots;  // the writable roots, opened before the command runs
   std::vector<StagedGitConfig> staged_configs;  // the repositories' configs the run writes copies of
   sigset_t previous;
@@ -155,8 +196,34 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                                    "outside its grants through it, so nothing was run"));
       }
     }
-    plan = Compile(policy, host);
-    if (!plan->ok()) return Failed(audit, policy, std::move(*plan).error());
+    // --overlay: the run's upper and work directories, in the state
+    // directory, made before the plan that mounts them.
+    if (policy.write_view() == WriteView::kOverlay && !policy.workspace()) {
+      return Failed(audit, policy,
+                    Error(ErrorKind::kUsage, "--overlay: the run has no workspace to overlay. The command was not run."));
+    }
+    if (policy.write_view() == WriteView::kOverlay) {
+      Result<StateDir> for_overlay = options.state_home
+                                         ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
+                                         : StateDir::Open(policy.home(), StateDir::Create::kYes);
+      if (!for_overlay.ok()) {
+        return Failed(audit, policy,
+                      Error(ErrorKind::kUnsupported, "--overlay: the upper layer lives in corral's state directory: " +
+                                                         for_overlay.error().ToString() + ". The command was not run."));
+      }
+      Result<OverlayRun> made = OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path,
+                                                   policy.workspace()->id);
+      if (!made.ok()) return Failed(audit, policy, std::move(made).error());
+      overlay.emplace(std::move(made).value());
+      overlay_started_ns = NowNs();
+    }
+    CompileOptions compile_options;
+    if (overlay) compile_options.overlay_dir = overlay->path();
+    plan = Compile(policy, host, compile_options);
+    if (!plan->ok()) {
+      if (overlay) (void)overlay->Remove();
+      return Failed(audit, policy, std::move(*plan).error());
+    }
     if (policy.pin_sha256()) {
       Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
       if (!program.ok()) return Failed(audit, policy, std::move(program).error());
@@ -184,8 +251,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     sweep_roots = OpenSweepRoots(policy.protected_paths());
     // Each repository's config is shown as the run's own copy, whose safe
     // keys land after the run (repair/git_config_stage.h); without a view
-    // it stays read-only, and an unchanged copy lands nothing.
-    if (state.valid() && (*plan)->mechanisms().namespaces) {
+    // it stays read-only, and an unchanged copy lands nothing. Under
+    // --overlay it stays read-only too: a change landed after the run would
+    // bypass the review the overlay is for.
+    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay) {
       std::vector<std::string> notes;
       staged_configs = StageGitConfigs(policy.protected_paths(), state, audit.run_id(), &notes);
       for (const StagedGitConfig& config : staged_configs) {
@@ -203,7 +272,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
-      Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true});
+      Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true, .overlay_dir = {}});
       if (fallback.ok()) {
         // Nothing ran: the weaker attempt gets its own spawned record.
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
@@ -298,6 +367,11 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
+  if (overlay && !spawned) {
+    (void)overlay->Remove();  // nothing ran: nothing to review
+  } else if (overlay) {
+    result.overlay_summary = FinishOverlay(audit, *overlay, overlay_started_ns);
+  }
   // Every process of the sandbox is gone now: undo what it put at protected
   // paths. A spawn that failed never ran the command (the exec is its last
   // step), so there is nothing to undo, and a refused grant that moved stays

@@ -9,6 +9,13 @@
 //   `protected`; when something the run made there could not be taken out,
 //   the exit status is kExitProtectedPathLeft, whatever the command's was)
 //
+// Under --overlay (Policy::write_view) the run's overlay directory is made
+// in the state directory first (overlay/overlay_run.h; no state directory,
+// no run), the plan mounts the workspace as an overlayfs over it, and when
+// the sandbox is gone the upper is read against the real tree: the
+// baseline apply checks, the `overlay` audit record (run, root, upper
+// size, counts; paths never, contents never) and the summary.
+//
 // The result says whether the exit status came from the command or from
 // corral, so callers never mistake a sandbox refusal for a command failure.
 // Under read-only mode the command's stderr is relayed through corral and
@@ -87,6 +94,9 @@ struct RunResult {
   // Under --network none, the names the command looked up (DnsStub::Summary),
   // for the caller's one stderr line; empty: none.
   std::optional<std::string> lookups;
+  // Under --overlay, the one-screen summary of what the run changed
+  // (overlay/changes.h) and its run id, for the caller's stderr.
+  std::optional<std::string> overlay_summary;
 };
 
 // `audit`: the trail the run was admitted with.

@@ -1,0 +1,262 @@
+#include "overlay/overlay_run.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <sstream>
+
+#include "base/mutant.h"
+
+namespace corral {
+namespace {
+
+constexpr const char* kOverlays = "overlay";
+
+Error Io(const std::string& what, const char* call, int err) {
+  return Error::FromErrno(ErrorKind::kIo, "overlay: " + what, call, err);
+}
+
+Result<std::string> ReadSmallFile(int dir, const char* name) {
+  UniqueFd fd(::openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return std::string();
+    return Io(std::string("cannot open ") + name, "openat", errno);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    return Error(ErrorKind::kPolicy, std::string("overlay: ") + name + " is not a regular file of yours");
+  }
+  std::string text;
+  char buffer[65536];
+  for (ssize_t n; (n = ::read(fd.get(), buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Io(std::string("cannot read ") + name, "read", errno);
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// Writes `text` to `name` in `dir` whole: a temporary file, then a rename.
+// Not synced: a baseline lost in a crash makes apply refuse every change
+// (fail closed), and the run's files are worth no fsync on every run.
+Result<void> WriteSmallFile(int dir, const char* name, const std::string& text) {
+  std::string temporary = std::string(".") + name + ".new";
+  ::unlinkat(dir, temporary.c_str(), 0);
+  UniqueFd fd(::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return Io(std::string("cannot create ") + name, "openat", errno);
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Io(std::string("cannot write ") + name, "write", errno);
+    done += static_cast<size_t>(n);
+  }
+  if (::renameat(dir, temporary.c_str(), dir, name) != 0) return Io(std::string("cannot write ") + name, "renameat", errno);
+  return {};
+}
+
+Result<UniqueFd> Lock(int dir, OverlayRun::Wait wait, const std::string& id) {
+  UniqueFd fd(::openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return Io("cannot open the lock of run " + id, "openat", errno);
+  if (MutantActive(Mutant::kOverlayLock)) return fd;  // the mutant: no lock is taken
+  int how = LOCK_EX | (wait == OverlayRun::Wait::kNo ? LOCK_NB : 0);
+  while (::flock(fd.get(), how) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK) {
+      return Error(ErrorKind::kPolicy, "overlay run " + id +
+                                           " is busy: a run, an apply or a discard holds it; try again when it "
+                                           "ends")
+          .WithCode(kOverlayBusy);
+    }
+    return Io("cannot lock run " + id, "flock", errno);
+  }
+  return fd;
+}
+
+}  // namespace
+
+bool IsOverlayRunId(const std::string& id) {
+  if (id.empty() || id.size() > 64 || id[0] == '.') return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == '_';
+  });
+}
+
+Result<void> RemoveTreeAt(int dir, const std::string& name) {
+  struct stat st;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return errno == ENOENT ? Result<void>() : Io("cannot examine " + name, "fstatat", errno);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (::unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT) return Io("cannot remove " + name, "unlinkat", errno);
+    return {};
+  }
+  UniqueFd child(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!child && errno == EACCES && st.st_uid == ::geteuid()) {
+    // overlayfs's work/work is left mode 0: it is ours, so open it up.
+    UniqueFd path(::openat(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (path && ::fchmodat(dir, name.c_str(), 0700, 0) == 0) {
+      child.Reset(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    }
+  }
+  if (!child) return Io("cannot open " + name, "openat", errno);
+  std::vector<std::string> names;
+  {
+    DIR* stream = ::fdopendir(::fcntl(child.get(), F_DUPFD_CLOEXEC, 0));
+    if (stream == nullptr) return Io("cannot list " + name, "fdopendir", errno);
+    while (const struct dirent* entry = ::readdir(stream)) {
+      std::string entry_name = entry->d_name;
+      if (entry_name != "." && entry_name != "..") names.push_back(entry_name);
+    }
+    ::closedir(stream);
+  }
+  for (const std::string& entry : names) CORRAL_TRY(RemoveTreeAt(child.get(), entry));
+  if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    return Io("cannot remove " + name, "unlinkat", errno);
+  }
+  return {};
+}
+
+Result<OverlayRun> OverlayRun::Create(const StateDir& state, const std::string& id, const std::string& root,
+                                      FileIdentity root_id) {
+  if (!IsOverlayRunId(id)) return Error(ErrorKind::kInternal, "overlay: not a run id: " + id);
+  OverlayRun run;
+  CORRAL_ASSIGN_OR_RETURN(run.overlays_, state.Subdir(kOverlays, StateDir::Create::kYes));
+  if (::mkdirat(run.overlays_.get(), id.c_str(), 0700) != 0) return Io("cannot create run " + id, "mkdirat", errno);
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd dir, state.Subdir(std::string(kOverlays) + "/" + id, StateDir::Create::kNo));
+  run.dir_.Reset(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!run.dir_) return Io("cannot open run " + id, "openat", errno);
+  CORRAL_ASSIGN_OR_RETURN(run.lock_, Lock(run.dir_.get(), Wait::kNo, id));
+  for (const char* name : {"upper", "work"}) {
+    if (::mkdirat(run.dir_.get(), name, 0700) != 0) return Io(std::string("cannot create ") + name, "mkdirat", errno);
+  }
+  std::ostringstream text;
+  text << root << "\n" << root_id.dev << " " << root_id.ino << "\n";
+  CORRAL_TRY(WriteSmallFile(run.dir_.get(), "root", text.str()));
+  run.id_ = id;
+  run.path_ = state.path() + "/" + kOverlays + "/" + id;
+  run.root_ = root;
+  run.root_id_ = root_id;
+  return run;
+}
+
+Result<OverlayRun> OverlayRun::Open(const StateDir& state, const std::string& id, Wait wait) {
+  if (!IsOverlayRunId(id)) {
+    return Error(ErrorKind::kUsage, "overlay: \"" + id + "\" is not a run id (see `corral changes`)")
+        .WithCode(kOverlayUnknown);
+  }
+  OverlayRun run;
+  Result<UniqueFd> overlays = state.Subdir(kOverlays, StateDir::Create::kNo);
+  Result<UniqueFd> dir = overlays.ok() ? state.Subdir(std::string(kOverlays) + "/" + id, StateDir::Create::kNo)
+                                       : Result<UniqueFd>(std::move(overlays).error());
+  if (!dir.ok()) {
+    if (dir.error().code() == kStateDirUnsafe) return std::move(dir).error();
+    return Error(ErrorKind::kUsage, "overlay: no run " + id + " is kept (see `corral changes`)").WithCode(kOverlayUnknown);
+  }
+  run.overlays_ = std::move(overlays).value();
+  run.dir_.Reset(::openat(dir->get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!run.dir_) return Io("cannot open run " + id, "openat", errno);
+  CORRAL_ASSIGN_OR_RETURN(run.lock_, Lock(run.dir_.get(), wait, id));
+  CORRAL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(run.dir_.get(), "root"));
+  std::istringstream in(text);
+  std::getline(in, run.root_);
+  unsigned long long dev = 0, ino = 0;
+  if (run.root_.empty() || run.root_[0] != '/' || !(in >> dev >> ino)) {
+    return Error(ErrorKind::kPolicy, "overlay: run " + id + " names no workspace (its root file is damaged)");
+  }
+  run.root_id_ = FileIdentity{static_cast<dev_t>(dev), static_cast<ino_t>(ino)};
+  run.id_ = id;
+  run.path_ = state.path() + "/" + kOverlays + "/" + id;
+  return run;
+}
+
+std::vector<std::string> OverlayRun::List(const StateDir& state) {
+  std::vector<std::string> ids;
+  Result<UniqueFd> overlays = state.Subdir(kOverlays, StateDir::Create::kNo);
+  if (!overlays.ok()) return ids;
+  DIR* stream = ::fdopendir(::openat(overlays->get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (stream == nullptr) return ids;
+  while (const struct dirent* entry = ::readdir(stream)) {
+    std::string name = entry->d_name;
+    struct stat st;
+    if (!IsOverlayRunId(name) || ::fstatat(::dirfd(stream), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+      continue;
+    }
+    ids.push_back(name);
+  }
+  ::closedir(stream);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<std::string> OverlayRun::Newest(const StateDir& state) {
+  std::vector<std::string> ids = List(state);
+  Result<UniqueFd> overlays = state.Subdir(kOverlays, StateDir::Create::kNo);
+  std::string newest;
+  struct timespec best = {0, 0};
+  for (const std::string& id : ids) {
+    struct stat st;
+    if (!overlays.ok() || ::fstatat(overlays->get(), id.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (newest.empty() || st.st_mtim.tv_sec > best.tv_sec ||
+        (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec >= best.tv_nsec)) {
+      newest = id;
+      best = st.st_mtim;
+    }
+  }
+  if (newest.empty()) {
+    return Error(ErrorKind::kUsage, "overlay: no overlay run is kept (run one with `corral run --overlay`)")
+        .WithCode(kOverlayUnknown);
+  }
+  return newest;
+}
+
+Result<UniqueFd> OverlayRun::Upper() const {
+  UniqueFd fd(::openat(dir_.get(), "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) return Io("cannot open the upper layer of run " + id_, "openat", errno);
+  return fd;
+}
+
+Result<UniqueFd> OverlayRun::OpenRoot() const {
+  struct open_how how = {};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  if (MutantActive(Mutant::kApplyNoFollow)) how.resolve = 0;  // the mutant: the path is followed
+  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, root_.c_str(), &how, sizeof how)));
+  if (!fd) return Io("cannot open the workspace " + root_ + " without following a symlink", "openat2", errno);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Io("cannot examine " + root_, "fstat", errno);
+  if ((st.st_dev != root_id_.dev || st.st_ino != root_id_.ino) && !MutantActive(Mutant::kApplyNoFollow)) {
+    return Error(ErrorKind::kPolicy, "overlay: the workspace " + root_ +
+                                         " is not the directory the run overlaid (it was moved or replaced); "
+                                         "nothing was applied");
+  }
+  return fd;
+}
+
+Result<std::string> OverlayRun::ReadBaseline() const { return ReadSmallFile(dir_.get(), "baseline"); }
+
+Result<void> OverlayRun::WriteBaseline(const std::string& text) const {
+  return WriteSmallFile(dir_.get(), "baseline", text);
+}
+
+Result<void> OverlayRun::Remove() {
+  for (const char* name : {"upper", "work", "baseline", "root", ".baseline.new", ".root.new"}) {
+    CORRAL_TRY(RemoveTreeAt(dir_.get(), name));
+  }
+  if (::unlinkat(dir_.get(), "lock", 0) != 0 && errno != ENOENT) return Io("cannot remove the lock", "unlinkat", errno);
+  if (::unlinkat(overlays_.get(), id_.c_str(), AT_REMOVEDIR) != 0) {
+    return Io("cannot remove run " + id_ + " (something else is in it)", "unlinkat", errno);
+  }
+  lock_.Reset();
+  return {};
+}
+
+}  // namespace corral

