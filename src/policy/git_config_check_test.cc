@@ -41,6 +41,11 @@ TEST(GitConfigCheck, RemoteUrlsThatNameATransportOrAnOptionAreUnsafe) {
   EXPECT_NE(UnsafeGitConfig("[remote \"o\"]\n\tpushurl = fd::3\n"), "");
   EXPECT_NE(UnsafeGitConfig("[remote \"o\"]\n\turl = --upload-pack=sh\n"), "");
   EXPECT_EQ(UnsafeGitConfig("[remote \"o\"]\n\turl = git@github.com:a/b.git\n"), "");
+  // A branch's remote may be a URL git fetches from: judged the same way.
+  EXPECT_NE(UnsafeGitConfig("[branch \"main\"]\n\tremote = ext::sh -c touch% /tmp/x\n"), "");
+  EXPECT_NE(UnsafeGitConfig("[branch \"main\"]\n\tpushRemote = ext::sh\n"), "");
+  EXPECT_NE(UnsafeGitConfig("[branch \"main\"]\n\tremote = --upload-pack=sh\n"), "");
+  EXPECT_EQ(UnsafeGitConfig("[branch \"main\"]\n\tremote = .\n\tpushremote = origin\n"), "");
 }
 
 TEST(GitConfigCheck, WhatGitMightReadDifferentlyIsUnsafe) {
@@ -55,6 +60,8 @@ TEST(GitConfigCheck, WhatGitMightReadDifferentlyIsUnsafe) {
            "[core\n",                                         // unterminated header
            "[remote \"o]\n",                                  // unterminated subsection
            "\xef\xbb\xbf[core]\n",                            // a byte-order mark
+           "[user]\n\tname # x\n",                           // a comment after a bare key (git: bad config line)
+           "[user]\n\tname ; x\n",
        }) {
     EXPECT_NE(UnsafeGitConfig(text), "") << text;
   }

@@ -247,6 +247,42 @@ TEST_F(GitConfigWrite, AKeyChangedOutsideMeanwhileIsNotClobbered) {
       << outcome.err;
 }
 
+// branch.<name>.remote and pushRemote may hold a URL instead of a remote's
+// name, and git fetches from it: an `ext::` one runs a program on the next
+// host `git fetch` or `git pull` (where the user allows that transport). They
+// are judged as remote.<name>.url is: a transport or an option never lands.
+TEST_F(GitConfigWrite, ABranchRemoteNamingATransportNeverLands) {
+  MakeRepo();
+  HostGit(workspace_.path(), {"checkout", "-q", "-b", "main"});
+  const std::string ext = "ext::sh -c touch% " + canary_;
+  Outcome outcome = RunIn({}, {"sh", "-c", "git config branch.main.remote '" + ext +
+                                               "' && git config branch.main.pushRemote '" + ext +
+                                               "' && git config branch.main.merge refs/heads/main && "
+                                               "git config user.name bob"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("branch.main.remote"), "") << RealConfig();
+  EXPECT_EQ(RealValue("branch.main.pushRemote"), "") << RealConfig();
+  EXPECT_EQ(RealValue("user.name"), "bob\n") << RealConfig();
+  EXPECT_NE(outcome.err.find("branch.main.remote (line"), std::string::npos) << outcome.err;
+  HostGit(workspace_.path(), {"-c", "protocol.ext.allow=always", "fetch"});
+  HostGit(workspace_.path(), {"-c", "protocol.ext.allow=always", "push"});
+  EXPECT_FALSE(Exists(canary_)) << "the branch's remote the run set ran on the host";
+}
+
+// A line corral's reader would take for a key but git refuses (a bare key
+// followed by a comment) never lands: git would refuse the whole config, and
+// every host git command in the repository would fail.
+TEST_F(GitConfigWrite, ALineGitRefusesNeverLands) {
+  MakeRepo();
+  std::string before = RealConfig();
+  Outcome outcome = RunIn({}, {"sh", "-c", "printf '[user]\\n\\tname # bob\\n' >> \"$(readlink .git/config)\""});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealConfig(), before);
+  Outcome list = Execute({"/usr/bin/git", "-C", workspace_.path(), "config", "--list"});
+  EXPECT_EQ(list.exit_code, 0) << list.Describe();
+  EXPECT_NE(outcome.err.find("cannot be read exactly as git would"), std::string::npos) << outcome.err;
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});
