@@ -283,6 +283,39 @@ TEST_F(GitConfigWrite, ALineGitRefusesNeverLands) {
   EXPECT_NE(outcome.err.find("cannot be read exactly as git would"), std::string::npos) << outcome.err;
 }
 
+// A copy of almost 1 MiB holding 36000 keys lands without making corral
+// hang after the run.
+TEST_F(GitConfigWrite, ACopyWithVeryManyKeysDoesNotHangTheLanding) {
+  MakeRepo();
+  SpawnOptions options;
+  options.timeout = 60s;  // quadratic, it took minutes
+  Outcome outcome = RunIn({}, {"sh", "-c", "awk 'BEGIN { for (i = 0; i < 36000; i++) printf \"[remote \\\"r%d\\\"]\\n"
+                                           "\\turl = u\\n\", i }' >> \"$(readlink .git/config)\""},
+                          options);
+  EXPECT_FALSE(outcome.timed_out) << "the landing hung";
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("remote.r35999.url"), "u\n") << outcome.err;
+}
+
+// What the command leaves in its copy's directory (files, a directory tree,
+// a symlink, a FIFO, a name with a newline, git's own lock) is removed after
+// the run without following anything, and the real config gets its key.
+TEST_F(GitConfigWrite, WhatTheCommandLeavesBesideItsCopyIsRemoved) {
+  MakeRepo();
+  outside_.Mkdir("victim");
+  WriteFile(outside_ / "victim/keep", "keep\n");
+  std::string script =
+      "git config user.name bob && d=$(dirname \"$(readlink .git/config)\") && touch \"$d/junk\" \"$d/config.lock\" "
+      "\"$d/$(printf 'new\\nline')\" && mkdir -p \"$d/a/b\" && touch \"$d/a/b/c\" && ln -s " +
+      outside_ / "victim" + " \"$d/link\" && mkfifo \"$d/fifo\" && chmod 0 \"$d/a/b\" && head -c 100000 /dev/zero > "
+                            "\"$d/big\" && chmod 0 \"$d\"";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("user.name"), "bob\n") << RealConfig();
+  EXPECT_FALSE(StageLeft()) << "the copy's directory kept what the command left";
+  EXPECT_EQ(ReadFile(outside_ / "victim/keep").value_or(""), "keep\n");
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});
