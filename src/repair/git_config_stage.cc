@@ -299,7 +299,16 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   copy_fd.Reset();
   if (!unreadable.empty()) {
     landing.error = "the run's copy of the config cannot be read (" + unreadable + "): nothing of it landed";
-    keep(landing);
+    // Only a regular file is kept for `corral quarantine restore`: a
+    // symlink put back over the real config would make the next host git
+    // read whatever the command pointed it at (a directory or a FIFO is no
+    // config either).
+    struct stat copy_st;
+    if (::fstatat(stage.get(), kConfigName, &copy_st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(copy_st.st_mode)) {
+      keep(landing);
+    } else {
+      RemoveStage(state, staged, stage.get(), &landing);
+    }
     return landing;
   }
   if (copy == staged.base) {

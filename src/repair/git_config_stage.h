@@ -44,8 +44,11 @@
 //     to overwrite until the user looks.
 // When something was refused, conflicted or could not be read, the run's
 // copy goes to the quarantine as <state>/quarantine/<run>/<path of the
-// config> (`corral quarantine show|restore`); otherwise the staged directory
-// is removed. `config.worktree` and the configs of linked worktrees and
+// config> (`corral quarantine show|restore`), when it is a regular file (a
+// symlink restored over the real config would point the host's git at the
+// command's file). What else the command left in the staged directory is
+// removed, on descriptors, never following a symlink, and the directory
+// with it. `config.worktree` and the configs of linked worktrees and
 // submodules are not staged: they stay read-only.
 #pragma once
 

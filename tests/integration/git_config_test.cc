@@ -316,6 +316,35 @@ TEST_F(GitConfigWrite, WhatTheCommandLeavesBesideItsCopyIsRemoved) {
   EXPECT_EQ(ReadFile(outside_ / "victim/keep").value_or(""), "keep\n");
 }
 
+// A copy the command replaced by a symlink (to a config of its own that
+// names a program), a directory or a FIFO is removed, not kept in the
+// quarantine: `corral quarantine restore --overwrite` would otherwise put the
+// symlink where the real config was, and the next host git would read the
+// command's file through it.
+TEST_F(GitConfigWrite, ACopyThatIsNotAFileIsNotKeptForRestore) {
+  MakeRepo();
+  std::string before = RealConfig();
+  std::string script = "printf '[core]\\n\\tfsmonitor = \"touch " + canary_ +
+                       "; false\"\\n' > planted.cfg && c=$(readlink .git/config) && rm \"$c\" && ln -s " +
+                       workspace_ / "planted.cfg" + " \"$c\"";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("cannot be read (it is a symlink): nothing of it landed"), std::string::npos)
+      << outcome.err;
+  Outcome listed = Corral({"quarantine", "list"});
+  EXPECT_EQ(listed.out.find(".git/config"), std::string::npos) << listed.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("git_config");
+  ASSERT_EQ(records.size(), 1u) << outcome.Describe();
+  EXPECT_FALSE(records[0].contains("moved_to")) << records[0].dump();
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  Corral({"quarantine", "restore", "--overwrite", spawned.front().value("run", ""), workspace_ / ".git/config"});
+  EXPECT_EQ(RealConfig(), before);
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_)) << "the planted config ran on the host through a restored symlink";
+  EXPECT_FALSE(StageLeft());
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});
