@@ -25,6 +25,10 @@ namespace {
 constexpr char kStageRoot[] = "git-config";
 constexpr char kConfigName[] = "config";
 constexpr char kLockName[] = "config.lock";
+// Keys that say what the repository is: a fresh repository's (repair/
+// fresh_repository.h) may hold them, but a run never changes them in an
+// existing one (a host git would refuse it, or read it as bare).
+const std::set<std::string> kFixedAtInit = {"core.repositoryformatversion", "core.bare", "extensions.objectformat"};
 // How long a landing waits for git's lock on the real config.
 constexpr int kLockAttempts = 200;
 constexpr auto kLockPause = std::chrono::milliseconds(10);
@@ -354,6 +358,12 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   for (const std::string& name : names) {
     if (ValuesFor(base_values, name) == ValuesFor(copy_values, name)) continue;
     std::string why = copy_unsafe.contains(name) ? copy_unsafe.at(name) : "";
+    if (why.empty() && kFixedAtInit.contains(name)) {
+      const GitConfigEntry* entry = copy_first.contains(name) ? copy_first.at(name) : base_first.at(name);
+      why = name + (copy_first.contains(name) ? " (line " + std::to_string(entry->line) + ")" : "") +
+            " is on the safe list only for a repository the run creates: changed in an existing one, a host git "
+            "would no longer read the repository as it is";
+    }
     if (!copy_values.contains(name)) {  // removed: only the key's name matters
       GitConfigEntry entry = *base_first.at(name);
       entry.value = "removed";

@@ -25,7 +25,9 @@
 //     order); a changed key that is not on the safe list
 //     (UnsafeGitConfigEntry: core.hooksPath, core.fsmonitor, `!` aliases,
 //     include.path, filters, credential helpers, ...) never lands and is
-//     named in `refused`;
+//     named in `refused`; so is a change to what makes the repository what
+//     it is (core.repositoryformatversion, core.bare,
+//     extensions.objectformat), safe in a fresh repository only;
 //   - the real config is reached from its gitdir, opened by path with no
 //     symlink on the way and checked to be the directory staged, then
 //     `config` beneath it with no symlink, the very file staged (same device

@@ -345,6 +345,27 @@ TEST_F(GitConfigWrite, ACopyThatIsNotAFileIsNotKeptForRestore) {
   EXPECT_FALSE(StageLeft());
 }
 
+// What makes the repository what it is (its format version, its object
+// format, bare or not) is on the safe list for a repository the run creates,
+// but changing it in an existing one only breaks the user's repository: a
+// host git refuses it afterwards. It never lands; the safe key beside it
+// does.
+TEST_F(GitConfigWrite, WhatTheRepositoryIsDoesNotChange) {
+  MakeRepo();
+  Outcome outcome = RunIn({}, {"sh", "-c", "git config user.name bob && git config core.bare true && "
+                                           "git config core.repositoryFormatVersion 1 && "
+                                           "git config extensions.objectFormat sha256"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("user.name"), "bob\n") << RealConfig();
+  EXPECT_EQ(RealValue("core.bare"), "false\n") << RealConfig();
+  EXPECT_EQ(RealValue("core.repositoryformatversion"), "0\n") << RealConfig();
+  EXPECT_EQ(RealValue("extensions.objectformat"), "") << RealConfig();
+  Outcome status = HostGit(workspace_.path(), {"status", "--short"});
+  EXPECT_EQ(status.exit_code, 0) << status.Describe();
+  EXPECT_NE(outcome.err.find("core.repositoryformatversion (line"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("core.bare (line"), std::string::npos) << outcome.err;
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});
