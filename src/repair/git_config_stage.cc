@@ -394,7 +394,12 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
     if (!lock) std::this_thread::sleep_for(kLockPause);
   }
   if (!lock) {
-    landing.error = Errno("cannot take " + staged.gitdir + "/" + kLockName) + ": nothing landed";
+    landing.error = errno == EEXIST
+                        ? staged.gitdir + "/" + kLockName + " stayed there for " +
+                              std::to_string(kLockAttempts * kLockPause.count() / 1000) +
+                              " seconds (corral did not make it: a git still running, or a file the run left; "
+                              "look at it before you remove it, never move it over the config): nothing landed"
+                        : Errno("cannot take " + staged.gitdir + "/" + kLockName) + ": nothing landed";
     keep(landing);
     return landing;
   }

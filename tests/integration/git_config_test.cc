@@ -366,6 +366,23 @@ TEST_F(GitConfigWrite, WhatTheRepositoryIsDoesNotChange) {
   EXPECT_NE(outcome.err.find("core.bare (line"), std::string::npos) << outcome.err;
 }
 
+// A `config.lock` the command leaves in the real gitdir (it may write
+// there: objects and refs live beside the config) keeps the landing out:
+// nothing lands, its bytes are never the config, and the line says corral
+// did not make it.
+TEST_F(GitConfigWrite, ALockTheCommandLeftLandsNothing) {
+  MakeRepo();
+  std::string before = RealConfig();
+  Outcome outcome = RunIn({}, {"sh", "-c", "printf '[core]\\n\\tfsmonitor = x\\n' > .git/config.lock && "
+                                           "git config user.name bob 2>&1; true"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealConfig(), before);
+  EXPECT_NE(outcome.err.find(workspace_ / ".git/config.lock stayed there for 2 seconds (corral did not make it"),
+            std::string::npos)
+      << outcome.err;
+  EXPECT_FALSE(StageLeft());
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});
