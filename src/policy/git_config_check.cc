@@ -88,7 +88,7 @@ Result<std::string> Value(std::string_view text, size_t at, int line) {
       kept = value.size();
       continue;
     }
-    value += c;
+    value += !quoted && c == '\t' ? ' ' : c;  // git reads a blank outside quotes as a space
     if (quoted || !IsSpace(c)) kept = value.size();
   }
   if (quoted) return Unreadable(line, "an unterminated quote");

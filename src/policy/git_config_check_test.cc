@@ -68,6 +68,16 @@ TEST(GitConfigCheck, WhatGitMightReadDifferentlyIsUnsafe) {
   EXPECT_NE(UnsafeGitConfig(std::string("[core]\n\tbare = fa\0lse\n", 20)), "");
 }
 
+// git reads a tab outside quotes as a space (and keeps one inside quotes or
+// escaped): found by comparing this reader with `git config --list -z` on
+// random text.
+TEST(GitConfigCheck, ATabOutsideQuotesReadsAsASpaceAsGitReadsIt) {
+  Result<std::vector<GitConfigEntry>> entries = ParseGitConfig("[user]\n\tname = a\tb \"c\td\" e\\tf\t\n");
+  ASSERT_TRUE(entries.ok()) << entries.error().message();
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].value, "a b c\td e\tf");
+}
+
 TEST(GitConfigCheck, ParsesNamesCaseInsensitivelyAndSubsectionsAsWritten) {
   Result<std::vector<GitConfigEntry>> entries =
       ParseGitConfig("[Remote \"Up\\\"x\"]\n  URL = \"a b\" \n[user]\n\tname\n");
