@@ -3,6 +3,14 @@
 // every line read differently than git might, does not.
 #include "policy/git_config_check.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
 #include <gtest/gtest.h>
 
 namespace corral {
@@ -87,6 +95,62 @@ TEST(GitConfigCheck, ParsesNamesCaseInsensitivelyAndSubsectionsAsWritten) {
   EXPECT_EQ((*entries)[0].value, "a b");
   EXPECT_EQ((*entries)[1].Name(), "user.name");
   EXPECT_EQ((*entries)[1].value, "");
+}
+
+// What `git config --file PATH --list -z` reads: "name\nvalue\0" per key,
+// "name\0" for a bare one; nullopt when git refuses the file.
+std::optional<std::string> GitReads(const std::string& path) {
+  std::string command = "/usr/bin/git config --file '" + path + "' --list -z 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  int status = ::pclose(pipe);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return out;
+}
+
+// Differential: random text made of what git's syntax turns on (brackets,
+// quotes, backslashes, blanks, '=', comment marks, escapes, UTF-8, vertical
+// tab), under a few headers. Whatever this reader accepts, the host's git
+// reads too, as the same keys with the same values in the same order.
+TEST(GitConfigCheck, WhatItAcceptsGitReadsTheSame) {
+  const std::vector<std::string> tokens = {"[",    "]",    "\"",   "\\", " ",     "\t",   "=",          "#",
+                                           ";",    "\n",   "a",    "B",    "-",     ".",     "1",          "core",
+                                           "name", "url",  "\\n", "\\\"", "\\\\", "'",    "\xc3\xa9", "\x0b",
+                                           "remote \"x\""};
+  const std::vector<std::string> headers = {"[core]\n", "[user]\n", "[remote \"o\"]\n", "[Remote \"O\\\"x\"]\n",
+                                            "[branch \"m\"]\n"};
+  const std::vector<std::string> keys = {"\tname", "url", " Key-1 ", "x"};
+  const std::vector<std::string> joins = {" = ", "=", " ", ""};
+  char dir[] = "/tmp/corral-gitcfg.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/config";
+  std::mt19937 random(11);
+  auto pick = [&](const std::vector<std::string>& from) { return from[random() % from.size()]; };
+  int accepted = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string text = pick(headers);
+    for (int line = 0, lines = 1 + static_cast<int>(random() % 5); line < lines; ++line) {
+      if (random() % 5 == 0) text += pick(headers);
+      if (random() % 2 == 0) text += pick(keys) + pick(joins);
+      for (int token = 0, count = 1 + static_cast<int>(random() % 8); token < count; ++token) text += pick(tokens);
+      if (random() % 4 != 0) text += "\n";
+    }
+    Result<std::vector<GitConfigEntry>> entries = ParseGitConfig(text);
+    if (!entries) continue;
+    ++accepted;
+    std::string ours;
+    for (const GitConfigEntry& entry : *entries) ours += entry.Name() + (entry.bare ? "" : "\n" + entry.value) + '\0';
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    std::optional<std::string> git = GitReads(path);
+    ASSERT_TRUE(git.has_value()) << "git refuses what corral accepts:\n" << text;
+    ASSERT_EQ(*git, ours) << text;
+  }
+  ::unlink(path.c_str());
+  ::rmdir(dir);
+  EXPECT_GT(accepted, 250) << "too few accepted texts to compare anything";
 }
 
 }  // namespace
