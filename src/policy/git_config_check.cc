@@ -88,7 +88,7 @@ Result<std::string> Value(std::string_view text, size_t at, int line) {
       kept = value.size();
       continue;
     }
-    value += c;
+    value += !quoted && c == '\t' ? ' ' : c;  // git reads a blank outside quotes as a space
     if (quoted || !IsSpace(c)) kept = value.size();
   }
   if (quoted) return Unreadable(line, "an unterminated quote");
@@ -141,7 +141,7 @@ Result<std::vector<GitConfigEntry>> ParseGitConfig(std::string_view text) {
       Result<std::string> value = Value(body, pos + 1, line);
       if (!value) return std::move(value).error();
       entry.value = std::move(*value);
-    } else if (OnlyCommentLeft(body, pos)) {
+    } else if (pos == body.size()) {  // git refuses a comment after a bare key
       entry.bare = true;
     } else {
       return Unreadable(line, "a key git would not read");
@@ -165,7 +165,11 @@ std::string UnsafeGitConfigEntry(const GitConfigEntry& entry) {
               : entry.section == "branch"  ? branch.contains(entry.key)
                                            : false;
   if (!safe) return where + " is not on the safe list";
-  if (entry.section == "remote" && (entry.key == "url" || entry.key == "pushurl") && !SafeUrl(entry.value)) {
+  // branch.<name>.remote and pushremote may hold a URL instead of a remote's
+  // name, and git fetches and pushes there: judged as a remote's URL is.
+  const bool url = entry.section == "remote" ? entry.key == "url" || entry.key == "pushurl"
+                   : entry.section == "branch" && (entry.key == "remote" || entry.key == "pushremote");
+  if (url && !SafeUrl(entry.value)) {
     return where + " names a transport or an option, not a plain URL";
   }
   return {};

@@ -13,7 +13,8 @@
 //   core.symlinks, extensions.objectformat,
 //   remote.<name>.url / pushurl (no "::" transport, no leading "-"),
 //   remote.<name>.fetch / push / tagopt / prune,
-//   branch.<name>.remote / merge / rebase / pushremote / description,
+//   branch.<name>.remote / pushremote (as a URL: no "::", no leading "-"),
+//   branch.<name>.merge / rebase / description,
 //   user.name, user.email, init.defaultbranch.
 //
 // The reader follows git's syntax conservatively: `[section]` and
@@ -22,8 +23,9 @@
 // quoted values with git's escapes, `#` and `;` comments. What it does not
 // read exactly as git does is refused rather than guessed: a continuation
 // line (a value ending in `\`), an old-style `[section.sub]` header, text
-// after a header, an unknown escape, an unterminated quote, a control
-// character, a CR or a NUL.
+// after a header, anything after a bare key (a comment included, which git
+// refuses), an unknown escape, an unterminated quote, a control character,
+// a CR or a NUL.
 //
 //   Result<std::vector<GitConfigEntry>> entries = ParseGitConfig(text);
 //   std::string why = UnsafeGitConfigKey(*entries);  // "" when all are safe

@@ -1,5 +1,6 @@
 #include "repair/git_config_stage.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "base/mutant.h"
@@ -23,6 +25,10 @@ namespace {
 constexpr char kStageRoot[] = "git-config";
 constexpr char kConfigName[] = "config";
 constexpr char kLockName[] = "config.lock";
+// Keys that say what the repository is: a fresh repository's (repair/
+// fresh_repository.h) may hold them, but a run never changes them in an
+// existing one (a host git would refuse it, or read it as bare).
+const std::set<std::string> kFixedAtInit = {"core.repositoryformatversion", "core.bare", "extensions.objectformat"};
 // How long a landing waits for git's lock on the real config.
 constexpr int kLockAttempts = 200;
 constexpr auto kLockPause = std::chrono::milliseconds(10);
@@ -76,6 +82,15 @@ Values ValuesOf(const std::vector<GitConfigEntry>& entries) {
   Values values;
   for (const GitConfigEntry& entry : entries) values[entry.Name()].push_back({entry.value, entry.bare});
   return values;
+}
+
+// Each key's first entry, by name.
+using FirstEntries = std::map<std::string, const GitConfigEntry*>;
+
+FirstEntries FirstEntriesOf(const std::vector<GitConfigEntry>& entries) {
+  FirstEntries first;
+  for (const GitConfigEntry& entry : entries) first.emplace(entry.Name(), &entry);
+  return first;
 }
 
 std::vector<GitConfigValue> ValuesFor(const Values& values, const std::string& name) {
@@ -149,11 +164,77 @@ std::string Quarantine(const StateDir& state, const std::string& run, int stage,
   return {};
 }
 
-// Removes what the landing leaves in the staged directory (git's own
-// leftovers included), then the directory, then the run's, when empty.
-void RemoveStage(const StateDir& state, const StagedGitConfig& staged, int stage) {
-  ::unlinkat(stage, kConfigName, 0);
-  ::unlinkat(stage, kLockName, 0);
+// The names in the directory `dir` (any descriptor of it), "." and ".."
+// left out.
+std::vector<std::string> NamesIn(int dir) {
+  std::vector<std::string> names;
+  int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return names;
+  DIR* stream = ::fdopendir(fd);
+  if (stream == nullptr) {
+    ::close(fd);
+    return names;
+  }
+  while (const struct dirent* entry = ::readdir(stream)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  ::closedir(stream);
+  return names;
+}
+
+// Removes everything the command (or git, or the landing) left in the
+// staged directory `stage`, never following anything: a name that is not a
+// directory is unlinked; a directory is emptied by moving its entries up
+// into `stage` (renameat between descriptors, under fresh names), so no
+// depth the command built makes corral hold a descriptor per level, and is
+// then removed. A directory the command made unreadable gets its owner's
+// bits back first (the command is gone by then; nothing races this). At
+// most kCleanBudget steps: a tree larger than that stays, and is named.
+constexpr size_t kCleanBudget = 1 << 20;
+
+bool EmptyStage(int stage) {
+  size_t steps = 0;
+  size_t fresh = 0;
+  for (;;) {
+    std::vector<std::string> names = NamesIn(stage);
+    if (names.empty()) return true;
+    for (const std::string& name : names) {
+      if (++steps > kCleanBudget) return false;
+      struct stat st;
+      if (::fstatat(stage, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (!S_ISDIR(st.st_mode)) {
+        ::unlinkat(stage, name.c_str(), 0);
+        continue;
+      }
+      if (::unlinkat(stage, name.c_str(), AT_REMOVEDIR) == 0) continue;
+      ::fchmodat(stage, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
+      UniqueFd sub = OpenAt2(stage, name, O_RDONLY | O_DIRECTORY, RESOLVE_BENEATH);
+      if (!sub) return false;
+      for (const std::string& child : NamesIn(sub.get())) {
+        if (++steps > kCleanBudget) return false;
+        struct stat child_st;
+        // A directory moves to another parent only when it is writable (its "..").
+        if (::fstatat(sub.get(), child.c_str(), &child_st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(child_st.st_mode)) {
+          ::fchmodat(sub.get(), child.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
+        }
+        for (;;) {
+          std::string moved = ".corral-clean-" + std::to_string(fresh++);
+          if (::renameat2(sub.get(), child.c_str(), stage, moved.c_str(), RENAME_NOREPLACE) == 0) break;
+          if (errno != EEXIST) return false;
+        }
+      }
+    }
+  }
+}
+
+// Removes what the landing leaves in the staged directory (the command's and
+// git's leftovers included), then the directory, then the run's, when empty.
+void RemoveStage(const StateDir& state, const StagedGitConfig& staged, int stage, GitConfigLanding* landing) {
+  if (!EmptyStage(stage)) {
+    landing->error += std::string(landing->error.empty() ? "" : "; ") + "what the run left in " +
+                      staged.stage.path + " could not all be removed";
+  }
   ::unlinkat(state.fd(), staged.stage_relative.c_str(), AT_REMOVEDIR);
   std::string run_dir = staged.stage_relative.substr(0, staged.stage_relative.rfind('/'));
   ::unlinkat(state.fd(), run_dir.c_str(), AT_REMOVEDIR);
@@ -161,9 +242,8 @@ void RemoveStage(const StateDir& state, const StagedGitConfig& staged, int stage
 
 // The real config's new text, or why nothing of the run's lands. Fills
 // `landing` with the keys landed and those that changed meanwhile.
-Result<std::string> Merge(const StagedGitConfig& staged, const std::string& copy,
-                          const std::vector<GitConfigEntry>& base_entries, const std::vector<GitConfigEntry>& copy_entries,
-                          const Values& base_values, const Values& copy_values,
+Result<std::string> Merge(const StagedGitConfig& staged, const std::string& copy, const Values& base_values, const Values& copy_values,
+                          const FirstEntries& base_first, const FirstEntries& copy_first,
                           const std::vector<std::string>& safe_changes,
                           const std::string& current, GitConfigLanding* landing) {
   if ((current == staged.base || MutantActive(Mutant::kGitConfigMerge)) && landing->refused.empty()) {
@@ -179,13 +259,10 @@ Result<std::string> Merge(const StagedGitConfig& staged, const std::string& copy
       continue;
     }
     // The section, subsection and key of `name`, from an entry that has it.
-    const GitConfigEntry* entry = nullptr;
-    for (const auto* list : {&copy_entries, &base_entries}) {
-      for (const GitConfigEntry& e : *list) {
-        if (entry == nullptr && e.Name() == name) entry = &e;
-      }
-    }
-    if (entry == nullptr) return Error(ErrorKind::kInternal, name + " is in neither config");
+    auto found = copy_first.find(name);
+    if (found == copy_first.end()) found = base_first.find(name);
+    if (found == base_first.end()) return Error(ErrorKind::kInternal, name + " is in neither config");
+    const GitConfigEntry* entry = found->second;
     changes.push_back({entry->section, entry->subsection, entry->key, ValuesFor(copy_values, name)});
     landing->landed.push_back(name);
   }
@@ -195,6 +272,10 @@ Result<std::string> Merge(const StagedGitConfig& staged, const std::string& copy
 GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, const std::string& run) {
   GitConfigLanding landing;
   landing.path = staged.path;
+  // The command may have taken its directory's bits away (`chmod 0`): its
+  // owner's come back first. The path is corral's own down to the staged
+  // directory, which no process of the run can reach any more.
+  ::fchmodat(state.fd(), staged.stage_relative.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
   UniqueFd stage = OpenAt2(state.fd(), staged.stage_relative, O_PATH | O_DIRECTORY, RESOLVE_BENEATH);
   struct stat st;
   if (!stage || ::fstat(stage.get(), &st) != 0 || !Same(st, staged.stage.id)) {
@@ -204,7 +285,7 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   auto keep = [&](GitConfigLanding& out) {
     std::string why = Quarantine(state, run, stage.get(), staged.path, &out.quarantined);
     if (!why.empty()) out.error += (out.error.empty() ? "" : "; ") + why;
-    RemoveStage(state, staged, stage.get());
+    RemoveStage(state, staged, stage.get(), &out);
   };
   std::string copy;
   UniqueFd copy_fd = OpenAt2(stage.get(), kConfigName, O_RDONLY, RESOLVE_BENEATH);
@@ -222,11 +303,20 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   copy_fd.Reset();
   if (!unreadable.empty()) {
     landing.error = "the run's copy of the config cannot be read (" + unreadable + "): nothing of it landed";
-    keep(landing);
+    // Only a regular file is kept for `corral quarantine restore`: a
+    // symlink put back over the real config would make the next host git
+    // read whatever the command pointed it at (a directory or a FIFO is no
+    // config either).
+    struct stat copy_st;
+    if (::fstatat(stage.get(), kConfigName, &copy_st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(copy_st.st_mode)) {
+      keep(landing);
+    } else {
+      RemoveStage(state, staged, stage.get(), &landing);
+    }
     return landing;
   }
   if (copy == staged.base) {
-    RemoveStage(state, staged, stage.get());
+    RemoveStage(state, staged, stage.get(), &landing);
     return landing;
   }
   Result<std::vector<GitConfigEntry>> copy_entries = ParseGitConfig(copy);
@@ -246,24 +336,38 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   Values copy_values = ValuesOf(*copy_entries);
   // In the copy's order (a new section gets its keys as git wrote them),
   // then those the run removed.
+  // Each step below is a lookup: a copy of 1 MiB may hold tens of thousands
+  // of keys, and the landing must not take quadratic time over them.
+  FirstEntries base_first = FirstEntriesOf(*base_entries);
+  FirstEntries copy_first = FirstEntriesOf(*copy_entries);
+  // Why a key the copy holds is unsafe, from the first of its values that is.
+  std::map<std::string, std::string> copy_unsafe;
+  for (const GitConfigEntry& entry : *copy_entries) {
+    std::string& why = copy_unsafe[entry.Name()];
+    if (why.empty()) why = UnsafeGitConfigEntry(entry);
+  }
   std::vector<std::string> names;
+  std::set<std::string> seen;
   for (const auto* list : {&*copy_entries, &*base_entries}) {
     for (const GitConfigEntry& entry : *list) {
-      if (std::find(names.begin(), names.end(), entry.Name()) == names.end()) names.push_back(entry.Name());
+      std::string name = entry.Name();
+      if (seen.insert(name).second) names.push_back(std::move(name));
     }
   }
   std::vector<std::string> safe_changes;
   for (const std::string& name : names) {
     if (ValuesFor(base_values, name) == ValuesFor(copy_values, name)) continue;
-    std::string why;
-    for (const GitConfigEntry& entry : *copy_entries) {
-      if (why.empty() && entry.Name() == name) why = UnsafeGitConfigEntry(entry);
+    std::string why = copy_unsafe.contains(name) ? copy_unsafe.at(name) : "";
+    if (why.empty() && kFixedAtInit.contains(name)) {
+      const GitConfigEntry* entry = copy_first.contains(name) ? copy_first.at(name) : base_first.at(name);
+      why = name + (copy_first.contains(name) ? " (line " + std::to_string(entry->line) + ")" : "") +
+            " is on the safe list only for a repository the run creates: changed in an existing one, a host git "
+            "would no longer read the repository as it is";
     }
     if (!copy_values.contains(name)) {  // removed: only the key's name matters
-      for (GitConfigEntry entry : *base_entries) {
-        entry.value = "removed";
-        if (why.empty() && entry.Name() == name) why = UnsafeGitConfigEntry(entry);
-      }
+      GitConfigEntry entry = *base_first.at(name);
+      entry.value = "removed";
+      why = UnsafeGitConfigEntry(entry);
     }
     if (!why.empty() && !MutantActive(Mutant::kGitConfigSafeKeys)) {
       landing.refused.push_back(why);
@@ -290,7 +394,12 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
     if (!lock) std::this_thread::sleep_for(kLockPause);
   }
   if (!lock) {
-    landing.error = Errno("cannot take " + staged.gitdir + "/" + kLockName) + ": nothing landed";
+    landing.error = errno == EEXIST
+                        ? staged.gitdir + "/" + kLockName + " stayed there for " +
+                              std::to_string(kLockAttempts * kLockPause.count() / 1000) +
+                              " seconds (corral did not make it: a git still running, or a file the run left; "
+                              "look at it before you remove it, never move it over the config): nothing landed"
+                        : Errno("cannot take " + staged.gitdir + "/" + kLockName) + ": nothing landed";
     keep(landing);
     return landing;
   }
@@ -307,7 +416,8 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
     keep(landing);
     return landing;
   }
-  Result<std::string> merged = Merge(staged, copy, *base_entries, *copy_entries, base_values, copy_values, safe_changes, current, &landing);
+  Result<std::string> merged = Merge(staged, copy, base_values, copy_values, base_first,
+                                     copy_first, safe_changes, current, &landing);
   // Read back: exactly the values intended, nothing else.
   if (merged) {
     Result<std::vector<GitConfigEntry>> check = ParseGitConfig(*merged);
@@ -345,7 +455,7 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
   if (!landing.refused.empty() || !landing.conflicts.empty()) {
     keep(landing);
   } else {
-    RemoveStage(state, staged, stage.get());
+    RemoveStage(state, staged, stage.get(), &landing);
   }
   return landing;
 }
@@ -363,16 +473,16 @@ Result<std::string> ApplyGitConfigChanges(const std::string& current, const std:
   }
   std::vector<bool> dropped(lines.size(), false);
   std::vector<std::pair<std::string, std::string>> appended;  // a new section's header, its lines
+  std::map<std::string, size_t> block_of;                      // its index, by header
+  std::map<std::string, std::vector<int>> lines_of;            // each key's lines, by name
+  for (const GitConfigEntry& entry : entries) lines_of[entry.Name()].push_back(entry.line);
   for (const GitConfigChange& change : changes) {
     GitConfigEntry named;
     named.section = change.section;
     named.subsection = change.subsection;
     named.key = change.key;
     std::string name = named.Name();
-    std::vector<int> at;
-    for (const GitConfigEntry& entry : entries) {
-      if (entry.Name() == name) at.push_back(entry.line);
-    }
+    std::vector<int> at = lines_of.contains(name) ? lines_of.at(name) : std::vector<int>{};
     if (at.size() == change.values.size()) {
       for (size_t i = 0; i < at.size(); ++i) lines[static_cast<size_t>(at[i] - 1)] = Line(change.key, change.values[i]);
       continue;
@@ -380,9 +490,9 @@ Result<std::string> ApplyGitConfigChanges(const std::string& current, const std:
     for (int line : at) dropped[static_cast<size_t>(line - 1)] = true;
     if (change.values.empty()) continue;
     std::string header = Header(change.section, change.subsection);
-    auto block = std::find_if(appended.begin(), appended.end(), [&](const auto& b) { return b.first == header; });
-    if (block == appended.end()) block = appended.insert(appended.end(), {header, ""});
-    for (const GitConfigValue& value : change.values) block->second += Line(change.key, value) + "\n";
+    auto [index, added] = block_of.emplace(header, appended.size());
+    if (added) appended.push_back({header, ""});
+    for (const GitConfigValue& value : change.values) appended[index->second].second += Line(change.key, value) + "\n";
   }
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {

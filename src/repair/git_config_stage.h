@@ -25,7 +25,9 @@
 //     order); a changed key that is not on the safe list
 //     (UnsafeGitConfigEntry: core.hooksPath, core.fsmonitor, `!` aliases,
 //     include.path, filters, credential helpers, ...) never lands and is
-//     named in `refused`;
+//     named in `refused`; so is a change to what makes the repository what
+//     it is (core.repositoryformatversion, core.bare,
+//     extensions.objectformat), safe in a fresh repository only;
 //   - the real config is reached from its gitdir, opened by path with no
 //     symlink on the way and checked to be the directory staged, then
 //     `config` beneath it with no symlink, the very file staged (same device
@@ -44,8 +46,11 @@
 //     to overwrite until the user looks.
 // When something was refused, conflicted or could not be read, the run's
 // copy goes to the quarantine as <state>/quarantine/<run>/<path of the
-// config> (`corral quarantine show|restore`); otherwise the staged directory
-// is removed. `config.worktree` and the configs of linked worktrees and
+// config> (`corral quarantine show|restore`), when it is a regular file (a
+// symlink restored over the real config would point the host's git at the
+// command's file). What else the command left in the staged directory is
+// removed, on descriptors, never following a symlink, and the directory
+// with it. `config.worktree` and the configs of linked worktrees and
 // submodules are not staged: they stay read-only.
 #pragma once
 

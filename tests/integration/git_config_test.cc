@@ -247,6 +247,142 @@ TEST_F(GitConfigWrite, AKeyChangedOutsideMeanwhileIsNotClobbered) {
       << outcome.err;
 }
 
+// branch.<name>.remote and pushRemote may hold a URL instead of a remote's
+// name, and git fetches from it: an `ext::` one runs a program on the next
+// host `git fetch` or `git pull` (where the user allows that transport). They
+// are judged as remote.<name>.url is: a transport or an option never lands.
+TEST_F(GitConfigWrite, ABranchRemoteNamingATransportNeverLands) {
+  MakeRepo();
+  HostGit(workspace_.path(), {"checkout", "-q", "-b", "main"});
+  const std::string ext = "ext::sh -c touch% " + canary_;
+  Outcome outcome = RunIn({}, {"sh", "-c", "git config branch.main.remote '" + ext +
+                                               "' && git config branch.main.pushRemote '" + ext +
+                                               "' && git config branch.main.merge refs/heads/main && "
+                                               "git config user.name bob"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("branch.main.remote"), "") << RealConfig();
+  EXPECT_EQ(RealValue("branch.main.pushRemote"), "") << RealConfig();
+  EXPECT_EQ(RealValue("user.name"), "bob\n") << RealConfig();
+  EXPECT_NE(outcome.err.find("branch.main.remote (line"), std::string::npos) << outcome.err;
+  HostGit(workspace_.path(), {"-c", "protocol.ext.allow=always", "fetch"});
+  HostGit(workspace_.path(), {"-c", "protocol.ext.allow=always", "push"});
+  EXPECT_FALSE(Exists(canary_)) << "the branch's remote the run set ran on the host";
+}
+
+// A line corral's reader would take for a key but git refuses (a bare key
+// followed by a comment) never lands: git would refuse the whole config, and
+// every host git command in the repository would fail.
+TEST_F(GitConfigWrite, ALineGitRefusesNeverLands) {
+  MakeRepo();
+  std::string before = RealConfig();
+  Outcome outcome = RunIn({}, {"sh", "-c", "printf '[user]\\n\\tname # bob\\n' >> \"$(readlink .git/config)\""});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealConfig(), before);
+  Outcome list = Execute({"/usr/bin/git", "-C", workspace_.path(), "config", "--list"});
+  EXPECT_EQ(list.exit_code, 0) << list.Describe();
+  EXPECT_NE(outcome.err.find("cannot be read exactly as git would"), std::string::npos) << outcome.err;
+}
+
+// A copy of almost 1 MiB holding 36000 keys lands without making corral
+// hang after the run.
+TEST_F(GitConfigWrite, ACopyWithVeryManyKeysDoesNotHangTheLanding) {
+  MakeRepo();
+  SpawnOptions options;
+  options.timeout = 60s;  // quadratic, it took minutes
+  Outcome outcome = RunIn({}, {"sh", "-c", "awk 'BEGIN { for (i = 0; i < 36000; i++) printf \"[remote \\\"r%d\\\"]\\n"
+                                           "\\turl = u\\n\", i }' >> \"$(readlink .git/config)\""},
+                          options);
+  EXPECT_FALSE(outcome.timed_out) << "the landing hung";
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("remote.r35999.url"), "u\n") << outcome.err;
+}
+
+// What the command leaves in its copy's directory (files, a directory tree,
+// a symlink, a FIFO, a name with a newline, git's own lock) is removed after
+// the run without following anything, and the real config gets its key.
+TEST_F(GitConfigWrite, WhatTheCommandLeavesBesideItsCopyIsRemoved) {
+  MakeRepo();
+  outside_.Mkdir("victim");
+  WriteFile(outside_ / "victim/keep", "keep\n");
+  std::string script =
+      "git config user.name bob && d=$(dirname \"$(readlink .git/config)\") && touch \"$d/junk\" \"$d/config.lock\" "
+      "\"$d/$(printf 'new\\nline')\" && mkdir -p \"$d/a/b\" && touch \"$d/a/b/c\" && ln -s " +
+      outside_ / "victim" + " \"$d/link\" && mkfifo \"$d/fifo\" && chmod 0 \"$d/a/b\" && head -c 100000 /dev/zero > "
+                            "\"$d/big\" && chmod 0 \"$d\"";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("user.name"), "bob\n") << RealConfig();
+  EXPECT_FALSE(StageLeft()) << "the copy's directory kept what the command left";
+  EXPECT_EQ(ReadFile(outside_ / "victim/keep").value_or(""), "keep\n");
+}
+
+// A copy the command replaced by a symlink (to a config of its own that
+// names a program), a directory or a FIFO is removed, not kept in the
+// quarantine: `corral quarantine restore --overwrite` would otherwise put the
+// symlink where the real config was, and the next host git would read the
+// command's file through it.
+TEST_F(GitConfigWrite, ACopyThatIsNotAFileIsNotKeptForRestore) {
+  MakeRepo();
+  std::string before = RealConfig();
+  std::string script = "printf '[core]\\n\\tfsmonitor = \"touch " + canary_ +
+                       "; false\"\\n' > planted.cfg && c=$(readlink .git/config) && rm \"$c\" && ln -s " +
+                       workspace_ / "planted.cfg" + " \"$c\"";
+  Outcome outcome = RunIn({}, {"sh", "-c", script});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("cannot be read (it is a symlink): nothing of it landed"), std::string::npos)
+      << outcome.err;
+  Outcome listed = Corral({"quarantine", "list"});
+  EXPECT_EQ(listed.out.find(".git/config"), std::string::npos) << listed.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("git_config");
+  ASSERT_EQ(records.size(), 1u) << outcome.Describe();
+  EXPECT_FALSE(records[0].contains("moved_to")) << records[0].dump();
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  Corral({"quarantine", "restore", "--overwrite", spawned.front().value("run", ""), workspace_ / ".git/config"});
+  EXPECT_EQ(RealConfig(), before);
+  HostGit(workspace_.path(), {"status"});
+  EXPECT_FALSE(Exists(canary_)) << "the planted config ran on the host through a restored symlink";
+  EXPECT_FALSE(StageLeft());
+}
+
+// What makes the repository what it is (its format version, its object
+// format, bare or not) is on the safe list for a repository the run creates,
+// but changing it in an existing one only breaks the user's repository: a
+// host git refuses it afterwards. It never lands; the safe key beside it
+// does.
+TEST_F(GitConfigWrite, WhatTheRepositoryIsDoesNotChange) {
+  MakeRepo();
+  Outcome outcome = RunIn({}, {"sh", "-c", "git config user.name bob && git config core.bare true && "
+                                           "git config core.repositoryFormatVersion 1 && "
+                                           "git config extensions.objectFormat sha256"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealValue("user.name"), "bob\n") << RealConfig();
+  EXPECT_EQ(RealValue("core.bare"), "false\n") << RealConfig();
+  EXPECT_EQ(RealValue("core.repositoryformatversion"), "0\n") << RealConfig();
+  EXPECT_EQ(RealValue("extensions.objectformat"), "") << RealConfig();
+  Outcome status = HostGit(workspace_.path(), {"status", "--short"});
+  EXPECT_EQ(status.exit_code, 0) << status.Describe();
+  EXPECT_NE(outcome.err.find("core.repositoryformatversion (line"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("core.bare (line"), std::string::npos) << outcome.err;
+}
+
+// A `config.lock` the command leaves in the real gitdir (it may write
+// there: objects and refs live beside the config) keeps the landing out:
+// nothing lands, its bytes are never the config, and the line says corral
+// did not make it.
+TEST_F(GitConfigWrite, ALockTheCommandLeftLandsNothing) {
+  MakeRepo();
+  std::string before = RealConfig();
+  Outcome outcome = RunIn({}, {"sh", "-c", "printf '[core]\\n\\tfsmonitor = x\\n' > .git/config.lock && "
+                                           "git config user.name bob 2>&1; true"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(RealConfig(), before);
+  EXPECT_NE(outcome.err.find(workspace_ / ".git/config.lock stayed there for 2 seconds (corral did not make it"),
+            std::string::npos)
+      << outcome.err;
+  EXPECT_FALSE(StageLeft());
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});
