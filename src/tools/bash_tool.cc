@@ -86,6 +86,7 @@ ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options) {
     ToolResult out = result.error && result.error->kind() == ErrorKind::kDenied ? Denial(mode, why)
                                                                                  : Failure("bash: " + why + "\n" + output);
     out.data = data;
+    out.reason = "bash: " + why;  // the audit record: never the command's output
     return out;
   }
   data["source"] = "command";
@@ -96,6 +97,7 @@ ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options) {
     data["denied"] = true;
     ToolResult denied = Denial(mode, "the command failed on a sandbox denial (\"" + *result.denial + "\")\n" + text);
     denied.data = data;
+    denied.reason = "the command failed on a sandbox denial";  // the line matched is output
     return denied;
   }
   if (result.exit_status != 0) {
