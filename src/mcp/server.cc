@@ -488,7 +488,10 @@ class Server {
   std::atomic<bool> can_elicit_ = false;
 };
 
-// accept (with approve not false) allows this call once; decline and cancel deny.
+// accept allows this call once when its content is absent (the schema's
+// default), has no approve, or has approve true; decline, cancel, and an
+// accept whose content is not that schema's (approve a string, content not
+// an object) deny: an answer corral cannot read approves nothing.
 std::optional<bool> Elicit(Server& server, const std::string& message) {
   nlohmann::json params = {
       {"message", message},
@@ -501,11 +504,10 @@ std::optional<bool> Elicit(Server& server, const std::string& message) {
   std::string action = answer->value("action", std::string());
   if (action != "accept") return false;
   auto content = answer->find("content");
-  if (content != answer->end() && content->is_object() && content->contains("approve") &&
-      (*content)["approve"] == false) {
-    return false;
-  }
-  return true;
+  if (content == answer->end()) return true;
+  if (!content->is_object()) return false;
+  auto approve = content->find("approve");
+  return approve == content->end() || (approve->is_boolean() && approve->get<bool>());
 }
 
 Result<ApprovalAnswer> ElicitingApprover::Request(const ApprovalRequest& request) {

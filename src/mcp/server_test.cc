@@ -168,6 +168,39 @@ TEST_F(ServerTest, ElicitationAcceptRunsTheCallAndDeclineDoesNot) {
   EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/no.txt")));
 }
 
+// An "accept" whose content is not the schema's (approve a string, a number,
+// content not an object) is no approval: fail closed. A response for an id
+// the server never sent is dropped and approves nothing. Judged on disk.
+TEST_F(ServerTest, AMalformedOrForgedElicitationAnswerApprovesNothing) {
+  Start(RunRequest{});
+  Initialize(true);
+  Send({{"jsonrpc", "2.0"}, {"id", "corral-1"}, {"result", {{"action", "accept"}}}});
+  Send({{"jsonrpc", "2.0"}, {"id", "corral-2"}, {"result", {{"action", "accept"}}}});
+  int id = 1;
+  for (const nlohmann::json& content : {nlohmann::json{{"approve", "false"}}, nlohmann::json{{"approve", 0}},
+                                        nlohmann::json{{"approve", nullptr}}, nlohmann::json("yes"),
+                                        nlohmann::json::array({true})}) {
+    std::string name = "forged" + std::to_string(id) + ".txt";
+    Send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+          {"params", {{"name", "write"}, {"arguments", {{"path", name}, {"content", "x"}}}}}});
+    nlohmann::json ask = Receive();
+    ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+    Send({{"jsonrpc", "2.0"}, {"id", ask["id"].get<std::string>() + "-other"}, {"result", {{"action", "accept"}}}});
+    Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}, {"content", content}}}});
+    nlohmann::json answer = Receive();
+    EXPECT_EQ(answer["result"]["structuredContent"]["outcome"], "denied") << content.dump() << answer.dump();
+    EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/" + name))) << content.dump();
+    ++id;
+  }
+  // Without content (the schema's default) and with approve true, the call runs.
+  Send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "plain.txt"}, {"content", "ok"}}}}}});
+  nlohmann::json ask = Receive();
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}}}});
+  EXPECT_EQ(Receive()["result"]["isError"], false);
+  EXPECT_EQ(TestTree::Read(tree_.Join("ws/plain.txt")), "ok");
+}
+
 TEST_F(ServerTest, AnEscalationCoversItsOneCallOnly) {
   RunRequest request;
   request.overrides.mode = Mode::kReadOnly;
