@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/mutant.h"
+#include "base/terminal.h"
 #include "gate/admit.h"
 #include "gate/escalation.h"
 #include "gate/tool_rules.h"
@@ -297,13 +298,25 @@ class Server {
     return Error(ErrorKind::kDenied, "the user declined this " + spec.name + " call; nothing ran");
   }
 
+  // What the user is asked about: each argument with its controls escaped
+  // (a carriage return or an erase-line escape cannot hide what follows),
+  // whole up to 4096 bytes; a longer one is cut and the question says so in
+  // capitals, with its length, so padding cannot push the tail out of view.
   static std::string Summary(const tools::ToolSpec& spec, const nlohmann::json& arguments) {
+    constexpr size_t kShown = 4096;
     std::string text = spec.name;
     for (const char* key : {"path", "command", "pattern"}) {
       auto found = arguments.find(key);
-      if (found != arguments.end() && found->is_string()) text += std::string(" ") + key + "=" + found->get<std::string>();
+      if (found == arguments.end() || !found->is_string()) continue;
+      const std::string& value = found->get_ref<const std::string&>();
+      std::string shown = EscapeControls(value.size() > kShown ? std::string_view(value).substr(0, kShown) : value);
+      text += std::string(" ") + key + "=" + shown;
+      if (value.size() > kShown) {
+        text += " [... THE REST IS NOT SHOWN: this " + std::string(key) + " is " + std::to_string(value.size()) +
+                " bytes long; decline unless you know what it holds]";
+      }
     }
-    return text.size() > 512 ? text.substr(0, 512) : text;
+    return text;
   }
 
   ToolResult CallTool(const tools::ToolSpec& spec, const nlohmann::json& arguments, Call& call) {
@@ -523,7 +536,7 @@ Result<EscalationAnswer> ElicitingApprover::Request(const EscalationQuestion& qu
       Elicit(server_, "corral: the agent asks to run " + question.action + " under " +
                           std::string(ModeName(question.target)) + " mode instead of " +
                           std::string(ModeName(question.current)) + ", for this one call. Its reason: " +
-                          question.justification + ". Allow?");
+                          EscapeControls(question.justification) + ". Allow?");
   if (!allowed) return Error(ErrorKind::kDenied, "the client did not answer the escalation request");
   return *allowed ? EscalationAnswer::kApprove : EscalationAnswer::kReject;
 }

@@ -201,6 +201,36 @@ TEST_F(ServerTest, AMalformedOrForgedElicitationAnswerApprovesNothing) {
   EXPECT_EQ(TestTree::Read(tree_.Join("ws/plain.txt")), "ok");
 }
 
+// The question the user answers shows what will run: a command that hides
+// its tail behind 500 bytes of padding, or a carriage return and an erase-line
+// escape, is shown whole or said to be cut, with every control escaped.
+TEST_F(ServerTest, TheApprovalQuestionShowsTheWholeCommandWithControlsEscaped) {
+  Start(RunRequest{});
+  Initialize(true);
+  std::string command = "echo harmless\r\x1b[2K\n" + std::string(600, ' ') + "; touch pwned";
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "bash"}, {"arguments", {{"command", command}}}}}});
+  nlohmann::json ask = Receive();
+  ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+  std::string message = ask["params"]["message"].get<std::string>();
+  EXPECT_NE(message.find("touch pwned"), std::string::npos) << message;
+  for (char control : {'\r', '\n', '\x1b'}) EXPECT_EQ(message.find(control), std::string::npos) << message;
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "decline"}}}});
+  EXPECT_EQ(Receive()["result"]["structuredContent"]["outcome"], "denied");
+  // One too long to show whole says so, and how long it is.
+  std::string huge = "echo harmless;" + std::string(20000, ' ') + "touch pwned";
+  Send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+        {"params", {{"name", "bash"}, {"arguments", {{"command", huge}}}}}});
+  ask = Receive();
+  ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+  message = ask["params"]["message"].get<std::string>();
+  EXPECT_NE(message.find("NOT SHOWN"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::to_string(huge.size()) + " bytes"), std::string::npos) << message;
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "decline"}}}});
+  EXPECT_EQ(Receive()["result"]["structuredContent"]["outcome"], "denied");
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/pwned")));
+}
+
 TEST_F(ServerTest, AnEscalationCoversItsOneCallOnly) {
   RunRequest request;
   request.overrides.mode = Mode::kReadOnly;
