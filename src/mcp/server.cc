@@ -42,6 +42,7 @@ struct Call : RunWatcher {
   bool cancelled = false;
   bool done = false;
   std::optional<nlohmann::json> progress_token;  // params._meta.progressToken
+  std::optional<std::string> asking;  // the id of its open elicitation (guarded by the server's mutex)
   void Started(int fd) override {
     std::lock_guard lock(mutex);
     pidfd = fd;
@@ -68,12 +69,13 @@ class Server;
 // escalations; an Error means nobody could answer (the gate denies).
 class ElicitingApprover : public Approver, public EscalationApprover {
  public:
-  explicit ElicitingApprover(Server& server) : server_(server) {}
+  ElicitingApprover(Server& server, Call& call) : server_(server), call_(call) {}
   Result<ApprovalAnswer> Request(const ApprovalRequest& request) override;
   Result<EscalationAnswer> Request(const EscalationQuestion& question) override;
 
  private:
   Server& server_;
+  Call& call_;
 };
 
 class Server {
@@ -106,19 +108,28 @@ class Server {
     return 0;
   }
 
-  // Sends a request to the client and waits for its answer (nullopt: the
-  // client answered with an error, or went away).
-  std::optional<nlohmann::json> AskClient(const std::string& method, const nlohmann::json& params) {
+  // Sends a request to the client for `call` and waits for its answer
+  // (nullopt: the client answered with an error or went away, or the call
+  // was cancelled meanwhile; a later answer to it is dropped).
+  std::optional<nlohmann::json> AskClient(const std::string& method, const nlohmann::json& params, Call& call) {
     std::future<std::optional<nlohmann::json>> answer;
     std::string id;
     {
       std::lock_guard lock(mutex_);
       if (closed_) return std::nullopt;
+      {
+        std::lock_guard call_lock(call.mutex);
+        if (call.cancelled) return std::nullopt;
+      }
       id = "corral-" + std::to_string(++next_id_);
       answer = pending_[id].get_future();
+      call.asking = id;
     }
     Write(RequestLine(id, method, params));
-    return answer.get();
+    std::optional<nlohmann::json> result = answer.get();
+    std::lock_guard lock(mutex_);
+    call.asking.reset();
+    return result;
   }
 
   bool CanElicit() const { return can_elicit_.load(); }
@@ -150,7 +161,16 @@ class Server {
         if (id == message.params.end()) return;
         std::lock_guard lock(mutex_);
         auto found = calls_.find(id->dump());
-        if (found != calls_.end()) found->second->Cancel();
+        if (found == calls_.end()) return;
+        found->second->Cancel();
+        // Its open question is answered "no" now; the client's answer, if it comes, is dropped.
+        if (const std::optional<std::string>& asking = found->second->asking) {
+          auto question = pending_.find(*asking);
+          if (question != pending_.end()) {
+            question->second.set_value(std::nullopt);
+            pending_.erase(question);
+          }
+        }
       }
       return;  // notifications/initialized and others need no answer
     }
@@ -274,7 +294,7 @@ class Server {
   }
 
   // Asks "may this call run?" (kAsk); the answer covers this call only.
-  Result<void> AskApproval(const tools::ToolSpec& spec, const nlohmann::json& arguments, Mode mode,
+  Result<void> AskApproval(const tools::ToolSpec& spec, const nlohmann::json& arguments, Mode mode, Call& call,
                            std::string* basis) {
     if (!CanElicit()) {
       *basis = "no-elicitation";
@@ -283,7 +303,7 @@ class Server {
                                            " tool needs the user's approval, and this MCP client did not declare "
                                            "the elicitation capability, so corral cannot ask; nothing ran");
     }
-    ElicitingApprover approver(*this);
+    ElicitingApprover approver(*this, call);
     ApprovalRequest request;
     request.summary = Summary(spec, arguments);
     request.rationale = "the " + spec.name + " tool needs approval";
@@ -295,6 +315,7 @@ class Server {
       return {};
     }
     *basis = answer.ok() ? "answered-deny" : "approver-failed";
+    if (!answer.ok()) return Error(ErrorKind::kDenied, answer.error().message() + "; nothing ran");
     return Error(ErrorKind::kDenied, "the user declined this " + spec.name + " call; nothing ran");
   }
 
@@ -363,7 +384,7 @@ class Server {
     }
     if (rule == Decision::kAsk) {
       std::string basis;
-      Result<void> asked = AskApproval(spec, arguments, mode, &basis);
+      Result<void> asked = AskApproval(spec, arguments, mode, call, &basis);
       event.Set("basis", basis);
       if (!asked.ok()) {
         event.Set("decision", "deny");
@@ -373,7 +394,7 @@ class Server {
     event.Set("decision", "allow");
     // 4. an escalation, for this one call
     if (escalating) {
-      ElicitingApprover approver(*this);
+      ElicitingApprover approver(*this, call);
       EscalationRequest escalation;
       escalation.current = mode;
       if (arguments.contains("sandbox_permissions")) escalation.sandbox_permissions = arguments["sandbox_permissions"];
@@ -441,7 +462,7 @@ class Server {
     Result<ResolvedRequest> resolved = ResolveRequest(request, options_.host);
     if (!resolved.ok()) return tools::Failure("the policy could not be resolved: " + resolved.error().ToString());
     Mode mode = resolved->spec.mode;
-    ElicitingApprover approver(*this);
+    ElicitingApprover approver(*this, call);
     gate::AdmitRequest admit;
     admit.argv = {"bash", "-c", arguments.value("command", std::string())};
     admit.policy = std::move(resolved).value();
@@ -505,14 +526,14 @@ class Server {
 // default), has no approve, or has approve true; decline, cancel, and an
 // accept whose content is not that schema's (approve a string, content not
 // an object) deny: an answer corral cannot read approves nothing.
-std::optional<bool> Elicit(Server& server, const std::string& message) {
+std::optional<bool> Elicit(Server& server, Call& call, const std::string& message) {
   nlohmann::json params = {
       {"message", message},
       {"requestedSchema",
        {{"type", "object"},
         {"properties",
          {{"approve", {{"type", "boolean"}, {"title", "Allow this one call"}, {"default", true}}}}}}}};
-  std::optional<nlohmann::json> answer = server.AskClient("elicitation/create", params);
+  std::optional<nlohmann::json> answer = server.AskClient("elicitation/create", params, call);
   if (!answer || !answer->is_object()) return std::nullopt;
   std::string action = answer->value("action", std::string());
   if (action != "accept") return false;
@@ -525,15 +546,17 @@ std::optional<bool> Elicit(Server& server, const std::string& message) {
 
 Result<ApprovalAnswer> ElicitingApprover::Request(const ApprovalRequest& request) {
   std::optional<bool> allowed =
-      Elicit(server_, "corral: the agent asks to run " + request.summary + " (" + request.rationale +
+      Elicit(server_, call_, "corral: the agent asks to run " + request.summary + " (" + request.rationale +
                           ", sandbox mode " + request.context.mode + "). Allow this one call?");
-  if (!allowed) return Error(ErrorKind::kDenied, "the client did not answer the approval request");
+  if (!allowed) {
+    return Error(ErrorKind::kDenied, "the client did not answer the approval request, or the call was cancelled");
+  }
   return *allowed ? ApprovalAnswer::kAllowOnce : ApprovalAnswer::kDeny;
 }
 
 Result<EscalationAnswer> ElicitingApprover::Request(const EscalationQuestion& question) {
   std::optional<bool> allowed =
-      Elicit(server_, "corral: the agent asks to run " + question.action + " under " +
+      Elicit(server_, call_, "corral: the agent asks to run " + question.action + " under " +
                           std::string(ModeName(question.target)) + " mode instead of " +
                           std::string(ModeName(question.current)) + ", for this one call. Its reason: " +
                           EscapeControls(question.justification) + ". Allow?");

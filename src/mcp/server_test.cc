@@ -231,6 +231,27 @@ TEST_F(ServerTest, TheApprovalQuestionShowsTheWholeCommandWithControlsEscaped) {
   EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/pwned")));
 }
 
+// A call cancelled while its approval question is open ends at once, as a
+// denial, and an accept that comes later runs nothing. Judged on disk.
+TEST_F(ServerTest, ACancelledCallWaitingForApprovalEndsAndALateAcceptRunsNothing) {
+  Start(RunRequest{});
+  Initialize(true);
+  Send({{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "late.txt"}, {"content", "x"}}}}}});
+  nlohmann::json ask = Receive();
+  ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+  Send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 7}}}});
+  nlohmann::json ended = Receive();
+  EXPECT_EQ(ended["id"], 7) << ended.dump();
+  EXPECT_EQ(ended["result"]["structuredContent"]["outcome"], "denied") << ended.dump();
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}}}});
+  nlohmann::json ping = nullptr;
+  Send({{"jsonrpc", "2.0"}, {"id", 8}, {"method", "ping"}, {"params", nlohmann::json::object()}});
+  ping = Receive();
+  EXPECT_EQ(ping["id"], 8) << ping.dump();
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/late.txt")));
+}
+
 TEST_F(ServerTest, AnEscalationCoversItsOneCallOnly) {
   RunRequest request;
   request.overrides.mode = Mode::kReadOnly;
