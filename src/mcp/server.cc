@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/mutant.h"
+#include "base/terminal.h"
 #include "gate/admit.h"
 #include "gate/escalation.h"
 #include "gate/tool_rules.h"
@@ -41,6 +42,7 @@ struct Call : RunWatcher {
   bool cancelled = false;
   bool done = false;
   std::optional<nlohmann::json> progress_token;  // params._meta.progressToken
+  std::optional<std::string> asking;  // the id of its open elicitation (guarded by the server's mutex)
   void Started(int fd) override {
     std::lock_guard lock(mutex);
     pidfd = fd;
@@ -67,12 +69,13 @@ class Server;
 // escalations; an Error means nobody could answer (the gate denies).
 class ElicitingApprover : public Approver, public EscalationApprover {
  public:
-  explicit ElicitingApprover(Server& server) : server_(server) {}
+  ElicitingApprover(Server& server, Call& call) : server_(server), call_(call) {}
   Result<ApprovalAnswer> Request(const ApprovalRequest& request) override;
   Result<EscalationAnswer> Request(const EscalationQuestion& question) override;
 
  private:
   Server& server_;
+  Call& call_;
 };
 
 class Server {
@@ -105,19 +108,28 @@ class Server {
     return 0;
   }
 
-  // Sends a request to the client and waits for its answer (nullopt: the
-  // client answered with an error, or went away).
-  std::optional<nlohmann::json> AskClient(const std::string& method, const nlohmann::json& params) {
+  // Sends a request to the client for `call` and waits for its answer
+  // (nullopt: the client answered with an error or went away, or the call
+  // was cancelled meanwhile; a later answer to it is dropped).
+  std::optional<nlohmann::json> AskClient(const std::string& method, const nlohmann::json& params, Call& call) {
     std::future<std::optional<nlohmann::json>> answer;
     std::string id;
     {
       std::lock_guard lock(mutex_);
       if (closed_) return std::nullopt;
+      {
+        std::lock_guard call_lock(call.mutex);
+        if (call.cancelled) return std::nullopt;
+      }
       id = "corral-" + std::to_string(++next_id_);
       answer = pending_[id].get_future();
+      call.asking = id;
     }
     Write(RequestLine(id, method, params));
-    return answer.get();
+    std::optional<nlohmann::json> result = answer.get();
+    std::lock_guard lock(mutex_);
+    call.asking.reset();
+    return result;
   }
 
   bool CanElicit() const { return can_elicit_.load(); }
@@ -149,7 +161,16 @@ class Server {
         if (id == message.params.end()) return;
         std::lock_guard lock(mutex_);
         auto found = calls_.find(id->dump());
-        if (found != calls_.end()) found->second->Cancel();
+        if (found == calls_.end()) return;
+        found->second->Cancel();
+        // Its open question is answered "no" now; the client's answer, if it comes, is dropped.
+        if (const std::optional<std::string>& asking = found->second->asking) {
+          auto question = pending_.find(*asking);
+          if (question != pending_.end()) {
+            question->second.set_value(std::nullopt);
+            pending_.erase(question);
+          }
+        }
       }
       return;  // notifications/initialized and others need no answer
     }
@@ -273,7 +294,7 @@ class Server {
   }
 
   // Asks "may this call run?" (kAsk); the answer covers this call only.
-  Result<void> AskApproval(const tools::ToolSpec& spec, const nlohmann::json& arguments, Mode mode,
+  Result<void> AskApproval(const tools::ToolSpec& spec, const nlohmann::json& arguments, Mode mode, Call& call,
                            std::string* basis) {
     if (!CanElicit()) {
       *basis = "no-elicitation";
@@ -282,7 +303,7 @@ class Server {
                                            " tool needs the user's approval, and this MCP client did not declare "
                                            "the elicitation capability, so corral cannot ask; nothing ran");
     }
-    ElicitingApprover approver(*this);
+    ElicitingApprover approver(*this, call);
     ApprovalRequest request;
     request.summary = Summary(spec, arguments);
     request.rationale = "the " + spec.name + " tool needs approval";
@@ -294,16 +315,29 @@ class Server {
       return {};
     }
     *basis = answer.ok() ? "answered-deny" : "approver-failed";
+    if (!answer.ok()) return Error(ErrorKind::kDenied, answer.error().message() + "; nothing ran");
     return Error(ErrorKind::kDenied, "the user declined this " + spec.name + " call; nothing ran");
   }
 
+  // What the user is asked about: each argument with its controls escaped
+  // (a carriage return or an erase-line escape cannot hide what follows),
+  // whole up to 4096 bytes; a longer one is cut and the question says so in
+  // capitals, with its length, so padding cannot push the tail out of view.
   static std::string Summary(const tools::ToolSpec& spec, const nlohmann::json& arguments) {
+    constexpr size_t kShown = 4096;
     std::string text = spec.name;
     for (const char* key : {"path", "command", "pattern"}) {
       auto found = arguments.find(key);
-      if (found != arguments.end() && found->is_string()) text += std::string(" ") + key + "=" + found->get<std::string>();
+      if (found == arguments.end() || !found->is_string()) continue;
+      const std::string& value = found->get_ref<const std::string&>();
+      std::string shown = EscapeControls(value.size() > kShown ? std::string_view(value).substr(0, kShown) : value);
+      text += std::string(" ") + key + "=" + shown;
+      if (value.size() > kShown) {
+        text += " [... THE REST IS NOT SHOWN: this " + std::string(key) + " is " + std::to_string(value.size()) +
+                " bytes long; decline unless you know what it holds]";
+      }
     }
-    return text.size() > 512 ? text.substr(0, 512) : text;
+    return text;
   }
 
   ToolResult CallTool(const tools::ToolSpec& spec, const nlohmann::json& arguments, Call& call) {
@@ -350,7 +384,7 @@ class Server {
     }
     if (rule == Decision::kAsk) {
       std::string basis;
-      Result<void> asked = AskApproval(spec, arguments, mode, &basis);
+      Result<void> asked = AskApproval(spec, arguments, mode, call, &basis);
       event.Set("basis", basis);
       if (!asked.ok()) {
         event.Set("decision", "deny");
@@ -360,7 +394,7 @@ class Server {
     event.Set("decision", "allow");
     // 4. an escalation, for this one call
     if (escalating) {
-      ElicitingApprover approver(*this);
+      ElicitingApprover approver(*this, call);
       EscalationRequest escalation;
       escalation.current = mode;
       if (arguments.contains("sandbox_permissions")) escalation.sandbox_permissions = arguments["sandbox_permissions"];
@@ -428,7 +462,7 @@ class Server {
     Result<ResolvedRequest> resolved = ResolveRequest(request, options_.host);
     if (!resolved.ok()) return tools::Failure("the policy could not be resolved: " + resolved.error().ToString());
     Mode mode = resolved->spec.mode;
-    ElicitingApprover approver(*this);
+    ElicitingApprover approver(*this, call);
     gate::AdmitRequest admit;
     admit.argv = {"bash", "-c", arguments.value("command", std::string())};
     admit.policy = std::move(resolved).value();
@@ -488,40 +522,44 @@ class Server {
   std::atomic<bool> can_elicit_ = false;
 };
 
-// accept (with approve not false) allows this call once; decline and cancel deny.
-std::optional<bool> Elicit(Server& server, const std::string& message) {
+// accept allows this call once when its content is absent (the schema's
+// default), has no approve, or has approve true; decline, cancel, and an
+// accept whose content is not that schema's (approve a string, content not
+// an object) deny: an answer corral cannot read approves nothing.
+std::optional<bool> Elicit(Server& server, Call& call, const std::string& message) {
   nlohmann::json params = {
       {"message", message},
       {"requestedSchema",
        {{"type", "object"},
         {"properties",
          {{"approve", {{"type", "boolean"}, {"title", "Allow this one call"}, {"default", true}}}}}}}};
-  std::optional<nlohmann::json> answer = server.AskClient("elicitation/create", params);
+  std::optional<nlohmann::json> answer = server.AskClient("elicitation/create", params, call);
   if (!answer || !answer->is_object()) return std::nullopt;
   std::string action = answer->value("action", std::string());
   if (action != "accept") return false;
   auto content = answer->find("content");
-  if (content != answer->end() && content->is_object() && content->contains("approve") &&
-      (*content)["approve"] == false) {
-    return false;
-  }
-  return true;
+  if (content == answer->end()) return true;
+  if (!content->is_object()) return false;
+  auto approve = content->find("approve");
+  return approve == content->end() || (approve->is_boolean() && approve->get<bool>());
 }
 
 Result<ApprovalAnswer> ElicitingApprover::Request(const ApprovalRequest& request) {
   std::optional<bool> allowed =
-      Elicit(server_, "corral: the agent asks to run " + request.summary + " (" + request.rationale +
+      Elicit(server_, call_, "corral: the agent asks to run " + request.summary + " (" + request.rationale +
                           ", sandbox mode " + request.context.mode + "). Allow this one call?");
-  if (!allowed) return Error(ErrorKind::kDenied, "the client did not answer the approval request");
+  if (!allowed) {
+    return Error(ErrorKind::kDenied, "the client did not answer the approval request, or the call was cancelled");
+  }
   return *allowed ? ApprovalAnswer::kAllowOnce : ApprovalAnswer::kDeny;
 }
 
 Result<EscalationAnswer> ElicitingApprover::Request(const EscalationQuestion& question) {
   std::optional<bool> allowed =
-      Elicit(server_, "corral: the agent asks to run " + question.action + " under " +
+      Elicit(server_, call_, "corral: the agent asks to run " + question.action + " under " +
                           std::string(ModeName(question.target)) + " mode instead of " +
                           std::string(ModeName(question.current)) + ", for this one call. Its reason: " +
-                          question.justification + ". Allow?");
+                          EscapeControls(question.justification) + ". Allow?");
   if (!allowed) return Error(ErrorKind::kDenied, "the client did not answer the escalation request");
   return *allowed ? EscalationAnswer::kApprove : EscalationAnswer::kReject;
 }

@@ -168,6 +168,90 @@ TEST_F(ServerTest, ElicitationAcceptRunsTheCallAndDeclineDoesNot) {
   EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/no.txt")));
 }
 
+// An "accept" whose content is not the schema's (approve a string, a number,
+// content not an object) is no approval: fail closed. A response for an id
+// the server never sent is dropped and approves nothing. Judged on disk.
+TEST_F(ServerTest, AMalformedOrForgedElicitationAnswerApprovesNothing) {
+  Start(RunRequest{});
+  Initialize(true);
+  Send({{"jsonrpc", "2.0"}, {"id", "corral-1"}, {"result", {{"action", "accept"}}}});
+  Send({{"jsonrpc", "2.0"}, {"id", "corral-2"}, {"result", {{"action", "accept"}}}});
+  int id = 1;
+  for (const nlohmann::json& content : {nlohmann::json{{"approve", "false"}}, nlohmann::json{{"approve", 0}},
+                                        nlohmann::json{{"approve", nullptr}}, nlohmann::json("yes"),
+                                        nlohmann::json::array({true})}) {
+    std::string name = "forged" + std::to_string(id) + ".txt";
+    Send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+          {"params", {{"name", "write"}, {"arguments", {{"path", name}, {"content", "x"}}}}}});
+    nlohmann::json ask = Receive();
+    ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+    Send({{"jsonrpc", "2.0"}, {"id", ask["id"].get<std::string>() + "-other"}, {"result", {{"action", "accept"}}}});
+    Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}, {"content", content}}}});
+    nlohmann::json answer = Receive();
+    EXPECT_EQ(answer["result"]["structuredContent"]["outcome"], "denied") << content.dump() << answer.dump();
+    EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/" + name))) << content.dump();
+    ++id;
+  }
+  // Without content (the schema's default) and with approve true, the call runs.
+  Send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "plain.txt"}, {"content", "ok"}}}}}});
+  nlohmann::json ask = Receive();
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}}}});
+  EXPECT_EQ(Receive()["result"]["isError"], false);
+  EXPECT_EQ(TestTree::Read(tree_.Join("ws/plain.txt")), "ok");
+}
+
+// The question the user answers shows what will run: a command that hides
+// its tail behind 500 bytes of padding, or a carriage return and an erase-line
+// escape, is shown whole or said to be cut, with every control escaped.
+TEST_F(ServerTest, TheApprovalQuestionShowsTheWholeCommandWithControlsEscaped) {
+  Start(RunRequest{});
+  Initialize(true);
+  std::string command = "echo harmless\r\x1b[2K\n" + std::string(600, ' ') + "; touch pwned";
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "bash"}, {"arguments", {{"command", command}}}}}});
+  nlohmann::json ask = Receive();
+  ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+  std::string message = ask["params"]["message"].get<std::string>();
+  EXPECT_NE(message.find("touch pwned"), std::string::npos) << message;
+  for (char control : {'\r', '\n', '\x1b'}) EXPECT_EQ(message.find(control), std::string::npos) << message;
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "decline"}}}});
+  EXPECT_EQ(Receive()["result"]["structuredContent"]["outcome"], "denied");
+  // One too long to show whole says so, and how long it is.
+  std::string huge = "echo harmless;" + std::string(20000, ' ') + "touch pwned";
+  Send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+        {"params", {{"name", "bash"}, {"arguments", {{"command", huge}}}}}});
+  ask = Receive();
+  ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+  message = ask["params"]["message"].get<std::string>();
+  EXPECT_NE(message.find("NOT SHOWN"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::to_string(huge.size()) + " bytes"), std::string::npos) << message;
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "decline"}}}});
+  EXPECT_EQ(Receive()["result"]["structuredContent"]["outcome"], "denied");
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/pwned")));
+}
+
+// A call cancelled while its approval question is open ends at once, as a
+// denial, and an accept that comes later runs nothing. Judged on disk.
+TEST_F(ServerTest, ACancelledCallWaitingForApprovalEndsAndALateAcceptRunsNothing) {
+  Start(RunRequest{});
+  Initialize(true);
+  Send({{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "late.txt"}, {"content", "x"}}}}}});
+  nlohmann::json ask = Receive();
+  ASSERT_EQ(ask["method"], "elicitation/create") << ask.dump();
+  Send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 7}}}});
+  nlohmann::json ended = Receive();
+  EXPECT_EQ(ended["id"], 7) << ended.dump();
+  EXPECT_EQ(ended["result"]["structuredContent"]["outcome"], "denied") << ended.dump();
+  Send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"result", {{"action", "accept"}}}});
+  nlohmann::json ping = nullptr;
+  Send({{"jsonrpc", "2.0"}, {"id", 8}, {"method", "ping"}, {"params", nlohmann::json::object()}});
+  ping = Receive();
+  EXPECT_EQ(ping["id"], 8) << ping.dump();
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/late.txt")));
+}
+
 TEST_F(ServerTest, AnEscalationCoversItsOneCallOnly) {
   RunRequest request;
   request.overrides.mode = Mode::kReadOnly;

@@ -40,7 +40,19 @@ std::string SanitiseOutput(std::string_view head, std::string_view tail, uint64_
   std::string text(head);
   if (dropped > 0) text += "\n[... " + std::to_string(dropped) + " bytes of output left out ...]\n";
   text += tail;
-  return EscapeMarker(NormalizeText(StripANSI(text)));
+  // What StripANSI leaves that a terminal still obeys (a backspace, a C1 CSI
+  // as U+009B or as a raw byte, DEL) is shown escaped; line breaks and tabs stay.
+  std::string folded = NormalizeText(StripANSI(text));
+  std::string shown;
+  size_t start = 0;
+  while (start <= folded.size()) {
+    size_t end = folded.find_first_of("\n\t", start);
+    if (end == std::string::npos) end = folded.size();
+    shown += EscapeControls(std::string_view(folded).substr(start, end - start));
+    if (end < folded.size()) shown += folded[end];
+    start = end + 1;
+  }
+  return EscapeMarker(shown);
 }
 
 ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options) {
@@ -86,6 +98,7 @@ ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options) {
     ToolResult out = result.error && result.error->kind() == ErrorKind::kDenied ? Denial(mode, why)
                                                                                  : Failure("bash: " + why + "\n" + output);
     out.data = data;
+    out.reason = "bash: " + why;  // the audit record: never the command's output
     return out;
   }
   data["source"] = "command";
@@ -96,6 +109,7 @@ ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options) {
     data["denied"] = true;
     ToolResult denied = Denial(mode, "the command failed on a sandbox denial (\"" + *result.denial + "\")\n" + text);
     denied.data = data;
+    denied.reason = "the command failed on a sandbox denial";  // the line matched is output
     return denied;
   }
   if (result.exit_status != 0) {

@@ -33,7 +33,9 @@ struct BashOptions {
 ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options);
 
 // The output as the agent reads it: capped, ANSI stripped, CR/CRLF folded,
-// the marker escaped.
+// every other control but LF and tab shown escaped (base/terminal.h's
+// EscapeControls: a backspace, a C1 CSI, bytes that are not UTF-8), the
+// marker escaped.
 std::string SanitiseOutput(std::string_view head, std::string_view tail, uint64_t dropped);
 
 }  // namespace corral::tools

@@ -4,6 +4,7 @@
 #include "tools/fence.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -255,6 +256,32 @@ TEST_F(FenceTest, GrepRefusesBackReferencesAndBoundsLongLines) {
   EXPECT_NE(evil.text.find("no match"), std::string::npos) << evil.text;
   ToolResult found = Call(GrepTool, fence, {{"pattern", "return 0"}, {"glob", "*.cc"}});
   EXPECT_NE(found.text.find("main.cc:1:"), std::string::npos) << found.text;
+}
+
+// glibc compiles `x{m,n}` by copying x n times, so nested bounded repeats
+// multiply: `((a{1,100}){1,100}){1,100}` took 9 s and gigabytes in regcomp,
+// and one more level took the server past 7 GiB. Such a pattern is refused
+// before it is compiled; judged by the process's own peak memory.
+TEST_F(FenceTest, GrepRefusesAPatternWhoseCompiledFormWouldExplode) {
+  tree_.File("ws/a.txt", std::string(4000, 'a') + "\n");
+  const Policy& policy = Built(Builder());
+  Fence fence = Opened(policy);
+  struct rusage before = {};
+  ::getrusage(RUSAGE_SELF, &before);
+  for (const char* pattern : {"((a{1,100}){1,100}){1,100}", "(((a{1,255}){1,255}){1,255}){1,255}",
+                              "(a{1,255}b{1,255}){1,255}", "(x{0,255}){100}", "(((a+){2,}){1000}){255}"}) {
+    ToolResult evil = Call(GrepTool, fence, {{"pattern", pattern}});
+    EXPECT_EQ(evil.outcome, ToolOutcome::kFailed) << pattern << ": " << evil.text;
+    EXPECT_NE(evil.text.find("too large"), std::string::npos) << evil.text;
+  }
+  struct rusage after = {};
+  ::getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "kB of peak memory grew";
+  // Ordinary bounded repeats still work.
+  ToolResult ip = Call(GrepTool, fence, {{"pattern", "^a{3}(a{1,3}){2}"}});
+  EXPECT_NE(ip.text.find("a.txt:1:"), std::string::npos) << ip.text;
+  ToolResult plain = Call(GrepTool, fence, {{"pattern", "[0-9]{1,3}(\\.[0-9]{1,3}){3}|return [0-9]+;"}});
+  EXPECT_NE(plain.text.find("main.cc:1:"), std::string::npos) << plain.text;
 }
 
 TEST_F(FenceTest, APathSwappedForASymlinkDuringCallsNeverLeaksOutside) {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "base/json_bytes.h"
 
@@ -25,6 +26,7 @@ constexpr size_t kResultCap = 1000;
 constexpr int kDepthCap = 64;
 constexpr size_t kGrepBytesCap = 32u << 20;
 constexpr size_t kGrepLineCap = 4096;
+constexpr uint64_t kRegexAtomCap = 10000;
 
 std::string Arg(const nlohmann::json& args, const char* name, std::string fallback = "") {
   auto found = args.find(name);
@@ -138,6 +140,91 @@ std::string Walk(const Fence& fence, FencedFile start, const std::function<bool(
 bool GlobMatches(const std::string& pattern, const Entry& entry) {
   if (pattern.find('/') == std::string::npos) return ::fnmatch(pattern.c_str(), entry.name.c_str(), 0) == 0;
   return ::fnmatch(pattern.c_str(), entry.relative.c_str(), 0) == 0;
+}
+
+// How many atoms glibc's regcomp builds for the ERE `pattern`: it copies the
+// operand of `{m,n}` max(m,n) times (of `{m,}` m+1 times, of `+` twice), so
+// nested repeats multiply, and `((a{1,100}){1,100}){1,100}` costs seconds
+// and gigabytes before a byte is matched. Counted without compiling;
+// saturates far above kRegexAtomCap.
+uint64_t CompiledAtoms(std::string_view pattern) {
+  constexpr uint64_t kSaturated = uint64_t{1} << 40;
+  auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > kSaturated / b ? kSaturated : a * b; };
+  std::vector<uint64_t> outer;  // the enclosing groups' totals so far
+  uint64_t total = 0;           // this group's atoms so far
+  uint64_t last = 0;            // the atoms of the operand a repeat would copy
+  auto repeat = [&](uint64_t factor) {
+    uint64_t copied = times(last, std::max<uint64_t>(factor, 1));
+    total = std::min(kSaturated, total - last + copied);
+    last = copied;
+  };
+  auto atom = [&] {
+    total = std::min(kSaturated, total + 1);
+    last = 1;
+  };
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+      atom();
+    } else if (c == '[') {
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') {
+        if (pattern[j] == '[' && j + 1 < pattern.size() &&
+            (pattern[j + 1] == ':' || pattern[j + 1] == '.' || pattern[j + 1] == '=')) {
+          size_t close = pattern.find(std::string{pattern[j + 1], ']'}, j + 2);
+          j = close == std::string_view::npos ? pattern.size() : close + 2;
+        } else {
+          ++j;
+        }
+      }
+      i = j;
+      atom();
+    } else if (c == '(') {
+      outer.push_back(total);
+      total = 0;
+      last = 0;
+    } else if (c == ')' && !outer.empty()) {
+      uint64_t group = total;
+      total = std::min(kSaturated, outer.back() + group);
+      outer.pop_back();
+      last = group;
+    } else if (c == '|') {
+      last = 0;
+    } else if (c == '*' || c == '?') {
+      continue;
+    } else if (c == '+') {
+      repeat(2);
+    } else if (c == '{') {
+      size_t j = i + 1;
+      uint64_t low = 0, high = 0;
+      bool digits = false, comma = false, high_digits = false;
+      for (; j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9'; ++j, digits = true) {
+        low = std::min<uint64_t>(low * 10 + static_cast<uint64_t>(pattern[j] - '0'), 1u << 20);
+      }
+      if (j < pattern.size() && pattern[j] == ',') {
+        comma = true;
+        for (++j; j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9'; ++j, high_digits = true) {
+          high = std::min<uint64_t>(high * 10 + static_cast<uint64_t>(pattern[j] - '0'), 1u << 20);
+        }
+      }
+      if (j < pattern.size() && pattern[j] == '}' && (digits || high_digits)) {
+        i = j;
+        repeat(high_digits ? std::max(low, high) : comma ? low + 1 : low);
+      } else {
+        atom();
+      }
+    } else {
+      atom();
+    }
+  }
+  while (!outer.empty()) {
+    total = std::min(kSaturated, outer.back() + total);
+    outer.pop_back();
+  }
+  return total;
 }
 
 }  // namespace
@@ -311,6 +398,11 @@ ToolResult GrepTool(const Fence& fence, const nlohmann::json& args) {
       return Failure("grep: back-references are not supported (they make matching exponential)");
     }
     if (pattern[i] == '\\') ++i;
+  }
+  if (uint64_t atoms = CompiledAtoms(pattern); atoms > kRegexAtomCap) {
+    return Failure("grep: the pattern is too large once compiled: its repeats ({m,n}, +) multiply to " +
+                   std::to_string(atoms) + " atoms, more than " + std::to_string(kRegexAtomCap) +
+                   "; write the repeat out shorter");
   }
   regex_t regex;
   int flags = REG_EXTENDED | REG_NOSUB | REG_NEWLINE | (BoolArg(args, "ignore_case") ? REG_ICASE : 0);

@@ -110,6 +110,10 @@ TEST_F(McpSdkTest, EveryToolAllowedAndDeniedThroughTheOfficialClient) {
   EXPECT_EQ(bash.find('\x1b'), std::string::npos);
   EXPECT_EQ(bash.find('\r'), std::string::npos);
   EXPECT_TRUE(calls["bash_denied"].value("isError", false)) << calls["bash_denied"];
+  // A timeout is corral's own failure; the output gathered so far is shown to the agent.
+  EXPECT_EQ(calls["bash_timeout"].value("outcome", ""), "failed") << calls["bash_timeout"];
+  EXPECT_NE(calls["bash_timeout"].value("text", "").find("output of a timed-out bash"), std::string::npos)
+      << calls["bash_timeout"];
   EXPECT_NE(calls["bad_args"].value("thrown", "").find("-32602"), std::string::npos) << calls["bad_args"];
 
   // Elicitation: one accepted, one declined, as the client answered.
@@ -140,10 +144,11 @@ TEST_F(McpSdkTest, EveryToolAllowedAndDeniedThroughTheOfficialClient) {
       EXPECT_TRUE(record.contains("outcome") && record.contains("decision")) << line;
     }
   }
-  EXPECT_GE(tool_records, 19);
+  EXPECT_GE(tool_records, 20);
   EXPECT_EQ(trail->find("top secret"), std::string::npos);
   EXPECT_EQ(trail->find("from the agent"), std::string::npos);
   EXPECT_EQ(trail->find("hi from bash"), std::string::npos);
+  EXPECT_EQ(trail->find("output of a timed-out bash"), std::string::npos);
 }
 
 TEST_F(McpSdkTest, AThirdPartyServerRunsConfinedBehindCorralRun) {

@@ -78,6 +78,7 @@ await call('edit_ok', 'edit', { path: 'a.txt', old_string: 'hello', new_string: 
 await call('edit_denied', 'edit', { path: '.git/config', old_string: '[core]', new_string: '[core]\n\thooksPath = /tmp' });
 await call('bash_ok', 'bash', { command: 'echo hi from bash; printf "\\033[31mred\\033[0m\\r\\n"' });
 await call('bash_denied', 'bash', { command: `echo evil > ${outside}/from-bash.txt` });
+await call('bash_timeout', 'bash', { command: 'echo output of a timed-out bash; sleep 60', timeout: 2 });
 await call('bash_declined', 'bash', { command: 'echo decline-me > bash-declined.txt' });
 await call('bad_args', 'read', { path: 7 });
 
