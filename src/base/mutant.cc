@@ -120,6 +120,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kSeccompTcpOnly: return "seccomp_tcp_only";
     case Mutant::kApparmorTarget: return "apparmor_target";
     case Mutant::kSeccompUnixSockets: return "seccomp_unix_sockets";
+    case Mutant::kHostRuleMasks: return "host_rule_masks";
+    case Mutant::kMaskedProcView: return "masked_proc_view";
   }
   return "none";
 }

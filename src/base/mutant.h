@@ -130,6 +130,8 @@ enum class Mutant {
   kSeccompTcpOnly,        // under --allow-port the filter allows INET datagram sockets (UDP) and listening
   kApparmorTarget,        // `corral setup apparmor` names /usr/bin/corral, not the binary that runs
   kSeccompUnixSockets,    // without a mount view the filter allows socket(AF_UNIX): every host socket is reachable
+  kMaskedProcView,        // the masked-proc rung binds the host's /proc instead of an empty one
+  kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
