@@ -138,8 +138,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       bound += p.state == ProtectedPath::State::kDirectory || p.state == ProtectedPath::State::kFile;
       missing += p.state == ProtectedPath::State::kMissing;
     }
-    plan.dropped_.push_back("mount view: " + std::to_string(policy.masks().size()) +
-                            " masked secrets refused by Landlock instead of hidden (they exist, EACCES), " +
+    plan.dropped_.push_back("mount view: " + std::to_string(policy.masks().size()) + " masked secrets " +
+                            (m.landlock_abi > 0 ? "refused by Landlock instead of hidden (they exist, EACCES), "
+                                                : "kept only by their own permissions (unreadable to the caller), ") +
                             std::to_string(bound) + " protected paths writable (" + std::to_string(missing) +
                             " missing ones still swept), no private /tmp or $HOME (both denied instead), the host's "
                             "/proc and /dev invisible but not replaced");
