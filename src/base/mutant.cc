@@ -137,6 +137,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kApplyNoFollow: return "apply_nofollow";
     case Mutant::kApplySpecial: return "apply_special";
     case Mutant::kOverlayLock: return "overlay_lock";
+    case Mutant::kHostRuleMasks: return "host_rule_masks";
+    case Mutant::kMaskedProcView: return "masked_proc_view";
   }
   return "none";
 }

@@ -147,6 +147,8 @@ enum class Mutant {
   kApplyNoFollow,      // apply opens the real tree and the upper by path, following symlinks
   kApplySpecial,       // apply copies special files and set-user-ID bits
   kOverlayLock,        // runs and applies on one overlay take no lock
+  kMaskedProcView,        // the masked-proc rung binds the host's /proc instead of an empty one
+  kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -45,7 +45,8 @@ std::vector<std::string> HostAdvice(const HostSupport& host, const Plan* plan, b
   if (probe.find("fresh /proc") != std::string::npos) {
     advice.push_back("the outer /proc is partly masked (a container's default), so a fresh /proc cannot be mounted: "
                      "Docker: --security-opt systempaths=unconfined; Kubernetes: securityContext.procMount: "
-                     "Unmasked (with hostUsers: false)");
+                     "Unmasked (with hostUsers: false). Without it corral gives the masked-proc rung (an empty "
+                     "read-only /proc) under --best-effort");
   }
   if (host.landlock_abi == 0) {
     advice.push_back("no Landlock: boot Linux 5.13 or newer with \"landlock\" in lsm=; without it corral gives the "
@@ -84,6 +85,7 @@ int CheckCommand::Execute() const {
   // The sysctls can allow user namespaces where creating one is refused
   // anyway (a seccomp filter, an LSM, a nested sandbox): then the probe says so.
   bool userns_refused = false;
+  bool proc_refused = false;
   if (plan.ok()) {
     Command command;
     command.argv = {"true"};
@@ -91,6 +93,7 @@ int CheckCommand::Execute() const {
     probe_ok = process.ok();
     probe = probe_ok ? "a sandbox with the default policy was set up and torn down" : process.error().ToString();
     userns_refused = !probe_ok && process.error().kind() == ErrorKind::kNamespace;
+    proc_refused = !probe_ok && ProcMountRefused(process.error());
   } else {
     probe = plan.error().ToString();
   }
@@ -105,7 +108,8 @@ int CheckCommand::Execute() const {
     Result<Policy> lenient_policy = lenient.Build();
     if (lenient_policy.ok()) {
       Result<Plan> lenient_plan =
-          Compile(*lenient_policy, host, CompileOptions{.without_namespaces = userns_refused, .overlay_dir = {}});
+          Compile(*lenient_policy, host,
+                  CompileOptions{.without_namespaces = userns_refused, .overlay_dir = {}, .masked_proc = proc_refused});
       if (lenient_plan.ok()) best_effort_rung = RungsText(lenient_plan->rungs());
     }
   }

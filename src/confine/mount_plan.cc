@@ -1,6 +1,11 @@
 #include "confine/mount_plan.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -64,6 +69,111 @@ MountOp MountPlan::MaskOp(const MaskedPath& mask) {
   op.pin = mask.id;
   op.target = Intern(mask.path);
   return op;
+}
+
+Result<void> MountPlan::SplitAround(const MountOp& op, const std::string& source, const std::string& target,
+                                    const std::vector<std::string>& masks, std::vector<MountOp>& out,
+                                    size_t& split) {
+  if (std::find(masks.begin(), masks.end(), source) != masks.end()) return {};  // masked whole: no rule at all
+  struct open_how how = {};
+  how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, source.c_str(), &how, sizeof how));
+  if (fd < 0) {
+    if (errno == ENOENT && op.Has(MountFlag::kOptional)) return {};
+    return Error::FromErrno(ErrorKind::kUnsupported,
+                            "landlock: cannot list " + source + " to leave its masked entries out of the rules",
+                            "openat2", errno);
+  }
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    int err = errno;
+    ::close(fd);
+    return Error::FromErrno(ErrorKind::kUnsupported, "landlock: cannot list " + source, "fdopendir", err);
+  }
+  ++split;
+  std::vector<std::string> names;
+  while (struct dirent* entry = ::readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    std::string child = source + "/" + name;
+    struct stat st;
+    if (::fstatat(::dirfd(dir), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone since the listing
+    if (S_ISLNK(st.st_mode)) continue;
+    std::vector<std::string> inside;
+    for (const std::string& mask : masks) {
+      if (IsWithin(mask, child)) inside.push_back(mask);
+    }
+    if (!inside.empty()) {
+      if (S_ISDIR(st.st_mode)) {
+        Result<void> deeper = SplitAround(op, child, target + "/" + name, inside, out, split);
+        if (!deeper.ok()) {
+          ::closedir(dir);
+          return deeper;
+        }
+      }
+      continue;  // the masked path itself, or a file under which no mask can lie
+    }
+    MountOp rule = op;
+    const bool is_dir = S_ISDIR(st.st_mode);
+    rule.flags = (op.flags & ~(MountFlag::kDir | MountFlag::kOptional | MountFlag::kPrepared)) | MountFlag::kPinned;
+    if (is_dir) rule.flags |= MountFlag::kDir;
+    rule.pin = {st.st_dev, st.st_ino};
+    rule.landlock = is_dir ? op.landlock : op.landlock & kabi::kFsFileRights;
+    rule.source = Intern(child);
+    rule.target = Intern(target + "/" + name);
+    rule.fd = -1;
+    out.push_back(rule);
+  }
+  ::closedir(dir);
+  return {};
+}
+
+Result<size_t> MountPlan::LeaveOutOfRules(const std::vector<MaskedPath>& masks) {
+  std::vector<std::string> paths;
+  for (const MaskedPath& mask : masks) {
+    std::string path = mask.path;
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    paths.push_back(std::move(path));
+  }
+  std::vector<MountOp> kept;
+  size_t split = 0;
+  for (const MountOp& op : ops) {
+    std::vector<std::string> inside;
+    if (op.kind == MountKind::kBind && op.source != nullptr && !op.Has(MountFlag::kPrepared)) {
+      for (const std::string& path : paths) {
+        if (IsWithin(path, op.source)) inside.push_back(path);
+      }
+    }
+    if (inside.empty()) {
+      kept.push_back(op);
+      continue;
+    }
+    CORRAL_TRY(SplitAround(op, op.source, op.target, inside, kept, split));
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const MountOp& a, const MountOp& b) { return std::string_view(a.target) < b.target; });
+  ops = std::move(kept);
+  return split;
+}
+
+void MountPlan::MaskProc() {
+  for (MountOp& op : ops) {
+    if (op.kind != MountKind::kProc) continue;
+    if (MutantActive(Mutant::kMaskedProcView)) {
+      // The masked_proc_view mutant (base/mutant.h): the host's /proc instead.
+      op.kind = MountKind::kBind;
+      op.flags = MountFlag::kDir | MountFlag::kReadOnly | MountFlag::kNoexec;
+      op.source = "/proc";
+      continue;
+    }
+    op.kind = MountKind::kTmpfs;
+    op.flags = MountFlag::kDir | MountFlag::kSeal;
+    op.options = "size=4k,nr_inodes=1,mode=0555";
+  }
 }
 
 void MountPlan::AddMask(const MaskedPath& mask) {

@@ -73,6 +73,18 @@ class MountPlan {
   // as it would write the real tree beside the overlay. The read-only binds
   // over protected paths stay.
   Result<void> OverlayWorkspace(const std::string& workspace, const std::string& overlay_dir);
+  // Without a mount view (the no-userns rung) a mask hides nothing and
+  // Landlock unions rights down the path: replaces each bind whose source
+  // holds one of `masks` by binds of its entries, one by one, each pinned
+  // to the (dev, inode) seen now, leaving out the masked paths and symlinks
+  // (a symlink needs no rule: its target's is checked). No rule then covers
+  // a masked path, and Landlock refuses it (EACCES). The directories on the
+  // way lose their own rule: nothing can be made or removed directly in them.
+  // Returns how many directories were split so.
+  Result<size_t> LeaveOutOfRules(const std::vector<MaskedPath>& masks);
+  // The masked-proc rung (confine/rung.h): the fresh /proc becomes an empty
+  // tmpfs, sealed read-only, keeping /proc's Landlock rights.
+  void MaskProc();
   // Keeps `fd` open as long as the plan: a kPrepared op's tree.
   void Own(UniqueFd fd) { owned_.push_back(std::move(fd)); }
 
@@ -80,6 +92,8 @@ class MountPlan {
   friend MountPlan BuildMountPlan(const Policy&, const LandlockRights&);
   const char* Intern(std::string text);
   MountOp MaskOp(const MaskedPath& mask);
+  Result<void> SplitAround(const MountOp& op, const std::string& source, const std::string& target,
+                           const std::vector<std::string>& masks, std::vector<MountOp>& out, size_t& split);
   std::deque<std::string> strings_;
   std::vector<UniqueFd> owned_;
 };

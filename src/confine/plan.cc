@@ -1,5 +1,7 @@
 #include "confine/plan.h"
 
+#include <unistd.h>
+
 #include <optional>
 
 #include "base/invariant.h"
@@ -114,6 +116,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
 
   const Mechanisms& m = plan.mechanisms_;
   if (!m.namespaces) plan.rungs_.push_back(Rung::kNoUserNamespaces);
+  const bool masked_proc = options.masked_proc && m.namespaces;
+  if (masked_proc) plan.rungs_.push_back(Rung::kMaskedProc);
   if (m.landlock_abi == 0) {
     plan.rungs_.push_back(Rung::kNoLandlock);
   } else if (m.landlock_abi <= 3) {
@@ -141,13 +145,15 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       bound += p.state == ProtectedPath::State::kDirectory || p.state == ProtectedPath::State::kFile;
       missing += p.state == ProtectedPath::State::kMissing;
     }
-    plan.dropped_.push_back("mount view: " + std::to_string(policy.masks().size()) + " masked secrets readable, " +
+    plan.dropped_.push_back("mount view: " + std::to_string(policy.masks().size()) + " masked secrets " +
+                            (m.landlock_abi > 0 ? "refused by Landlock instead of hidden (they exist, EACCES), "
+                                                : "kept only by their own permissions (unreadable to the caller), ") +
                             std::to_string(bound) + " protected paths writable (" + std::to_string(missing) +
                             " missing ones still swept), no private /tmp or $HOME (both denied instead), the host's "
                             "/proc and /dev invisible but not replaced");
     if (policy.host().uid == 0) {
-      plan.dropped_.push_back("/etc as others see it: a root caller reads root's own files there (/etc/shadow, ssh "
-                              "host keys) since no idmapped view or mask hides them");
+      plan.dropped_.push_back("/etc as others see it: its root-only files (/etc/shadow, ssh host keys) are left out "
+                              "of Landlock's rules (refused, EACCES), not hidden");
     }
     plan.dropped_.push_back("pid namespace: processes the command starts can outlive the run and see host processes");
     if (m.landlock_abi > 0 && m.landlock_abi < 3) {
@@ -199,6 +205,37 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       return Error(ErrorKind::kInternal, "--overlay: no overlay directory was prepared. The command was not run.");
     }
     CORRAL_TRY(plan.mounts_.OverlayWorkspace(policy.workspace()->path, options.overlay_dir));
+  }
+  if (masked_proc) {
+    plan.mounts_.MaskProc();
+    plan.dropped_.push_back("/proc: the kernel refused a fresh one (the host masks parts of its own /proc, a "
+                            "container's default), so an empty read-only /proc stands in: nothing of the host shows, "
+                            "and tools that read /proc (ps, /proc/self/exe, /dev/fd and /dev/stdin) fail");
+  }
+  if (!m.namespaces) {
+    // No mount view hides the masks (the policy's and, for root, /etc's
+    // root-only files): Landlock must not grant them. Without Landlock
+    // nothing would keep a mask the caller can read, and --best-effort
+    // cannot drop an instruction to hide.
+    CORRAL_ASSIGN_OR_RETURN(std::vector<MaskedPath> masks, MasksWithoutIdmap(policy));
+    if (m.landlock_abi == 0) {
+      for (const MaskedPath& mask : masks) {
+        if (::access(mask.path.c_str(), R_OK) == 0 || (mask.is_dir && ::access(mask.path.c_str(), X_OK) == 0)) {
+          return Error(ErrorKind::kUnsupported,
+                       "namespaces and landlock: " + mask.path +
+                           " is masked, and without a mount view or Landlock nothing keeps it from the command "
+                           "(the caller can read it); --best-effort cannot drop an instruction to hide. The command "
+                           "was not run. Give the host user namespaces or Landlock (docs/hosts.md).");
+        }
+      }
+    } else if (!MutantActive(Mutant::kHostRuleMasks)) {
+      CORRAL_ASSIGN_OR_RETURN(size_t split, plan.mounts_.LeaveOutOfRules(masks));
+      if (split > 0) {
+        plan.dropped_.push_back("landlock: " + std::to_string(split) +
+                                " directories holding masks are granted entry by entry, masks left out: nothing "
+                                "can be created or removed directly in them");
+      }
+    }
   }
   EtcViewResult etc_view;
   if (m.namespaces) {
@@ -325,6 +362,10 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
             "fresh root with " + std::to_string(binds) + " bind mounts, " + std::to_string(policy.masks().size()) +
                 " masked secrets" + etc + "; the host root is detached");
     feature("pid namespace", FeatureStatus::kEnforced, "host processes are invisible; the tree dies with its init");
+    feature("proc", masked_proc ? FeatureStatus::kNarrowed : FeatureStatus::kEnforced,
+            masked_proc ? "an empty read-only tmpfs (the kernel refused a fresh /proc): no process shows, not even "
+                          "the command's own"
+                        : "a fresh procfs of the sandbox's PID namespace, its writable corners read-only");
     feature("ipc namespace", FeatureStatus::kEnforced, "private System V IPC and POSIX message queues");
     feature("uts namespace", FeatureStatus::kEnforced, "hostname \"corral\"");
     std::string network_detail =

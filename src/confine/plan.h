@@ -61,13 +61,15 @@ struct Mechanisms {
   bool seccomp = true;
 };
 
-// What a spawn that the kernel refused its namespaces may do next: nothing
-// (the run fails), or, under --best-effort, compile again with
-// CompileOptions::without_namespaces and spawn once more.
+// What a spawn that the kernel refused its namespaces (or a fresh /proc) may
+// do next: nothing (the run fails), or, under --best-effort, compile again
+// with CompileOptions::without_namespaces (or masked_proc) and spawn once more.
 enum class Fallback { kNone, kWithoutNamespaces };
 
 // What the caller may force off, for the best-effort retry after a runtime
-// failure (a namespace the sysctls did not forbid but the kernel refused).
+// failure: a namespace the sysctls did not forbid but the kernel refused, or
+// a fresh /proc the kernel refused (the host masks parts of its own; the
+// masked-proc rung, confine/rung.h, then shows an empty read-only /proc).
 struct CompileOptions {
   bool without_namespaces = false;
   // Under --overlay (Policy::write_view): the run's overlay directory (a
@@ -75,6 +77,9 @@ struct CompileOptions {
   // the workspace's bind becomes an overlayfs over. Empty: no overlay, and a
   // policy that asks for one is refused.
   std::string overlay_dir;
+  // The masked-proc rung: the best-effort retry after the kernel refused a
+  // fresh /proc.
+  bool masked_proc = false;
 };
 
 class Plan {

@@ -112,6 +112,45 @@ TEST_F(PlanTest, NoUserNamespacesUnderBestEffortIsDegraded) {
   EXPECT_EQ(Features(*plan)["protected paths"], FeatureStatus::kNarrowed);
 }
 
+// Without a mount view a mask hides nothing: with Landlock the rules leave
+// the masked paths out (the directory holding one is granted entry by entry);
+// without Landlock as well, a mask the caller can read refuses the run, even
+// under --best-effort.
+TEST_F(PlanTest, NoUserNamespacesNorLandlockRefusesAReadableMask) {
+  std::string key = tree_.File("home/.ssh/id_ed25519", "key");
+  std::string notes = tree_.File("home/notes.txt", "notes");
+  HostSupport host = FullHost();
+  host.user_namespaces = false;
+  Result<Plan> plan =
+      CompileWith(Builder().AllowRead(home_).SetEnforcement(Enforcement::kBestEffort), host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  bool notes_granted = false;
+  for (const MountOp& op : plan->mounts().ops) {
+    if (op.kind != MountKind::kBind || op.source == nullptr) continue;
+    EXPECT_NE(std::string(op.source), home_) << "the home holds a mask: no rule on it whole";
+    EXPECT_NE(std::string(op.source), home_ + "/.ssh");
+    EXPECT_NE(std::string(op.source), key);
+    if (std::string(op.source) == notes) {
+      notes_granted = true;
+      EXPECT_TRUE(op.Has(MountFlag::kPinned));
+      EXPECT_EQ(op.landlock & ~kabi::kFsFileRights, 0u) << "a file's rule carries file rights only";
+    }
+  }
+  EXPECT_TRUE(notes_granted);
+  bool said = false;
+  for (const std::string& line : plan->dropped()) said = said || line.find("entry by entry") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  host.landlock_abi = 0;
+  Result<Plan> refused =
+      CompileWith(Builder().AllowRead(home_).SetEnforcement(Enforcement::kBestEffort), host);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(refused.error().message().find(home_ + "/.ssh"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("--best-effort cannot drop an instruction to hide"), std::string::npos)
+      << refused.error().message();
+}
+
 TEST_F(PlanTest, NoSeccompFailsClosedOrIsDropped) {
   HostSupport host = FullHost();
   host.seccomp = false;
@@ -282,7 +321,10 @@ TEST_F(PlanTest, AllowDnsWithoutNamespacesSaysEveryNameResolves) {
   Result<Plan> plan =
       CompileWith(Builder().AllowPort("443").SetEnforcement(Enforcement::kBestEffort), host);
   ASSERT_TRUE(plan.ok()) << plan.error().ToString();
-  for (const MountOp& op : plan->mounts().ops) EXPECT_NE(std::string_view(op.target), "/etc/hosts");
+  for (const MountOp& op : plan->mounts().ops) {
+    // /etc's own entries may be Landlock rules (a mask lies there), never a file over one.
+    EXPECT_NE(op.kind, MountKind::kFileOver) << op.target;
+  }
   bool said = false;
   for (const std::string& line : plan->dropped()) said = said || line.find("--allow-dns") != std::string::npos;
   EXPECT_TRUE(said) << "the degraded run does not say the host's names resolve";

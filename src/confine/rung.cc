@@ -8,6 +8,7 @@ std::string_view RungName(Rung rung) {
     case Rung::kLandlock4To5: return "landlock-4-5";
     case Rung::kLandlock1To3: return "landlock-1-3";
     case Rung::kNoLandlock: return "no-landlock";
+    case Rung::kMaskedProc: return "masked-proc";
     case Rung::kNoUserNamespaces: return "no-userns";
   }
   return "full";

@@ -15,6 +15,12 @@
 //                 3 no truncate rule (the read-only binds still stop it).
 //   no-landlock   the namespaces and the mount view alone: no exec boundary,
 //                 and the read boundary is the mount view's.
+//   masked-proc   the namespaces and Landlock, but an empty read-only /proc:
+//                 where the host masks parts of its own /proc (Docker's
+//                 default), the kernel refuses a fresh one in a nested PID
+//                 namespace. Nothing of the host shows; tools that read /proc
+//                 (ps, /proc/self/exe, /dev/fd and /dev/stdin, which link
+//                 into it) fail.
 //   no-userns     Landlock, seccomp, no_new_privs and rlimits on the caller's
 //                 own view of the filesystem (as landrun does): no fresh root,
 //                 no PID or network namespace; a secret outside the grants is
@@ -28,7 +34,7 @@
 
 namespace corral {
 
-enum class Rung { kFull, kLandlock4To5, kLandlock1To3, kNoLandlock, kNoUserNamespaces };
+enum class Rung { kFull, kLandlock4To5, kLandlock1To3, kNoLandlock, kMaskedProc, kNoUserNamespaces };
 
 std::string_view RungName(Rung rung);
 

@@ -192,6 +192,10 @@ ssize_t ReadReport(int fd, ChildReport* report) {
 
 }  // namespace
 
+bool ProcMountRefused(const Error& error) {
+  return error.kind() == ErrorKind::kMount && error.syscall() == ChildStageName(ChildStage::kProc);
+}
+
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
   std::string where = mounts.Describe(report.index);
   std::string stage = ChildStageName(report.stage);
@@ -235,7 +239,9 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
     case ChildStage::kProc:
       return err(ErrorKind::kMount,
                  "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc "
-                 "is partly masked); the command was not run");
+                 "is partly masked); the command was not run. Fix: Docker --security-opt systempaths=unconfined, "
+                 "Kubernetes securityContext.procMount: Unmasked; --best-effort runs it on the masked-proc rung, "
+                 "an empty read-only /proc (docs/hosts.md)");
     case ChildStage::kOpenSource:
       return err(ErrorKind::kPolicy,
                  "policy: " + where +

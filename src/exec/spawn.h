@@ -167,6 +167,11 @@ Result<SandboxProcess> Spawn(const Plan& plan, Command& command, SpawnMode mode 
 // session and process group. `command.env` is used as given.
 Result<SandboxProcess> SpawnUnconfined(Command& command);
 
+// Whether `error` is the kernel refusing the sandbox a fresh /proc (a host
+// that masks parts of its own): under --best-effort the run compiles again
+// with CompileOptions::masked_proc.
+bool ProcMountRefused(const Error& error);
+
 // The Error a child's report stands for; `mounts` names the mount op of a
 // mount-view stage.
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report);

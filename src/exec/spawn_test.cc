@@ -57,7 +57,9 @@ const Row kRows[] = {
     {ChildStage::kPivot, EINVAL, -1, ErrorKind::kMount, kRoot + "the new root" + kNotRun, "pivot_root"},
     {ChildStage::kProc, EPERM, -1, ErrorKind::kMount,
      "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc is partly "
-     "masked)" + kNotRun,
+     "masked)" + kNotRun +
+         ". Fix: Docker --security-opt systempaths=unconfined, Kubernetes securityContext.procMount: Unmasked; "
+         "--best-effort runs it on the masked-proc rung, an empty read-only /proc (docs/hosts.md)",
      "proc mount"},
     {ChildStage::kOpenSource, ENOENT, 0, ErrorKind::kPolicy,
      "policy: /work (from /host/project) was removed after the policy was built" + kNotRun,
@@ -139,6 +141,8 @@ TEST(TranslateReport, EachStageBecomesItsError) {
     EXPECT_EQ(error.message(), row.message) << label;
     EXPECT_EQ(error.syscall(), row.syscall) << label;
     EXPECT_EQ(error.error_number(), row.syscall.empty() ? 0 : row.error) << label;
+    // Only the refused /proc lets --best-effort retry on the masked-proc rung.
+    EXPECT_EQ(ProcMountRefused(error), row.stage == ChildStage::kProc) << label;
   }
 }
 

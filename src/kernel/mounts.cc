@@ -10,7 +10,9 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "base/hidden_from_others.h"
 #include "base/mutant.h"
@@ -441,6 +443,14 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
         break;
       }
       case MountKind::kProc:
+#if defined(CORRAL_HOST_SIMULATION) && CORRAL_HOST_SIMULATION
+        // Tests only (CMakeLists.txt): a host that masks parts of its /proc,
+        // where the kernel refuses a fresh one so.
+        if (const char* refused = std::getenv("CORRAL_TEST_PROC_MOUNT_REFUSED");
+            refused != nullptr && std::string_view(refused) == "1") {
+          return Fail(report, ChildStage::kProc, EPERM, index);
+        }
+#endif
         if (MutantActive(Mutant::kHostProc)) {
           // Before pivot_root, "/proc" is still the host's procfs.
           if (::mount("/proc", rel, nullptr, MS_BIND | MS_REC, nullptr) != 0) {

@@ -283,6 +283,19 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
         process = std::move(fallback).error();
       }
     }
+    // A fresh /proc refused (the host masks parts of its own): under
+    // --best-effort, the masked-proc rung's empty one.
+    if (!process.ok() && ProcMountRefused(process.error()) && (*plan)->fallback() != Fallback::kNone) {
+      Result<Plan> fallback = Compile(policy, host, CompileOptions{.masked_proc = true});
+      if (fallback.ok()) {
+        audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
+        plan = std::move(fallback);
+        audit.Record(SpawnedEvent(policy, **plan, argv));
+        process = Spawn(**plan, command);
+      } else {
+        process = std::move(fallback).error();
+      }
+    }
   }
 
   relay_write.Reset();  // the sandbox holds the only write end now

@@ -12,8 +12,12 @@
 // Every refusal is checked by its text and by what did not happen outside;
 // every run that goes ahead by the rung it names and by denials seen outside.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <iterator>
 
 #include "harness.h"
 
@@ -25,10 +29,11 @@ class Rungs : public SandboxTest {
   Rungs() { outside_.Write("secret.txt", secret_ + "\n"); }
 
   // `corral ARGS` on a host whose container forbids user namespaces.
-  Outcome WithoutUserNamespaces(const std::vector<std::string>& grants, const std::vector<std::string>& command) {
+  Outcome WithoutUserNamespaces(const std::vector<std::string>& grants, const std::vector<std::string>& command,
+                                SpawnOptions options = {}) {
     std::vector<std::string> argv = RunArgv(grants, command);
     argv.insert(argv.begin(), ProbePath("host_no_userns"));
-    return Execute(argv, Defaults({}));
+    return Execute(argv, Defaults(std::move(options)));
   }
 
   // `corral explain --json` with the Landlock ABI capped at `abi`.
@@ -112,6 +117,56 @@ TEST_F(Rungs, WithoutUserNamespacesBestEffortStillDeniesFromOutside) {
   std::vector<nlohmann::json> spawned = AuditEvents("spawned");
   ASSERT_FALSE(spawned.empty());
   EXPECT_NE(spawned.back()["rung"].get<std::string>().find("no-userns"), std::string::npos) << spawned.back();
+}
+
+// No mount view on the no-userns rung, so no mask hides anything: Landlock's
+// rules leave the masked paths out instead (mutant host_rule_masks). Seen
+// outside: a credential store under a granted $HOME (any caller) and, for a
+// root caller, a root-only file in /etc (as /etc/shadow and the ssh host
+// keys) give none of their bytes, while the files beside them still read.
+TEST_F(Rungs, WithoutUserNamespacesMaskedPathsStayUnreadable) {
+  const std::string key = RandomToken("SSHKEY");
+  const std::string notes = RandomToken("NOTES");
+  outside_.Write("home/.ssh/id_ed25519", key + "\n");
+  outside_.Write("home/notes.txt", notes + "\n");
+  const std::string home = outside_ / "home";
+  std::string script = "cat " + home + "/notes.txt; cat " + home + "/.ssh/id_ed25519; ";
+  // Root's own: a 0600 file in /etc, which others may not read.
+  const std::string etc_secret = RandomToken("ETCSECRET");
+  std::string etc_path;
+  struct Remove {
+    std::string path;
+    ~Remove() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } remove;
+  if (::geteuid() == 0) {
+    etc_path = "/etc/" + RandomToken("corral-rungs-secret");
+    int fd = ::open(etc_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0) << etc_path;
+    remove.path = etc_path;
+    std::string line = etc_secret + "\n";
+    ASSERT_EQ(::write(fd, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    ::close(fd);
+    script += "cat " + etc_path + "; ";
+  } else {
+    std::cerr << "[ NOTE ] as uid " << ::getuid() << " /etc's root-only files are the kernel's to refuse: only the "
+              << "credential store is checked here; the root pass checks /etc\n";
+  }
+  script += "head -c 5 /etc/passwd; echo; echo ran > canary";
+  Outcome outcome = WithoutUserNamespaces({"--best-effort", "--allow-read", home}, {"sh", "-c", script},
+                                          WithEnv({{"HOME", home}}));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary")) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("it ran without namespaces"), std::string::npos) << outcome.Describe();
+  // The controls: the grant and /etc still read, entry by entry.
+  EXPECT_NE(outcome.out.find(notes), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("root:"), std::string::npos) << outcome.Describe();
+  for (const std::string& secret : {key, etc_secret}) {
+    EXPECT_EQ(outcome.out.find(secret), std::string::npos) << outcome.Describe();
+    EXPECT_EQ(outcome.err.find(secret), std::string::npos) << outcome.Describe();
+  }
+  EXPECT_NE(outcome.err.find("Permission denied"), std::string::npos) << outcome.Describe();
 }
 
 // A user namespace created without capabilities inside (Ubuntu's AppArmor
@@ -222,6 +277,48 @@ TEST_F(Rungs, WithoutLandlockTheRunIsRefusedAndBestEffortSaysWhatIsLeft) {
                            simulated);
   EXPECT_EQ(degraded.exit_code, kProbeBlocked) << degraded.Describe();  // the mount view alone
   EXPECT_FALSE(Exists(target));
+}
+
+// A host that masks parts of its /proc (Docker's default) makes the kernel
+// refuse the sandbox a fresh one; simulated by CORRAL_TEST_PROC_MOUNT_REFUSED=1,
+// which fails that mount as the kernel would. Without --best-effort nothing
+// runs and the error names the rung and the fix. With it the masked-proc rung
+// runs on an empty read-only /proc: a host process's cmdline canary is not in
+// the output (judged outside; mutant masked_proc_view binds the host's
+// /proc), /proc cannot be written, and the trail names the rung.
+TEST_F(Rungs, AMaskedProcIsRefusedAndBestEffortShowsAnEmptyOne) {
+  SpawnOptions simulated = WithEnv({{"CORRAL_TEST_PROC_MOUNT_REFUSED", "1"}});
+  Outcome refused = RunIn({}, {"sh", "-c", "echo ran > canary"}, simulated);
+  EXPECT_NE(refused.exit_code, 0) << refused.Describe();
+  for (const char* part : {"cannot mount a fresh /proc", "masked-proc rung", "systempaths=unconfined",
+                           "procMount: Unmasked"}) {
+    EXPECT_NE(refused.err.find(part), std::string::npos) << part << "\n" << refused.Describe();
+  }
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << refused.Describe();
+
+  const std::string canary = RandomToken("HOSTPROC");
+  Process host({"/bin/sh", "-c", "sleep 60; :", canary}, {});  // sh stays, $0 the canary
+  auto cmdline = [&] {  // procfs files have no size: read to the end
+    std::ifstream in("/proc/" + std::to_string(host.pid()) + "/cmdline", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // The control: the canary is in the host's /proc.
+  ASSERT_TRUE(WaitFor([&] { return cmdline().find(canary) != std::string::npos; }, std::chrono::seconds(5)));
+  std::string script =
+      "ls -a /proc; cat /proc/[0-9]*/cmdline; echo; (: > /proc/x) 2>/dev/null || echo proc-read-only; "
+      "echo ran > canary";
+  Outcome degraded = RunIn({"--best-effort"}, {"sh", "-c", script}, simulated);
+  ::kill(host.pid(), SIGKILL);
+  host.Wait();
+  EXPECT_EQ(degraded.exit_code, 0) << degraded.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary")) << degraded.Describe();
+  EXPECT_EQ(degraded.out.find(canary), std::string::npos) << degraded.Describe();
+  EXPECT_EQ(degraded.err.find(canary), std::string::npos) << degraded.Describe();
+  EXPECT_NE(degraded.out.find("proc-read-only"), std::string::npos) << degraded.Describe();
+  EXPECT_NE(degraded.err.find("an empty read-only /proc stands in"), std::string::npos) << degraded.Describe();
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  EXPECT_EQ(spawned.back()["rung"], "masked-proc") << spawned.back();
 }
 
 // `corral setup apparmor` names the binary that runs, by its real path, and
