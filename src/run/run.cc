@@ -272,7 +272,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     process = Spawn(**plan, command);
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
-      Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true, .overlay_dir = {}});
+      Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false});
       if (fallback.ok()) {
         // Nothing ran: the weaker attempt gets its own spawned record.
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
@@ -286,7 +286,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort, the masked-proc rung's empty one.
     if (!process.ok() && ProcMountRefused(process.error()) && (*plan)->fallback() != Fallback::kNone) {
-      Result<Plan> fallback = Compile(policy, host, CompileOptions{.masked_proc = true});
+      CompileOptions retry = compile_options;  // the overlay, if any, stays
+      retry.masked_proc = true;
+      Result<Plan> fallback = Compile(policy, host, retry);
       if (fallback.ok()) {
         audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
         plan = std::move(fallback);
