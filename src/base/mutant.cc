@@ -137,6 +137,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kApplyNoFollow: return "apply_nofollow";
     case Mutant::kApplySpecial: return "apply_special";
     case Mutant::kOverlayLock: return "overlay_lock";
+    case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
+    case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
   }
   return "none";
 }

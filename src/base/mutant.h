@@ -147,6 +147,8 @@ enum class Mutant {
   kApplyNoFollow,      // apply opens the real tree and the upper by path, following symlinks
   kApplySpecial,       // apply copies special files and set-user-ID bits
   kOverlayLock,        // runs and applies on one overlay take no lock
+  kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
+  kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
