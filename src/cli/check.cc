@@ -105,7 +105,7 @@ int CheckCommand::Execute() const {
     Result<Policy> lenient_policy = lenient.Build();
     if (lenient_policy.ok()) {
       Result<Plan> lenient_plan =
-          Compile(*lenient_policy, host, CompileOptions{.without_namespaces = userns_refused});
+          Compile(*lenient_policy, host, CompileOptions{.without_namespaces = userns_refused, .overlay_dir = {}});
       if (lenient_plan.ok()) best_effort_rung = RungsText(lenient_plan->rungs());
     }
   }
