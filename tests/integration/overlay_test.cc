@@ -380,15 +380,16 @@ TEST_F(Overlay, OverlayOnRefusesAnUnknownABusyOrAForeignRun) {
   EXPECT_TRUE(AuditEvents("spawned").empty()) << busy.Describe();
   ASSERT_EQ(live.Wait().exit_code, 0);
 
-  // Another workspace: the run overlays workspace_, not outside_.
-  Outcome foreign = RunIn({"--overlay-on", id, "--workspace", outside_.path()}, {"sh", "-c", canary});
+  // Another workspace: the run overlays workspace_, not `other`.
+  TempDir other{"corral-other-ws"};
+  Outcome foreign = RunIn({"--overlay-on", id, "--workspace", other.path()}, {"sh", "-c", canary});
   EXPECT_EQ(foreign.exit_code, 64) << foreign.Describe();
   EXPECT_NE(foreign.err.find("overlays the workspace " + workspace_.path()), std::string::npos)
       << foreign.Describe();
   EXPECT_TRUE(AuditEvents("spawned").empty()) << foreign.Describe();
   // Nothing of the refused runs reached either tree or the upper.
   EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
-  EXPECT_FALSE(Exists(outside_ / "ran.txt"));
+  EXPECT_FALSE(Exists(other / "ran.txt"));
   EXPECT_FALSE(Exists(Upper(id) + "/ran.txt"));
   EXPECT_EQ(ReadFile(Upper(id) + "/f.txt"), "new\n") << "the pending run is as it was";
   Outcome applied = Corral({"apply", id});
