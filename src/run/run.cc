@@ -118,6 +118,15 @@ Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, c
                                         ", not " + workspace.path + ". The command was not run.")
         .WithCode(kOverlayUnknown);
   }
+  // A run corral did not see end has no baseline: its changes are all
+  // conflicts at apply, and a stacked run must not give them one.
+  CORRAL_ASSIGN_OR_RETURN(std::string baseline, run.ReadBaseline());
+  if (baseline.empty()) {
+    return Error(ErrorKind::kPolicy, "--overlay-on " + id +
+                                         ": that run never finished (corral was killed during it), so its changes "
+                                         "cannot be checked against the real tree; `corral discard " + id +
+                                         "` drops it. The command was not run.");
+  }
   return run;
 }
 

@@ -3,6 +3,7 @@
 // tree is read by the test while the command still runs, apply's results
 // are read in the real tree, and what apply refuses is checked absent.
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -392,6 +393,14 @@ TEST_F(Overlay, OverlayOnRefusesAnUnknownABusyOrAForeignRun) {
   EXPECT_FALSE(Exists(other / "ran.txt"));
   EXPECT_FALSE(Exists(Upper(id) + "/ran.txt"));
   EXPECT_EQ(ReadFile(Upper(id) + "/f.txt"), "new\n") << "the pending run is as it was";
+  // A run corral never saw end (no baseline) is refused too: stacking must
+  // not give its unchecked changes a baseline.
+  ASSERT_EQ(::rename((Runs() + "/" + id + "/baseline").c_str(), (outside_ / "baseline").c_str()), 0);
+  Outcome unfinished = RunIn({"--overlay-on", id}, {"sh", "-c", canary});
+  EXPECT_EQ(unfinished.exit_code, 77) << unfinished.Describe();
+  EXPECT_NE(unfinished.err.find("never finished"), std::string::npos) << unfinished.Describe();
+  EXPECT_FALSE(Exists(Upper(id) + "/ran.txt"));
+  ASSERT_EQ(::rename((outside_ / "baseline").c_str(), (Runs() + "/" + id + "/baseline").c_str()), 0);
   Outcome applied = Corral({"apply", id});
   ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
   EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "new\n");
