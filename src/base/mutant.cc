@@ -139,6 +139,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kOverlayLock: return "overlay_lock";
     case Mutant::kHostRuleMasks: return "host_rule_masks";
     case Mutant::kMaskedProcView: return "masked_proc_view";
+    case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
+    case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
   }
   return "none";
 }

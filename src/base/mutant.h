@@ -149,6 +149,8 @@ enum class Mutant {
   kOverlayLock,        // runs and applies on one overlay take no lock
   kMaskedProcView,        // the masked-proc rung binds the host's /proc instead of an empty one
   kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
+  kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
+  kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

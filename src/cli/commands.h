@@ -28,6 +28,7 @@ struct RunCommand {
   std::optional<std::string> policy_file;
   std::optional<std::string> sandbox_permissions;  // escalation: the wider mode for this one call
   std::optional<std::string> justification;
+  std::optional<std::string> overlay_on;  // --overlay-on RUN (implies --overlay)
   ApprovalFlags approval;
   void Register(CLI::App& app);
   int Execute(std::vector<std::string> command) const;

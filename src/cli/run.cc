@@ -209,6 +209,11 @@ void RunCommand::Register(CLI::App& app) {
                  "and an approval on the terminal")
       ->type_name("MODE");
   app.add_option("--justification", justification, "why the escalation is needed")->type_name("TEXT");
+  app.add_option("--overlay-on", overlay_on,
+                 "stack this run on the pending overlay run RUN (implies --overlay): it writes on in RUN's layer, "
+                 "and `corral diff|apply RUN` then show and land both runs' changes")
+      ->type_name("RUN")
+      ->each([this](const std::string&) { flags.overlay = true; });
   approval.Register(app);
 }
 
@@ -296,7 +301,9 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // A program or PATH entry the sandbox resolves elsewhere: one line, with the fix.
   PathComparison path = ComparePath(policy, program);
   if (path.warning) PrintError("warning: " + *path.warning);
-  RunResult result = RunConfined(std::move(admitted).value(), CliRunOptions());
+  RunOptions options = CliRunOptions();
+  options.overlay_on = overlay_on;
+  RunResult result = RunConfined(std::move(admitted).value(), options);
   if (result.error && policy_file) {
     PrintError(result.error->ToString());
   } else if (result.error) {

@@ -56,6 +56,10 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
   return event;
 }
 
+// Whether the run made its overlay or stacks on a pending one: a stacked-on
+// run is never removed because this run failed to start.
+enum class OverlayOwned { kNew, kStackedOn };
+
 int64_t NowNs() {
   struct timespec now;
   ::clock_gettime(CLOCK_REALTIME, &now);
@@ -64,14 +68,23 @@ int64_t NowNs() {
 
 // Reads what an overlay run changed, records the baseline and the
 // `overlay` record, and returns the summary.
-std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns) {
+// A stacked run (`--overlay-on`) keeps the baseline its run had: a path
+// that run changed is compared with the real tree as it was when that run
+// ended, so an edit the user made between the runs stays a conflict.
+std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns, OverlayOwned owned) {
   Result<UniqueFd> upper = run.Upper();
   Result<UniqueFd> root = upper.ok() ? run.OpenRoot() : Result<UniqueFd>(upper.error());
   Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
                                         : Result<ChangeSet>(root.error());
+  if (changes.ok() && owned == OverlayOwned::kStackedOn && !MutantActive(Mutant::kOverlayStackBaseline)) {
+    Result<std::string> earlier = run.ReadBaseline();
+    Result<void> kept = earlier.ok() ? AttachBaseline(*earlier, *changes) : Result<void>(earlier.error());
+    if (!kept.ok()) changes = std::move(kept).error();
+  }
   Result<void> written = changes.ok() ? run.WriteBaseline(SerializeBaseline(*changes)) : Result<void>(changes.error());
   AuditEvent event("overlay");
   event.Set("overlay_run", run.id()).Set("root", run.root());
+  if (owned == OverlayOwned::kStackedOn) event.Set("stacked", true);
   if (!written.ok()) {
     event.Set("error", written.error().ToString());
     audit.Record(event);
@@ -91,6 +104,30 @@ std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t star
     return "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
   }
   return RenderSummary(run.id(), *changes);
+}
+
+// `--overlay-on RUN`: the pending run `id`, locked (refused at once when a
+// run, an apply or a discard holds it), and only when it overlays this
+// run's workspace (the same path and the same (dev, inode)).
+Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, const PinnedPath& workspace) {
+  CORRAL_ASSIGN_OR_RETURN(OverlayRun run, OverlayRun::Open(state, id, OverlayRun::Wait::kNo));
+  if ((run.root() != workspace.path || run.root_id().dev != workspace.id.dev ||
+       run.root_id().ino != workspace.id.ino) &&
+      !MutantActive(Mutant::kOverlayStackWorkspace)) {
+    return Error(ErrorKind::kUsage, "--overlay-on " + id + ": that run overlays the workspace " + run.root() +
+                                        ", not " + workspace.path + ". The command was not run.")
+        .WithCode(kOverlayUnknown);
+  }
+  // A run corral did not see end has no baseline: its changes are all
+  // conflicts at apply, and a stacked run must not give them one.
+  CORRAL_ASSIGN_OR_RETURN(std::string baseline, run.ReadBaseline());
+  if (baseline.empty()) {
+    return Error(ErrorKind::kPolicy, "--overlay-on " + id +
+                                         ": that run never finished (corral was killed during it), so its changes "
+                                         "cannot be checked against the real tree; `corral discard " + id +
+                                         "` drops it. The command was not run.");
+  }
+  return run;
 }
 
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
@@ -163,6 +200,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   StateDir state;  // corral's state directory, when it could be made
   std::optional<OverlayRun> overlay;  // --overlay: the run's upper, locked while the run lives
   int64_t overlay_started_ns = 0;
+  OverlayOwned overlay_owned = OverlayOwned::kNew;
   SweepRoots sweep_roots;  // the writable roots, opened before the command runs
   std::vector<StagedGitConfig> staged_configs;  // the repositories' configs the run writes copies of
   sigset_t previous;
@@ -211,17 +249,20 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                       Error(ErrorKind::kUnsupported, "--overlay: the upper layer lives in corral's state directory: " +
                                                          for_overlay.error().ToString() + ". The command was not run."));
       }
-      Result<OverlayRun> made = OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path,
-                                                   policy.workspace()->id);
+      Result<OverlayRun> made =
+          options.overlay_on
+              ? OpenStackedOn(*for_overlay, *options.overlay_on, *policy.workspace())
+              : OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path, policy.workspace()->id);
       if (!made.ok()) return Failed(audit, policy, std::move(made).error());
       overlay.emplace(std::move(made).value());
+      overlay_owned = options.overlay_on ? OverlayOwned::kStackedOn : OverlayOwned::kNew;
       overlay_started_ns = NowNs();
     }
     CompileOptions compile_options;
     if (overlay) compile_options.overlay_dir = overlay->path();
     plan = Compile(policy, host, compile_options);
     if (!plan->ok()) {
-      if (overlay) (void)overlay->Remove();
+      if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
       return Failed(audit, policy, std::move(*plan).error());
     }
     if (policy.pin_sha256()) {
@@ -383,9 +424,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
   if (overlay && !spawned) {
-    (void)overlay->Remove();  // nothing ran: nothing to review
+    // Nothing ran: nothing to review (a stacked-on run keeps what it had).
+    if (overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
   } else if (overlay) {
-    result.overlay_summary = FinishOverlay(audit, *overlay, overlay_started_ns);
+    result.overlay_summary = FinishOverlay(audit, *overlay, overlay_started_ns, overlay_owned);
   }
   // Every process of the sandbox is gone now: undo what it put at protected
   // paths. A spawn that failed never ran the command (the exec is its last

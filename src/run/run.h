@@ -71,6 +71,11 @@ struct RunOptions {
   int stdout_fd = -1;
   int stderr_fd = -1;
   RunWatcher* watcher = nullptr;  // not owned; outlives the call
+  // Under --overlay: stack on this pending overlay run (`--overlay-on RUN`)
+  // instead of making a new one. The run continues in that run's upper,
+  // holding its lock; one that is not kept, is held by a live run, an
+  // apply or a discard, or overlays another workspace is refused.
+  std::optional<std::string> overlay_on;
 };
 
 struct RunResult {

@@ -3,6 +3,7 @@
 // tree is read by the test while the command still runs, apply's results
 // are read in the real tree, and what apply refuses is checked absent.
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -296,6 +297,112 @@ TEST_F(Overlay, AnApplyRacingTheRunItAppliesIsRefused) {
   int a = first.Wait().exit_code, b = second.Wait().exit_code;
   EXPECT_TRUE((a == 0 || a == 77) && (b == 0 || b == 77) && (a == 0 || b == 0))
       << first.Wait().Describe() << second.Wait().Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "new\n");
+}
+
+// --overlay-on RUN: a later run writes on in the pending run's layer, so
+// diff and apply of RUN show and land both runs' changes against the real
+// tree, which neither run touched.
+TEST_F(Overlay, AStackedRunAddsItsChangesToThePendingRun) {
+  workspace_.Write("edit.txt", "one\n");
+  workspace_.Write("gone.txt", "bye\n");
+  ASSERT_EQ(OverlayRun("echo first > first.txt && echo two >> edit.txt").exit_code, 0);
+  const std::string id = LastRun();
+  ASSERT_FALSE(id.empty());
+  // The second run sees the first one's writes and changes them further.
+  Outcome stacked = RunIn({"--overlay-on", id},
+                          {"sh", "-c", "cat first.txt && echo three >> edit.txt && echo second > second.txt && "
+                                       "rm gone.txt"});
+  ASSERT_EQ(stacked.exit_code, 0) << stacked.Describe();
+  EXPECT_NE(stacked.out.find("first"), std::string::npos) << stacked.Describe();
+  EXPECT_NE(stacked.err.find("overlay run " + id + ": "), std::string::npos) << stacked.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("overlay");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["overlay_run"], id);
+  EXPECT_EQ(records[0].value("stacked", false), true);
+  // One run kept; the real tree untouched.
+  size_t kept = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(Runs())) ++kept;
+  EXPECT_EQ(kept, 1u);
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "one\n");
+  EXPECT_TRUE(Exists(workspace_ / "gone.txt"));
+  Outcome stat = Corral({"diff", "--stat", id});
+  ASSERT_EQ(stat.exit_code, 0) << stat.Describe();
+  for (const char* path : {"first.txt", "second.txt", "edit.txt", "gone.txt"}) {
+    EXPECT_NE(stat.out.find(path), std::string::npos) << path << "\n" << stat.Describe();
+  }
+  Outcome applied = Corral({"apply", id});
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "one\ntwo\nthree\n");
+  EXPECT_EQ(ReadFile(workspace_ / "first.txt"), "first\n");
+  EXPECT_EQ(ReadFile(workspace_ / "second.txt"), "second\n");
+  EXPECT_FALSE(Exists(workspace_ / "gone.txt"));
+}
+
+// The stacked run keeps its run's conflict baseline: a file the first run
+// changed and the user edited between the runs is still a conflict.
+TEST_F(Overlay, AStackedRunKeepsTheBaselineOfItsRun) {
+  workspace_.Write("edit.txt", "one\n");
+  ASSERT_EQ(OverlayRun("echo agent > edit.txt").exit_code, 0);
+  const std::string id = LastRun();
+  ASSERT_FALSE(id.empty());
+  WriteFile(workspace_ / "edit.txt", "the user's edit\n");
+  Outcome stacked = RunIn({"--overlay-on", id}, {"sh", "-c", "echo more > more.txt"});
+  ASSERT_EQ(stacked.exit_code, 0) << stacked.Describe();
+  Outcome applied = Corral({"apply", id});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: edit.txt"), std::string::npos) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "the user's edit\n");
+  EXPECT_EQ(ReadFile(workspace_ / "more.txt"), "more\n") << "the other change lands";
+}
+
+// --overlay-on refuses, with one line and no command run, a run that is
+// not kept, one a live run holds, and one of another workspace; a refused
+// stack leaves the pending run as it was.
+TEST_F(Overlay, OverlayOnRefusesAnUnknownABusyOrAForeignRun) {
+  workspace_.Write("f.txt", "old\n");
+  const std::string canary = "echo ran > ran.txt";
+  Outcome unknown = RunIn({"--overlay-on", "no-such-run"}, {"sh", "-c", canary});
+  EXPECT_EQ(unknown.exit_code, 64) << unknown.Describe();
+  EXPECT_NE(unknown.err.find("no run no-such-run is kept"), std::string::npos) << unknown.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << unknown.Describe();
+  Outcome bad = RunIn({"--overlay-on", "../x"}, {"sh", "-c", canary});
+  EXPECT_EQ(bad.exit_code, 64) << bad.Describe();
+
+  Process live(RunArgv({"--overlay"}, {"sh", "-c", "echo new > f.txt && echo READY && sleep 3"}), Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return live.OutputSoFar().find("READY") != std::string::npos; }, 20s));
+  std::vector<std::string> ids;
+  for (const auto& entry : fs::directory_iterator(Runs())) ids.push_back(entry.path().filename().string());
+  ASSERT_EQ(ids.size(), 1u);
+  const std::string id = ids[0];
+  Outcome busy = RunIn({"--overlay-on", id}, {"sh", "-c", canary});
+  EXPECT_EQ(busy.exit_code, 77) << busy.Describe();
+  EXPECT_NE(busy.err.find("busy"), std::string::npos) << busy.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << busy.Describe();
+  ASSERT_EQ(live.Wait().exit_code, 0);
+
+  // Another workspace: the run overlays workspace_, not `other`.
+  TempDir other{"corral-other-ws"};
+  Outcome foreign = RunIn({"--overlay-on", id, "--workspace", other.path()}, {"sh", "-c", canary});
+  EXPECT_EQ(foreign.exit_code, 64) << foreign.Describe();
+  EXPECT_NE(foreign.err.find("overlays the workspace " + workspace_.path()), std::string::npos)
+      << foreign.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << foreign.Describe();
+  // Nothing of the refused runs reached either tree or the upper.
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
+  EXPECT_FALSE(Exists(other / "ran.txt"));
+  EXPECT_FALSE(Exists(Upper(id) + "/ran.txt"));
+  EXPECT_EQ(ReadFile(Upper(id) + "/f.txt"), "new\n") << "the pending run is as it was";
+  // A run corral never saw end (no baseline) is refused too: stacking must
+  // not give its unchecked changes a baseline.
+  ASSERT_EQ(::rename((Runs() + "/" + id + "/baseline").c_str(), (outside_ / "baseline").c_str()), 0);
+  Outcome unfinished = RunIn({"--overlay-on", id}, {"sh", "-c", canary});
+  EXPECT_EQ(unfinished.exit_code, 77) << unfinished.Describe();
+  EXPECT_NE(unfinished.err.find("never finished"), std::string::npos) << unfinished.Describe();
+  EXPECT_FALSE(Exists(Upper(id) + "/ran.txt"));
+  ASSERT_EQ(::rename((outside_ / "baseline").c_str(), (Runs() + "/" + id + "/baseline").c_str()), 0);
+  Outcome applied = Corral({"apply", id});
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
   EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "new\n");
 }
 
