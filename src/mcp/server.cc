@@ -31,6 +31,10 @@ constexpr const char* kNewestVersion = "2025-06-18";
 constexpr const char* kVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
 constexpr int kDefaultBashTimeout = 120;
 constexpr size_t kCallsInFlight = 16;
+// The MCP log levels (RFC 5424's, lowest first); the client picks the least
+// it wants with logging/setLevel, info until it does.
+constexpr const char* kLogLevels[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+enum LogLevel : int { kLogInfo = 1, kLogNotice = 2, kLogWarning = 3 };
 
 using tools::ToolResult;
 
@@ -186,7 +190,7 @@ class Server {
       return;
     }
     if (message.method == "tools/list") return ListTools(id);
-    if (message.method == "logging/setLevel") return Write(ResultLine(id, nlohmann::json::object()));
+    if (message.method == "logging/setLevel") return SetLogLevel(id, message.params);
     if (message.method == "tools/call") return StartCall(id, message.params);
     Write(ErrorLine(id, kMethodNotFound, "unknown method: " + message.method));
   }
@@ -214,6 +218,27 @@ class Server {
                            "denied under <mode> mode]\" was refused by the sandbox, not a failure of the operation: "
                            "call sandbox_info to see what you may touch, or retry with sandbox_permissions and a "
                            "justification to ask the user for a wider mode for that one call."}}));
+  }
+
+  void SetLogLevel(const nlohmann::json& id, const nlohmann::json& params) {
+    auto level = params.find("level");
+    for (int index = 0; level != params.end() && level->is_string() && index < 8; ++index) {
+      if (*level == kLogLevels[index]) {
+        log_threshold_ = index;
+        return Write(ResultLine(id, nlohmann::json::object()));
+      }
+    }
+    Write(ErrorLine(id, kInvalidParams,
+                    "logging/setLevel: level must be one of debug, info, notice, warning, error, critical, alert, "
+                    "emergency"));
+  }
+
+  // A notifications/message, when the client asked for `level` or lower.
+  // Never file contents or command output: what the audit record holds.
+  void Log(int level, nlohmann::json data) {
+    if (level < log_threshold_.load()) return;
+    Write(NotificationLine("notifications/message",
+                           {{"level", kLogLevels[level]}, {"logger", "corral"}, {"data", std::move(data)}}));
   }
 
   void ListTools(const nlohmann::json& id) {
@@ -270,6 +295,10 @@ class Server {
       {
         std::lock_guard lock(mutex_);
         calls_.erase(id.dump());
+      }
+      if (result.outcome != tools::ToolOutcome::kOk) {
+        Log(result.outcome == tools::ToolOutcome::kDenied ? kLogWarning : kLogNotice,
+            {{"tool", spec->name}, {"outcome", tools::ToolOutcomeName(result.outcome)}, {"reason", result.reason}});
       }
       nlohmann::json structured = result.data;
       structured["outcome"] = tools::ToolOutcomeName(result.outcome);
@@ -520,6 +549,7 @@ class Server {
   std::list<Worker> workers_;
   bool initialized_ = false;
   std::atomic<bool> can_elicit_ = false;
+  std::atomic<int> log_threshold_ = kLogInfo;
 };
 
 // accept allows this call once when its content is absent (the schema's

@@ -56,13 +56,16 @@ class ServerTest : public ::testing::Test {
     ASSERT_EQ(::write(to_server_, line.data(), line.size()), static_cast<ssize_t>(line.size()));
   }
   void SendRaw(const std::string& line) { ASSERT_EQ(::write(to_server_, line.data(), line.size()), static_cast<ssize_t>(line.size())); }
+  // The next message; log messages are skipped unless keep_logs_.
   nlohmann::json Receive() {
     for (;;) {
       size_t newline = buffer_.find('\n');
       if (newline != std::string::npos) {
         std::string line = buffer_.substr(0, newline);
         buffer_.erase(0, newline + 1);
-        return nlohmann::json::parse(line);
+        nlohmann::json message = nlohmann::json::parse(line);
+        if (!keep_logs_ && message.value("method", "") == "notifications/message") continue;
+        return message;
       }
       struct pollfd pfd = {from_server_, POLLIN, 0};
       if (::poll(&pfd, 1, 30000) <= 0) {
@@ -105,6 +108,7 @@ class ServerTest : public ::testing::Test {
   std::thread thread_;
   int to_server_ = -1, from_server_ = -1, server_in_ = -1, server_out_ = -1;
   std::string buffer_;
+  bool keep_logs_ = false;
 };
 
 TEST_F(ServerTest, BadMessagesGetTheirErrorsAndTheSessionGoesOn) {
@@ -150,6 +154,32 @@ TEST_F(ServerTest, AskWithoutElicitationIsADenialAndNothingIsWritten) {
   tree_.File("ws/a.txt", "hello\n");
   nlohmann::json read = CallTool(2, "read", {{"path", "a.txt"}});
   EXPECT_EQ(read["result"]["isError"], false) << read.dump();
+}
+
+// A denied call is also a warning log message (before its result), naming
+// the tool and the reason, never contents; logging/setLevel raises the bar,
+// and a level MCP does not know is an error.
+TEST_F(ServerTest, LogMessagesFollowTheLevelTheClientSets) {
+  keep_logs_ = true;
+  Start(RunRequest{});
+  Initialize(false);
+  Send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+        {"params", {{"name", "write"}, {"arguments", {{"path", "new.txt"}, {"content", "secret-bytes"}}}}}});
+  nlohmann::json log = Receive();
+  ASSERT_EQ(log["method"], "notifications/message") << log.dump();
+  EXPECT_EQ(log["params"]["level"], "warning");
+  EXPECT_EQ(log["params"]["logger"], "corral");
+  EXPECT_EQ(log["params"]["data"]["tool"], "write");
+  EXPECT_EQ(log["params"]["data"]["outcome"], "denied");
+  EXPECT_EQ(log.dump().find("secret-bytes"), std::string::npos) << log.dump();
+  EXPECT_EQ(Receive()["id"], 1);
+  Send({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "logging/setLevel"}, {"params", {{"level", "loud"}}}});
+  EXPECT_EQ(Receive()["error"]["code"], kInvalidParams);
+  Send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "logging/setLevel"}, {"params", {{"level", "error"}}}});
+  EXPECT_TRUE(Receive()["result"].is_object());
+  nlohmann::json quiet = CallTool(4, "write", {{"path", "new.txt"}, {"content", "x"}});
+  EXPECT_EQ(quiet["id"], 4) << quiet.dump();  // no log message came first
+  EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/new.txt")));
 }
 
 TEST_F(ServerTest, ElicitationAcceptRunsTheCallAndDeclineDoesNot) {
