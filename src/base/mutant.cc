@@ -52,6 +52,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kJsonBytes: return "json_bytes";
     case Mutant::kApprovalFlush: return "approval_flush";
     case Mutant::kProjectNetwork: return "project_network";
+    case Mutant::kProjectAcceptRung: return "project_accept_rung";
     case Mutant::kDegradedReport: return "degraded_report";
     case Mutant::kRunnerBackend: return "runner_backend";
     case Mutant::kInitSeccomp: return "init_seccomp";

@@ -62,6 +62,7 @@ enum class Mutant {
   kJsonBytes,        // strings that are not UTF-8 go into JSON as they are
   kApprovalFlush,    // type-ahead is not flushed before an approval question
   kProjectNetwork,   // a project config may open the network
+  kProjectAcceptRung,  // a project config's accept_rung is honoured
   kDegradedReport,   // under --best-effort a missing mechanism is dropped without saying so
   kRunnerBackend,    // `corral run` runs whatever sandbox.backend says
   kInitSeccomp,      // the sandbox's init runs without its own allowlist filter

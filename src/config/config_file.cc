@@ -88,6 +88,19 @@ Status ReadEnvList(const TomlField& field, std::vector<Sourced<std::string>>& ou
   return Ok();
 }
 
+Status ReadRungList(const TomlField& field, std::vector<Sourced<std::string>>& out) {
+  CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!IsAcceptableRungName(items[i].value)) {
+      TomlField element{field.key + "[" + std::to_string(i) + "]", items[i].where, field.node};
+      return BadValue(element, QuoteForMessage(items[i].value) + " is not a rung that can be accepted; the names are " +
+                                   AcceptableRungNamesText());
+    }
+    out.push_back(items[i]);
+  }
+  return Ok();
+}
+
 Status ReadToolchainList(const TomlField& field, std::vector<Sourced<std::string>>& out) {
   CORRAL_ASSIGN_OR_RETURN(std::vector<Sourced<std::string>> items, ReadStringArray(field));
   for (size_t i = 0; i < items.size(); ++i) {
@@ -147,6 +160,7 @@ Status ReadList(const ListSetting& setting, const TomlField& field, const ParseC
     case ListElement::kEnvName: return ReadEnvList(field, out);
     case ListElement::kPattern: return ReadForbidList(field, context, out);
     case ListElement::kToolchain: return ReadToolchainList(field, out);
+    case ListElement::kRung: return ReadRungList(field, out);
     case ListElement::kAllowHost:
     case ListElement::kDenyHost:
     case ListElement::kPrivateRange:

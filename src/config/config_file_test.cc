@@ -329,4 +329,12 @@ TEST(ConfigFile, HostileTextIsEscapedInMessages) {
 }
 
 }  // namespace
+TEST(ConfigFile, AcceptRungNamesAreChecked) {
+  EXPECT_EQ(Parse("[sandbox]\naccept_rung = [\"no-userns\", \"masked-proc\"]\n").accept_rung.size(), 2u);
+  EXPECT_NE(Message("[sandbox]\naccept_rung = [\"full\"]\n")
+                .find("sandbox.accept_rung[0]: \"full\" is not a rung that can be accepted; the names are no-userns, "
+                      "no-landlock, masked-proc"),
+            std::string::npos);
+}
+
 }  // namespace corral

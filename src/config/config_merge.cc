@@ -232,6 +232,11 @@ class ProjectMerge {
       case ProjectListRule::kInsideWorkspace: return CheckPaths(asked, SandboxKey(setting));
       case ProjectListRule::kUserAllows: return CheckNames(setting, asked, user);
       case ProjectListRule::kAdds: return Ok();
+      case ProjectListRule::kUserOnly:
+        if (asked.empty() || MutantActive(Mutant::kProjectAcceptRung)) return Ok();
+        return Widens(asked[0].where, SandboxKey(setting) + "[0]",
+                      "the project config cannot accept the rung " + asked[0].value + ": " +
+                          OnlyUserCan("set " + std::string(setting.key)));
       case ProjectListRule::kNotAConfigKey: break;
     }
     // A flag-only list has no key to read, so a project file cannot reach here.

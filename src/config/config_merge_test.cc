@@ -119,6 +119,21 @@ TEST(ConfigMerge, ProjectBashEnforceKeepsCommandsSandboxed) {
   EXPECT_EQ(Merged("[sandbox]\nmode = \"read-only\"\n", "[sandbox]\nbash = \"enforce\"\n").mode, Mode::kReadOnly);
 }
 
+// accept_rung: the user file's names are kept; a project file naming any,
+// even one the user accepts, is refused at the element (mutant
+// project_accept_rung).
+TEST(ConfigMerge, OnlyTheUserConfigAcceptsARung) {
+  EXPECT_EQ(Merged("[sandbox]\naccept_rung = [\"masked-proc\"]\n", std::nullopt).accept_rung,
+            std::vector<std::string>{"masked-proc"});
+  std::string refused = Refused("[sandbox]\naccept_rung = [\"no-userns\"]\n",
+                                "[sandbox]\naccept_rung = [\"no-userns\"]\n");
+  EXPECT_TRUE(StartsWith(refused, "/ws/corral.toml:2:")) << refused;
+  EXPECT_NE(refused.find("sandbox.accept_rung[0]: the project config cannot accept the rung no-userns: only the "
+                         "user config (/home/u/.config/corral/config.toml) can set accept_rung"),
+            std::string::npos)
+      << refused;
+}
+
 TEST(ConfigMerge, ProjectCannotSetDangerousSwitches) {
   EXPECT_EQ(Refused(std::nullopt, "[sandbox]\nbest_effort = true\n"),
             "/ws/corral.toml:2:1: sandbox.best_effort: the project config cannot set best_effort: only the user "

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "base/invariant.h"
@@ -66,9 +67,18 @@ bool Plan::StageFile(const std::string& target, FileIdentity pin, const PinnedPa
   return mounts_.AddStagedFile(target, pin, stage, view_dir, landlock);
 }
 
+bool AcceptsRung(const Policy& policy, Rung rung) {
+  const std::vector<std::string>& names = policy.accepted_rungs();
+  return std::find(names.begin(), names.end(), RungName(rung)) != names.end();
+}
+
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options) {
   Plan plan;
   const bool best_effort = policy.enforcement() == Enforcement::kBestEffort;
+  // --accept-rung NAME: that rung alone runs without --best-effort.
+  auto accepted = [&](std::optional<Rung> rung) {
+    return rung && AcceptsRung(policy, *rung);
+  };
   const bool network_none = policy.network() == NetworkMode::kNone;
   // --allow-port: the host's network, with TCP connect on those ports alone.
   const EgressRules& egress = policy.egress();
@@ -79,11 +89,13 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   auto unavailable = [&](std::string mechanism, std::string why, std::string fix,
                          std::optional<Rung> rung) -> Result<void> {
     if (!best_effort && MutantActive(Mutant::kPlanFailClosed)) return {};
-    if (!best_effort) {
+    if (!best_effort && !accepted(rung)) {
       return Error(ErrorKind::kUnsupported,
                    mechanism + ": " + why + ". The command was not run. " + fix +
                        ", or pass --best-effort to run without it" +
-                       (rung ? " (rung " + std::string(RungName(*rung)) + ", see docs/hosts.md)." : std::string(".")));
+                       (rung ? " (rung " + std::string(RungName(*rung)) + ", see docs/hosts.md; --accept-rung " +
+                                   std::string(RungName(*rung)) + " accepts that rung alone)."
+                             : std::string(".")));
     }
     if (!MutantActive(Mutant::kDegradedReport)) plan.dropped_.push_back(mechanism + ": " + why);
     return {};
@@ -296,7 +308,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   plan.fallback_cwd_ = policy.workspace() ? policy.workspace()->path : "/";
   // A namespace the sysctls did not forbid can still be refused at spawn
   // time; best effort then runs without namespaces, and says so.
-  plan.fallback_ = (best_effort && policy.write_view() == WriteView::kDirect) || MutantActive(Mutant::kPlanFailClosed)
+  plan.fallback_ = ((best_effort || accepted(Rung::kNoUserNamespaces)) && policy.write_view() == WriteView::kDirect) ||
+                           MutantActive(Mutant::kPlanFailClosed)
                        ? Fallback::kWithoutNamespaces
                        : Fallback::kNone;
 
@@ -453,16 +466,21 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
               (policy.timeout() ? "; the tree is killed after " + std::to_string(policy.timeout()->count()) + "s" : ""));
 
   Guarantees missing_guarantees = plan.required_.Missing(plan.provided_);
-  if (missing_guarantees.bits() != 0 && !best_effort && !MutantActive(Mutant::kPlanFailClosed)) {
+  const bool rungs_accepted = std::all_of(plan.rungs_.begin(), plan.rungs_.end(), [&](Rung rung) {
+    return rung == Rung::kFull || rung == Rung::kLandlock4To5 || rung == Rung::kLandlock1To3 || accepted(rung);
+  });
+  const bool accepted_rung = rungs_accepted && plan.rungs_.front() != Rung::kFull &&
+                             std::any_of(plan.rungs_.begin(), plan.rungs_.end(), accepted);
+  if (missing_guarantees.bits() != 0 && !best_effort && !accepted_rung && !MutantActive(Mutant::kPlanFailClosed)) {
     return Error(ErrorKind::kUnsupported, "this host cannot provide " + missing_guarantees.Joined() + " (rung " +
                                               RungsText(plan.rungs_) +
                                               ", see docs/hosts.md). The command was not run. Pass --best-effort "
                                               "to run anyway.");
   }
   plan.level_ = missing_guarantees.bits() == 0 && plan.dropped_.empty() ? Level::kFull : Level::kDegraded;
-  CORRAL_INVARIANT(plan.level_ == Level::kFull || best_effort || options.without_namespaces ||
+  CORRAL_INVARIANT(plan.level_ == Level::kFull || best_effort || accepted_rung || options.without_namespaces ||
                        MutantActive(Mutant::kPlanFailClosed),
-                   "only a best-effort policy compiles to a degraded plan");
+                   "only a best-effort policy, or an accepted rung, compiles to a degraded plan");
   return plan;
 }
 

@@ -148,4 +148,8 @@ class Plan {
 
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options = {});
 
+// Whether the policy accepts `rung` by name (--accept-rung, the user
+// config's accept_rung): that rung runs without --best-effort, reported.
+bool AcceptsRung(const Policy& policy, Rung rung);
+
 }  // namespace corral

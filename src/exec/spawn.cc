@@ -213,7 +213,7 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
                    "later) treats a program no AppArmor profile allows; the command was not run. Fix: `sudo corral "
                    "setup apparmor --install` and the apparmor_parser command it prints, or set "
                    "kernel.apparmor_restrict_unprivileged_userns=0; --best-effort runs it on the no-userns rung "
-                   "(docs/hosts.md)");
+                   "(docs/hosts.md), as does --accept-rung no-userns for that rung alone");
       }
       return err(ErrorKind::kNamespace, "namespaces: cannot set up the user namespace; the command was not run");
     case ChildStage::kHostname:
@@ -241,7 +241,7 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
                  "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc "
                  "is partly masked); the command was not run. Fix: Docker --security-opt systempaths=unconfined, "
                  "Kubernetes securityContext.procMount: Unmasked; --best-effort runs it on the masked-proc rung, "
-                 "an empty read-only /proc (docs/hosts.md)");
+                 "an empty read-only /proc (docs/hosts.md), as does --accept-rung masked-proc for that rung alone");
     case ChildStage::kOpenSource:
       return err(ErrorKind::kPolicy,
                  "policy: " + where +
@@ -368,7 +368,7 @@ class Spawner {
       return Error(ErrorKind::kNamespace,
                    "namespaces: the kernel refused to create the sandbox's namespaces (" + where +
                        "); the command was not run. --best-effort runs it on the no-userns rung (docs/hosts.md), "
-                       "and says what that drops",
+                       "and says what that drops, as does --accept-rung no-userns for that rung alone",
                    "clone", clone_errno);
     }
     status.write.Reset();

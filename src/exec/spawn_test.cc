@@ -59,7 +59,8 @@ const Row kRows[] = {
      "mount view: cannot mount a fresh /proc (inside a container this usually means the outer /proc is partly "
      "masked)" + kNotRun +
          ". Fix: Docker --security-opt systempaths=unconfined, Kubernetes securityContext.procMount: Unmasked; "
-         "--best-effort runs it on the masked-proc rung, an empty read-only /proc (docs/hosts.md)",
+         "--best-effort runs it on the masked-proc rung, an empty read-only /proc (docs/hosts.md), as does "
+         "--accept-rung masked-proc for that rung alone",
      "proc mount"},
     {ChildStage::kOpenSource, ENOENT, 0, ErrorKind::kPolicy,
      "policy: /work (from /host/project) was removed after the policy was built" + kNotRun,

@@ -235,6 +235,13 @@ Result<Policy> PolicyBuilder::Build() const {
   policy.spec_ = spec_;
   policy.network_ = spec_.network;
   policy.enforcement_ = spec_.best_effort ? Enforcement::kBestEffort : Enforcement::kRequired;
+  for (const std::string& rung : spec_.accept_rung) {
+    if (!IsAcceptableRungName(rung)) {
+      return Error(ErrorKind::kUsage, "--accept-rung: \"" + rung + "\"" +
+                                                    " is not a rung that can be accepted; the names are " +
+                                                    AcceptableRungNamesText());
+    }
+  }
   policy.mode_ = spec_.mode;
   policy.home_mode_ = spec_.home;
   if (spec_.mode == Mode::kDangerFullAccess && !spec_.acknowledge_danger && !MutantActive(Mutant::kDangerAck)) {

@@ -101,6 +101,9 @@ class Policy {
   // The SHA-256 the program must hash to, if pinned.
   const std::optional<std::string>& pin_sha256() const { return pin_sha256_; }
   Enforcement enforcement() const { return enforcement_; }
+  // The rungs (confine/rung.h names) the run may stand on without
+  // --best-effort: --accept-rung and the user config's accept_rung.
+  const std::vector<std::string>& accepted_rungs() const { return spec_.accept_rung; }
   // Where the workspace's writes go: the real tree, or a per-run overlay.
   WriteView write_view() const { return spec_.overlay ? WriteView::kOverlay : WriteView::kDirect; }
   const HostContext& host() const { return host_; }

@@ -101,6 +101,17 @@ std::string RenderDocRow(const Setting<uint64_t>& setting) {
   return Row(setting.key, std::string(setting.doc_type), std::string(setting.doc_default), setting.flag, setting.doc);
 }
 
+bool IsAcceptableRungName(std::string_view name) {
+  return std::find(std::begin(kAcceptableRungNames), std::end(kAcceptableRungNames), name) !=
+         std::end(kAcceptableRungNames);
+}
+
+std::string AcceptableRungNamesText() {
+  std::string text;
+  for (std::string_view name : kAcceptableRungNames) text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+
 std::string_view ListFlagValue(const ListSetting& setting) {
   switch (setting.element) {
     case ListElement::kPath: return "PATH";
@@ -113,6 +124,7 @@ std::string_view ListFlagValue(const ListSetting& setting) {
     case ListElement::kLocalPort: return "PORT";
     case ListElement::kConnectPort: return "PORT";
     case ListElement::kDnsName: return "NAME";
+    case ListElement::kRung: return "NAME";
   }
   return "VALUE";
 }
@@ -136,6 +148,7 @@ std::string RenderDocRow(const ListSetting& setting) {
     case ListElement::kLocalPort: type = "array of ports (`5432` or `\"5432\"`)"; break;
     case ListElement::kConnectPort: type = "array of ports (`443` or `\"443\"`)"; break;
     case ListElement::kDnsName: type = "array of strings (host names)"; break;
+    case ListElement::kRung: type = "array of strings (`no-userns`, `no-landlock`, `masked-proc`)"; break;
   }
   return Row(setting.key, type, "`[]`", setting.flag, setting.doc);
 }
@@ -168,6 +181,10 @@ std::vector<std::string> RenderNarrowingRows(std::span<const ListSetting* const>
       case ProjectListRule::kAdds:
         may = "add patterns: the result is the **union** of both files";
         may_not = "remove the user's";
+        break;
+      case ProjectListRule::kUserOnly:
+        may = "nothing";
+        may_not = "name any (refused, naming the key and the file)";
         break;
       case ProjectListRule::kNotAConfigKey: break;
     }

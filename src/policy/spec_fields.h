@@ -316,7 +316,15 @@ enum class ListElement {
   kLocalPort,     // an --allow-local port, 1-65535 (policy/egress_rules.h)
   kConnectPort,   // an --allow-port port, 1-65535 (policy/egress_rules.h)
   kDnsName,       // an --allow-dns name: an exact host name (policy/egress_rules.h)
+  kRung,          // an --accept-rung name: one of kAcceptableRungNames (confine/rung.h)
 };
+
+// The rungs (confine/rung.h) that drop a guarantee, so that running on one
+// needs --best-effort or accepting it by name; the landlock-N rungs drop
+// nothing and need no acceptance.
+inline constexpr std::string_view kAcceptableRungNames[] = {"no-userns", "no-landlock", "masked-proc"};
+bool IsAcceptableRungName(std::string_view name);
+std::string AcceptableRungNamesText();  // "no-userns, no-landlock, masked-proc"
 
 // How the project file may touch a list. Each refusal is a
 // config_project_widens error at the element (`sandbox.<key>[<i>]`).
@@ -325,6 +333,7 @@ enum class ProjectListRule {
   kUserAllows,       // repeat names the user config or the built-in allowlist already allows
   kAdds,             // add anything: the list only hides more, so the result is the union
   kNotAConfigKey,    // no key at all: the flag alone sets it (CORRAL_FLAG_ONLY_LISTS)
+  kUserOnly,         // nothing: only the user config (or the flag) may set it
 };
 
 struct ListSetting {
@@ -530,6 +539,22 @@ inline constexpr ListSetting kAllowUnixList{
            "`explain`, the run's stderr and the trail say so.",
 };
 
+// Security: each name lets a run go ahead on a rung that drops a guarantee,
+// so only the person running corral (the flag, the user config) may accept
+// one; a project file naming it is refused.
+inline constexpr ListSetting kAcceptRungList{
+    .key = "accept_rung",
+    .element = ListElement::kRung,
+    .flag = "--accept-rung",
+    .flag_help = "run on the rung NAME (no-userns, no-landlock or masked-proc) when the host gives no better, "
+                 "without --best-effort; the report and audit trail say what was dropped (repeatable)",
+    .project = ProjectListRule::kUserOnly,
+    .profile = ProfileRule::kCombines,
+    .doc = "Rungs a run may stand on without `best_effort`: `no-userns`, `no-landlock`, `masked-proc` "
+           "([docs/hosts.md](hosts.md)). Each name accepts that rung alone; the run still reports it and what "
+           "it dropped. User config only.",
+};
+
 // X(member, Adder, setting): the PolicySpec member, the PolicyBuilder method
 // that appends one element, the description. CORRAL_CONFIG_LISTS are keys of
 // [sandbox] too, in the order of the project file's checks;
@@ -547,7 +572,8 @@ inline constexpr ListSetting kAllowUnixList{
   X(allow_local, AllowLocal, kAllowLocalList) \
   X(allow_port, AllowPort, kAllowPortList)     \
   X(allow_dns, AllowDns, kAllowDnsList)       \
-  X(allow_unix, AllowUnix, kAllowUnixList)
+  X(allow_unix, AllowUnix, kAllowUnixList)     \
+  X(accept_rung, AcceptRung, kAcceptRungList)
 #define CORRAL_FLAG_ONLY_LISTS(X) X(allow_credential, AllowCredential, kAllowCredentialList)
 #define CORRAL_SANDBOX_LISTS(X) CORRAL_CONFIG_LISTS(X) CORRAL_FLAG_ONLY_LISTS(X)
 

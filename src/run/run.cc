@@ -325,8 +325,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       }
     }
     // A fresh /proc refused (the host masks parts of its own): under
-    // --best-effort, the masked-proc rung's empty one.
-    if (!process.ok() && ProcMountRefused(process.error()) && (*plan)->fallback() != Fallback::kNone) {
+    // --best-effort or --accept-rung masked-proc, the masked-proc rung's
+    // empty one.
+    if (!process.ok() && ProcMountRefused(process.error()) &&
+        ((*plan)->fallback() != Fallback::kNone || AcceptsRung(policy, Rung::kMaskedProc))) {
       CompileOptions retry = compile_options;  // the overlay, if any, stays
       retry.masked_proc = true;
       Result<Plan> fallback = Compile(policy, host, retry);

@@ -321,6 +321,71 @@ TEST_F(Rungs, AMaskedProcIsRefusedAndBestEffortShowsAnEmptyOne) {
   EXPECT_EQ(spawned.back()["rung"], "masked-proc") << spawned.back();
 }
 
+// --accept-rung no-userns on a host without user namespaces: that rung runs
+// without --best-effort, and still says so (stderr, the degraded and spawned
+// records); a write outside lands nowhere, judged outside.
+TEST_F(Rungs, AnAcceptedRungRunsAndReportsIt) {
+  std::string target = outside_ / "written";
+  Outcome outcome =
+      WithoutUserNamespaces({"--accept-rung", "no-userns", "--allow-exec", ProbesDir()},
+                            {"sh", "-c", ProbePath("write_file") + " " + target + "; echo ran > canary"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary")) << outcome.Describe();
+  EXPECT_FALSE(Exists(target)) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("it ran without namespaces"), std::string::npos) << outcome.Describe();
+  std::vector<nlohmann::json> degraded = AuditEvents("degraded");
+  EXPECT_FALSE(degraded.empty());
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  EXPECT_NE(spawned.back()["rung"].get<std::string>().find("no-userns"), std::string::npos) << spawned.back();
+}
+
+// Accepting one rung accepts no other: no-landlock accepted does not run the
+// no-userns rung, and no-userns accepted does not run the masked-proc one.
+TEST_F(Rungs, AcceptingOneRungStillRefusesAnother) {
+  Outcome outcome = WithoutUserNamespaces({"--accept-rung", "no-landlock"}, {"sh", "-c", "echo ran > canary"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("no-userns"), std::string::npos) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << outcome.Describe();
+
+  Outcome masked = RunIn({"--accept-rung", "no-userns"}, {"sh", "-c", "echo ran > canary"},
+                         WithEnv({{"CORRAL_TEST_PROC_MOUNT_REFUSED", "1"}}));
+  EXPECT_NE(masked.exit_code, 0) << masked.Describe();
+  EXPECT_NE(masked.err.find("masked-proc rung"), std::string::npos) << masked.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << masked.Describe();
+
+  Outcome accepted = RunIn({"--accept-rung", "masked-proc"}, {"sh", "-c", "echo ran > canary"},
+                           WithEnv({{"CORRAL_TEST_PROC_MOUNT_REFUSED", "1"}}));
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "canary")) << accepted.Describe();
+  EXPECT_NE(accepted.err.find("an empty read-only /proc stands in"), std::string::npos) << accepted.Describe();
+}
+
+// An unknown name is one clear error, and nothing runs.
+TEST_F(Rungs, AnUnknownRungNameIsRefused) {
+  Outcome outcome = RunIn({"--accept-rung", "no-seccomp"}, {"sh", "-c", "echo ran > canary"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("\"no-seccomp\" is not a rung that can be accepted; the names are no-userns, "
+                             "no-landlock, masked-proc"),
+            std::string::npos)
+      << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << outcome.Describe();
+}
+
+// A project file cannot accept a rung for the user (mutant
+// project_accept_rung): refused naming the key and the file, nothing run,
+// even on a host where the rung would be needed.
+TEST_F(Rungs, AProjectFileCannotAcceptARung) {
+  workspace_.Write("corral.toml", "[sandbox]\naccept_rung = [\"no-userns\"]\n");
+  Outcome outcome = WithoutUserNamespaces({}, {"sh", "-c", "echo ran > canary"});
+  EXPECT_NE(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("corral.toml:2:"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("sandbox.accept_rung[0]: the project config cannot accept the rung no-userns"),
+            std::string::npos)
+      << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << outcome.Describe();
+}
+
 // `corral setup apparmor` names the binary that runs, by its real path, and
 // --install writes exactly that profile and prints the command that loads it.
 TEST_F(Rungs, SetupAppArmorNamesThisBinary) {
