@@ -320,11 +320,13 @@ int RunCommand::Execute(std::vector<std::string> command) const {
       PrintError(error.ToString());
     }
   }
-  // --best-effort went without something: the one line a person must see.
+  // --best-effort (or an accepted rung) went without something: the one
+  // line a person must see.
   if (!result.degraded.empty()) {
     std::string dropped;
     for (const std::string& what : result.degraded) dropped += (dropped.empty() ? "" : "; ") + what;
-    PrintError("degraded run (--best-effort): it ran without " + dropped + "; rung " + result.rung +
+    std::string why = policy.enforcement() == Enforcement::kBestEffort ? "--best-effort" : "--accept-rung";
+    PrintError("degraded run (" + why + "): it ran without " + dropped + "; rung " + result.rung +
                " (docs/hosts.md)");
   }
   if (result.lookups) PrintError(*result.lookups);

@@ -327,8 +327,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort or --accept-rung masked-proc, the masked-proc rung's
     // empty one.
-    if (!process.ok() && ProcMountRefused(process.error()) &&
-        ((*plan)->fallback() != Fallback::kNone || AcceptsRung(policy, Rung::kMaskedProc))) {
+    // (Accepting another rung by name does not accept this one.)
+    const bool masked_proc_allowed = policy.enforcement() == Enforcement::kBestEffort
+                                         ? (*plan)->fallback() != Fallback::kNone
+                                         : AcceptsRung(policy, Rung::kMaskedProc) ||
+                                               MutantActive(Mutant::kPlanFailClosed);
+    if (!process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
       CompileOptions retry = compile_options;  // the overlay, if any, stays
       retry.masked_proc = true;
       Result<Plan> fallback = Compile(policy, host, retry);

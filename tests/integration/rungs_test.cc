@@ -332,7 +332,8 @@ TEST_F(Rungs, AnAcceptedRungRunsAndReportsIt) {
   EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
   EXPECT_TRUE(Exists(workspace_ / "canary")) << outcome.Describe();
   EXPECT_FALSE(Exists(target)) << outcome.Describe();
-  EXPECT_NE(outcome.err.find("it ran without namespaces"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("degraded run (--accept-rung): it ran without namespaces"), std::string::npos)
+      << outcome.Describe();
   std::vector<nlohmann::json> degraded = AuditEvents("degraded");
   EXPECT_FALSE(degraded.empty());
   std::vector<nlohmann::json> spawned = AuditEvents("spawned");
