@@ -93,8 +93,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       return Error(ErrorKind::kUnsupported,
                    mechanism + ": " + why + ". The command was not run. " + fix +
                        ", or pass --best-effort to run without it" +
-                       (rung ? " (rung " + std::string(RungName(*rung)) + ", see docs/hosts.md; --accept-rung " +
-                                   std::string(RungName(*rung)) + " accepts that rung alone)."
+                       (rung ? " (rung " + std::string(RungName(*rung)) + ", see docs/hosts.md), or --accept-rung " +
+                                   std::string(RungName(*rung)) + " for that rung alone."
                              : std::string(".")));
     }
     if (!MutantActive(Mutant::kDegradedReport)) plan.dropped_.push_back(mechanism + ": " + why);
