@@ -311,18 +311,22 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // stop the terminal (tcflow(TCOOFF)) that the record is written to.
     audit.Record(SpawnedEvent(policy, **plan, argv));
     process = Spawn(**plan, command);
+    // A spawn refused by the kernel, retried on a weaker rung the policy
+    // accepts. Nothing ran: the weaker attempt gets its own spawned record.
+    auto retry_with = [&](const CompileOptions& weaker) {
+      Result<Plan> fallback = Compile(policy, host, weaker);
+      if (!fallback.ok()) {
+        process = std::move(fallback).error();
+        return;
+      }
+      audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
+      plan = std::move(fallback);
+      audit.Record(SpawnedEvent(policy, **plan, argv));
+      process = Spawn(**plan, command);
+    };
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
-      Result<Plan> fallback = Compile(policy, host, CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false});
-      if (fallback.ok()) {
-        // Nothing ran: the weaker attempt gets its own spawned record.
-        audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
-        plan = std::move(fallback);
-        audit.Record(SpawnedEvent(policy, **plan, argv));
-        process = Spawn(**plan, command);
-      } else {
-        process = std::move(fallback).error();
-      }
+      retry_with(CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false});
     }
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort or --accept-rung masked-proc, the masked-proc rung's
@@ -335,15 +339,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (!process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
       CompileOptions retry = compile_options;  // the overlay, if any, stays
       retry.masked_proc = true;
-      Result<Plan> fallback = Compile(policy, host, retry);
-      if (fallback.ok()) {
-        audit.Record(AuditEvent("degraded").Set("dropped", fallback->dropped()).Set("detail", process.error().ToString()));
-        plan = std::move(fallback);
-        audit.Record(SpawnedEvent(policy, **plan, argv));
-        process = Spawn(**plan, command);
-      } else {
-        process = std::move(fallback).error();
-      }
+      retry_with(retry);
     }
   }
 
