@@ -12,6 +12,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/directory_names.h"
 #include "base/hex.h"
 #include "base/mutant.h"
 #include "base/random.h"
@@ -44,23 +45,6 @@ std::string Why(const char* what, int err) { return std::string(what) + ": " + s
 
 int RenameNoReplace(int from_dir, const std::string& from, int to_dir, const std::string& to) {
   return static_cast<int>(::syscall(SYS_renameat2, from_dir, from.c_str(), to_dir, to.c_str(), RENAME_NOREPLACE));
-}
-
-std::vector<std::string> Names(int dir) {
-  std::vector<std::string> names;
-  int copy = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (copy < 0) return names;
-  DIR* stream = ::fdopendir(copy);
-  if (stream == nullptr) {
-    ::close(copy);
-    return names;
-  }
-  while (const struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  ::closedir(stream);
-  return names;
 }
 
 // Whether the real path still is what the run's baseline recorded.
@@ -112,9 +96,9 @@ bool OpaqueAlreadyApplied(const Change& change, int upper_root, int parent, cons
   int upper = OpenBeneath(upper_root, change.path, O_PATH | O_DIRECTORY);
   UniqueFd real_fd(real < 0 ? -1 : real), upper_fd(upper < 0 ? -1 : upper);
   if (!real_fd || !upper_fd) return false;
-  std::vector<std::string> in_upper = Names(upper_fd.get());
+  std::vector<std::string> in_upper = DirectoryNames(upper_fd.get());
   std::set<std::string> keep(in_upper.begin(), in_upper.end());
-  for (const std::string& entry : Names(real_fd.get())) {
+  for (const std::string& entry : DirectoryNames(real_fd.get())) {
     if (!keep.count(entry)) return false;
   }
   return true;

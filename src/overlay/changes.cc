@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/directory_names.h"
 #include "base/hex.h"
 #include "base/json_bytes.h"
 #include "base/mutant.h"
@@ -44,24 +45,6 @@ bool IsOpaque(int parent, const std::string& name) {
   char value[4] = {};
   ssize_t n = ::fgetxattr(fd.get(), "user.overlay.opaque", value, sizeof value);
   return n == 1 && value[0] == 'y';
-}
-
-std::vector<std::string> ListNames(int dir) {
-  std::vector<std::string> names;
-  int copy = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (copy < 0) return names;
-  DIR* stream = ::fdopendir(copy);
-  if (stream == nullptr) {
-    ::close(copy);
-    return names;
-  }
-  while (const struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  ::closedir(stream);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // Whether two regular files hold the same bytes.
@@ -133,7 +116,7 @@ class Scanner {
   // opaque directory above).
   Result<void> Directory(int upper, int real, const std::string& dir, int depth) {
     if (depth > kMaxDepth) return Error(ErrorKind::kPolicy, "overlay: the upper layer is nested too deep at " + dir);
-    for (const std::string& name : ListNames(upper)) {
+    for (const std::string& name : DirectoryNames(upper)) {
       const std::string path = Join(dir, name);
       struct stat up;
       if (::fstatat(upper, name.c_str(), &up, AT_SYMLINK_NOFOLLOW) != 0) return Io("cannot examine " + path, "fstatat", errno);

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "base/directory_names.h"
 #include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "policy/git_config_check.h"
@@ -164,25 +165,6 @@ std::string Quarantine(const StateDir& state, const std::string& run, int stage,
   return {};
 }
 
-// The names in the directory `dir` (any descriptor of it), "." and ".."
-// left out.
-std::vector<std::string> NamesIn(int dir) {
-  std::vector<std::string> names;
-  int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return names;
-  DIR* stream = ::fdopendir(fd);
-  if (stream == nullptr) {
-    ::close(fd);
-    return names;
-  }
-  while (const struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(std::move(name));
-  }
-  ::closedir(stream);
-  return names;
-}
-
 // Removes everything the command (or git, or the landing) left in the
 // staged directory `stage`, never following anything: a name that is not a
 // directory is unlinked; a directory is emptied by moving its entries up
@@ -197,7 +179,7 @@ bool EmptyStage(int stage) {
   size_t steps = 0;
   size_t fresh = 0;
   for (;;) {
-    std::vector<std::string> names = NamesIn(stage);
+    std::vector<std::string> names = DirectoryNames(stage);
     if (names.empty()) return true;
     for (const std::string& name : names) {
       if (++steps > kCleanBudget) return false;
@@ -211,7 +193,7 @@ bool EmptyStage(int stage) {
       ::fchmodat(stage, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
       UniqueFd sub = OpenAt2(stage, name, O_RDONLY | O_DIRECTORY, RESOLVE_BENEATH);
       if (!sub) return false;
-      for (const std::string& child : NamesIn(sub.get())) {
+      for (const std::string& child : DirectoryNames(sub.get())) {
         if (++steps > kCleanBudget) return false;
         struct stat child_st;
         // A directory moves to another parent only when it is writable (its "..").

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/directory_names.h"
 #include "base/mutant.h"
 #include "policy/path.h"
 #include "repair/sweep.h"
@@ -47,25 +48,6 @@ std::string KindOf(mode_t mode) {
   if (S_ISDIR(mode)) return "directory";
   if (S_ISLNK(mode)) return "symlink";
   return "other";
-}
-
-// The names below `dir` (a readable descriptor is made from the O_PATH one).
-std::vector<std::string> Names(int dir) {
-  std::vector<std::string> names;
-  int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return names;
-  DIR* stream = ::fdopendir(fd);
-  if (stream == nullptr) {
-    ::close(fd);
-    return names;
-  }
-  while (const struct dirent* entry = ::readdir(stream)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(std::move(name));
-  }
-  ::closedir(stream);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // The NUL-separated paths of <run>.moved, each once, in order.
@@ -114,7 +96,7 @@ Result<std::vector<QuarantinedEntry>> ListQuarantine(const StateDir& state) {
     if (errno == ENOENT) return entries;
     return Error::FromErrno(ErrorKind::kIo, "quarantine: cannot open " + state.path() + "/quarantine", "open", errno);
   }
-  for (const std::string& run : Names(quarantine.get())) {
+  for (const std::string& run : DirectoryNames(quarantine.get())) {
     struct stat st;
     if (::fstatat(quarantine.get(), run.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) continue;
     for (const std::string& path : MovedPaths(quarantine.get(), run)) {
