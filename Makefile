@@ -33,8 +33,9 @@ unit: build
 
 bench: deps
 	@cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_INVARIANTS=OFF >/dev/null
-	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn bench_egress
+	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn bench_egress bench_syscalls
 	@./bench/run.sh build-bench 400
+	@./bench/syscalls.sh build-bench 15
 	@./build-bench/bench/bench_egress
 
 # Switches off one defence at a time and runs the tests that claim it

@@ -1,6 +1,7 @@
 #include "kernel/bpf_evaluator.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -119,6 +120,33 @@ Result<uint32_t> EvaluateBpf(std::span<const sock_filter> program, const seccomp
     }
   }
   return Error(ErrorKind::kInternal, "bpf: the program ran off its end without a return");
+}
+
+bool SeccompCacheAllows(std::span<const sock_filter> program, uint32_t arch, uint32_t nr) {
+  uint32_t a = 0;
+  for (size_t pc = 0; pc < program.size(); ++pc) {
+    const sock_filter& insn = program[pc];
+    switch (insn.code) {
+      case BPF_LD | BPF_W | BPF_ABS:
+        if (insn.k == offsetof(seccomp_data, nr)) {
+          a = nr;
+        } else if (insn.k == offsetof(seccomp_data, arch)) {
+          a = arch;
+        } else {
+          return false;  // an argument or the instruction pointer: not constant
+        }
+        break;
+      case BPF_RET | BPF_K: return insn.k == SECCOMP_RET_ALLOW;
+      case BPF_JMP | BPF_JA: pc += insn.k; break;
+      case BPF_JMP | BPF_JEQ | BPF_K: pc += a == insn.k ? insn.jt : insn.jf; break;
+      case BPF_JMP | BPF_JGE | BPF_K: pc += a >= insn.k ? insn.jt : insn.jf; break;
+      case BPF_JMP | BPF_JGT | BPF_K: pc += a > insn.k ? insn.jt : insn.jf; break;
+      case BPF_JMP | BPF_JSET | BPF_K: pc += (a & insn.k) != 0 ? insn.jt : insn.jf; break;
+      case BPF_ALU | BPF_AND | BPF_K: a &= insn.k; break;
+      default: return false;  // an instruction the emulation does not know
+    }
+  }
+  return false;  // ran off the end
 }
 
 }  // namespace corral

@@ -27,4 +27,14 @@ namespace corral {
 // reaches (a SECCOMP_RET_* action with its data). Errors are kInternal.
 Result<uint32_t> EvaluateBpf(std::span<const sock_filter> program, const seccomp_data& data);
 
+// Whether the kernel's seccomp action cache lets call `nr` of `arch` through
+// without running `program`: the kernel decides that once, when the filter
+// is installed, by emulating the program with only the number and the
+// architecture known, and caches "allow" for the numbers whose path loads
+// nothing else (no argument, no instruction pointer), uses only the
+// instructions it emulates (32-bit loads of nr and arch, JA, JEQ/JGE/JGT/JSET
+// with a constant, AND with a constant, RET with a constant) and returns
+// SECCOMP_RET_ALLOW. This is the same emulation.
+bool SeccompCacheAllows(std::span<const sock_filter> program, uint32_t arch, uint32_t nr);
+
 }  // namespace corral

@@ -31,8 +31,12 @@ int DropCapabilitiesChild() {
   // capabilities, so the bounding set then bounds nothing.
   bool privileged = ::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) == 0;
   if (!privileged && errno != EPERM) return errno;
+  // Capability numbers are contiguous: the first EINVAL is past the
+  // kernel's last one, and every number above it is too.
   for (int cap = 0; privileged && cap < 64; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
+    if (errno != EINVAL) return errno;
+    break;
   }
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
   struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};

@@ -117,6 +117,10 @@ Result<std::vector<sock_filter>> BuildSeccompFilter(const SeccompOptions& option
   // corral sets no_new_privs itself, before Landlock.
   rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0);
   if (rc < 0) return SeccompError("no_new_privs attribute", rc);
+  if (options.layout == SeccompLayout::kBinaryTree) {
+    rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2);
+    if (rc < 0) return SeccompError("binary-tree layout", rc);
+  }
 
   const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
   auto deny = [&](const std::string& name) -> Result<void> {

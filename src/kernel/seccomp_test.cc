@@ -28,6 +28,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -475,6 +476,150 @@ TEST(SeccompFilter, EmbeddedEqualsFreshBuild) {
       EXPECT_TRUE(embedded[i].code == fresh[i].code && embedded[i].jt == fresh[i].jt &&
                   embedded[i].jf == fresh[i].jf && embedded[i].k == fresh[i].k)
           << "instruction " << i << " (" << InetName(inet) << ")";
+    }
+  }
+}
+
+// The calls that have argument rules in some filter, by name (from the
+// header's description, not from the filter).
+const std::vector<std::string>& CallsWithArgumentRules() {
+  static const std::vector<std::string> names = {
+      "open",       "openat",  "creat",   "chmod",   "fchmod",   "fchmodat", "fchmodat2", "mknod",
+      "mknodat",    "ioctl",   "socket",  "socketpair", "clone", "unshare",  "personality", "sendto",
+      "sendmsg",    "sendmmsg", "setsockopt", "listen", "bind",
+  };
+  return names;
+}
+
+// Argument vectors that reach every comparison of the argument rules and
+// their neighbours: each value alone in each of the first four arguments,
+// each pair of values in the pairs of arguments the rules combine (socket's
+// family with its type or protocol, setsockopt's level with its option),
+// and pseudo-random mixes of them.
+std::vector<std::array<uint64_t, 6>> ArgumentTable() {
+  std::vector<uint64_t> values = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 31, 32, 44, 46, 0x80, 0x100};
+  for (uint64_t value : {uint64_t{S_ISUID}, uint64_t{S_ISGID}, uint64_t{06755}, uint64_t{0755}, uint64_t{TIOCSTI},
+                         uint64_t{TIOCLINUX}, uint64_t{TIOCSETD}, uint64_t{TIOCEXCL}, uint64_t{TCGETS},
+                         uint64_t{MSG_FASTOPEN}, uint64_t{SOL_SOCKET}, uint64_t{SO_PASSCRED}, uint64_t{76},
+                         uint64_t{IPPROTO_TCP}, uint64_t{IPPROTO_UDP}, uint64_t{132}, uint64_t{262},
+                         uint64_t{SOCK_STREAM | SOCK_CLOEXEC}, uint64_t{SOCK_DGRAM | SOCK_NONBLOCK},
+                         uint64_t{SOCK_RAW}, uint64_t{0xffffffff}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
+                         uint64_t{0x100000000}, kHigh, kHigh | 1, kHigh | AF_INET, kHigh | TIOCSTI,
+                         ~uint64_t{0}, kCloneNewTime}) {
+    values.push_back(value);
+  }
+  for (uint64_t flag : {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
+                        CLONE_NEWNET}) {
+    values.push_back(static_cast<uint64_t>(flag));
+    values.push_back(static_cast<uint64_t>(flag) | SIGCHLD | CLONE_VM);
+  }
+  for (int bit = 0; bit < 32; ++bit) values.push_back(uint64_t{1} << bit);
+  std::vector<std::array<uint64_t, 6>> table;
+  for (size_t position = 0; position < 4; ++position) {
+    for (uint64_t value : values) {
+      std::array<uint64_t, 6> args = {};
+      args[position] = value;
+      table.push_back(args);
+    }
+  }
+  for (std::pair<size_t, size_t> pair : {std::pair<size_t, size_t>{0, 1}, {0, 2}, {1, 2}}) {
+    for (uint64_t first : values) {
+      for (uint64_t second : values) {
+        std::array<uint64_t, 6> args = {};
+        args[pair.first] = first;
+        args[pair.second] = second;
+        table.push_back(args);
+      }
+    }
+  }
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 2000; ++i) {
+    std::array<uint64_t, 6> args = {};
+    for (uint64_t& arg : args) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      arg = values[(state >> 33) % values.size()];
+    }
+    table.push_back(args);
+  }
+  return table;
+}
+
+// The binary tree corral installs decides every call as the linear layout of
+// the same rules does: every syscall number up to 600 of x86_64, i386 and
+// aarch64, x32 numbers and -1, each with zero and pseudo-random arguments,
+// and the calls with argument rules with the whole ArgumentTable.
+TEST(SeccompFilter, BinaryTreeDecidesAsTheLinearLayout) {
+  const std::vector<std::array<uint64_t, 6>> table = ArgumentTable();
+  std::vector<std::array<uint64_t, 6>> few(table.end() - 40, table.end());
+  few.push_back({});
+  std::vector<int> with_rules;
+  for (const std::string& name : CallsWithArgumentRules()) with_rules.push_back(Nr(name));
+  for (InetSockets inet : kInetOptions) {
+    for (UnixSockets unix_sockets : {UnixSockets::kAny, UnixSockets::kPairsOnly}) {
+      Result<std::vector<sock_filter>> tree =
+          BuildSeccompFilter(SeccompOptions{inet, unix_sockets, SeccompLayout::kBinaryTree});
+      Result<std::vector<sock_filter>> linear =
+          BuildSeccompFilter(SeccompOptions{inet, unix_sockets, SeccompLayout::kLinear});
+      ASSERT_TRUE(tree.ok() && linear.ok());
+      ASSERT_NE(tree->size(), linear->size()) << "the two layouts are one program";
+      int compared = 0;
+      auto expect_same = [&](uint32_t arch, int nr, const std::array<uint64_t, 6>& args) {
+        seccomp_data data = Data(arch, nr, args);
+        Result<uint32_t> want = EvaluateBpf(*linear, data);
+        Result<uint32_t> got = EvaluateBpf(*tree, data);
+        ASSERT_TRUE(want.ok() && got.ok());
+        ++compared;
+        if (*want != *got) {
+          ADD_FAILURE() << "arch " << Hex(arch) << " nr " << nr << " args " << Hex(static_cast<uint32_t>(args[0]))
+                        << " " << Hex(static_cast<uint32_t>(args[1])) << " " << Hex(static_cast<uint32_t>(args[2]))
+                        << ": linear " << Hex(*want) << ", tree " << Hex(*got) << " (" << InetName(inet) << ")";
+        }
+      };
+      for (uint32_t arch : {uint32_t{AUDIT_ARCH_X86_64}, uint32_t{AUDIT_ARCH_I386}, uint32_t{AUDIT_ARCH_AARCH64}}) {
+        for (int nr = -1; nr <= 600; ++nr) {
+          for (const std::array<uint64_t, 6>& args : few) expect_same(arch, nr, args);
+        }
+      }
+      for (int nr : {0, 1, 39, 41, 250, 520}) expect_same(AUDIT_ARCH_X86_64, static_cast<int>(kX32Bit) | nr, {});
+      for (int nr : with_rules) {
+        for (const std::array<uint64_t, 6>& args : table) expect_same(AUDIT_ARCH_X86_64, nr, args);
+      }
+      EXPECT_GT(compared, 100000);
+    }
+  }
+}
+
+// The kernel's seccomp action cache answers every call that has no argument
+// rule without running the filter: for each installed program, every x86_64
+// number up to 511 that the filter allows (with zero arguments) and that no
+// argument rule names is a constant allow for the cache's emulation. A
+// filter layout that loads an argument on a shared path (or an instruction
+// the emulation does not know) would make every call pay the whole filter.
+TEST(SeccompFilter, ActionCacheAnswersEveryCallWithoutArgumentRules) {
+  std::vector<int> with_rules;
+  for (const std::string& name : CallsWithArgumentRules()) with_rules.push_back(Nr(name));
+  for (InetSockets inet : kInetOptions) {
+    for (UnixSockets unix_sockets : {UnixSockets::kAny, UnixSockets::kPairsOnly}) {
+      std::span<const sock_filter> program = EmbeddedSeccompFilter(SeccompOptions{inet, unix_sockets});
+      int cached = 0;
+      for (int nr = 0; nr < 512; ++nr) {
+        if (std::find(with_rules.begin(), with_rules.end(), nr) != with_rules.end()) continue;
+        Result<uint32_t> action = EvaluateBpf(program, Data(AUDIT_ARCH_X86_64, nr));
+        ASSERT_TRUE(action.ok());
+        if (*action != kAllow) continue;
+        EXPECT_TRUE(SeccompCacheAllows(program, AUDIT_ARCH_X86_64, static_cast<uint32_t>(nr)))
+            << "nr " << nr << " (" << InetName(inet) << ")";
+        ++cached;
+      }
+      EXPECT_GT(cached, 300) << InetName(inet);
+      for (const char* name : {"getppid", "read", "write", "close", "newfstatat", "mmap", "futex", "execve"}) {
+        EXPECT_TRUE(SeccompCacheAllows(program, AUDIT_ARCH_X86_64, static_cast<uint32_t>(Nr(name)))) << name;
+      }
+      // The emulation itself: a call with an argument rule is not constant,
+      // a denied call is not an allow, and a foreign architecture neither.
+      EXPECT_FALSE(SeccompCacheAllows(program, AUDIT_ARCH_X86_64, static_cast<uint32_t>(Nr("openat"))));
+      EXPECT_FALSE(SeccompCacheAllows(program, AUDIT_ARCH_X86_64, static_cast<uint32_t>(Nr("ptrace"))));
+      EXPECT_FALSE(SeccompCacheAllows(program, AUDIT_ARCH_I386, 20));
     }
   }
 }

@@ -127,13 +127,22 @@ std::optional<Located> Locate(const ProtectedPath& entry, const SweepRoots& root
              (why != roots.errors.end() ? why->second : std::string("was not opened before the run"));
     return std::nullopt;
   }
+  std::string rest = entry.path.substr(entry.root.size() + 1);
+  if (size_t slash = rest.find('/'); stop != Stop::kLast || slash != std::string::npos) {
+    // Most protected paths are absent: one fstatat on the pinned root
+    // settles those, without the descriptors the walk below takes.
+    struct stat st;
+    if (::fstatat(pinned->second.get(), rest.substr(0, slash).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+        errno == ENOENT) {
+      return std::nullopt;
+    }
+  }
   at.root.Reset(::fcntl(pinned->second.get(), F_DUPFD_CLOEXEC, 0));
   if (!at.root) {
     *error = Errno("duplicating the descriptor of " + entry.root);
     return std::nullopt;
   }
   UniqueFd dir(::fcntl(at.root.get(), F_DUPFD_CLOEXEC, 0));
-  std::string rest = entry.path.substr(entry.root.size() + 1);
   std::string current = entry.root;
   for (;;) {
     size_t slash = rest.find('/');
