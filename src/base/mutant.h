@@ -153,7 +153,7 @@ enum class Mutant {
   kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
   kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
   kWarmLandlock,           // a warm sandbox's call runs without its fresh Landlock domain
-  kWarmSeccomp,            // a warm sandbox's call runs without the seccomp filter
+  kWarmSeccomp,            // a warm sandbox's init (and so each call) installs no seccomp filter
   kWarmFingerprint,        // a warm run does not compare its plan with the warm sandbox's
 };
 

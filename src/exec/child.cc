@@ -296,9 +296,11 @@ int CatchSignals(sigset_t* waitset) {
 }
 
 // ---- A warm sandbox's init (SpawnMode::kWarm, exec/warm_sandbox.h). It has
-// set up the namespaces, the mount view and lo, dropped its capabilities and
-// set no_new_privs, and holds the Landlock ruleset unenforced. It installs
-// no filter of its own (each call would inherit it) and no signal handler:
+// set up the namespaces, the mount view and lo, dropped its capabilities,
+// set no_new_privs and installed the command's seccomp filter (once: each
+// call inherits it, and installing it per call cost more than the rest of
+// the call), and holds the Landlock ruleset unenforced. It has no signal
+// handler:
 // SIGCHLD is blocked and read from a signalfd, so a signal a call sends it
 // can only wake it (and under Landlock's signal scoping, ABI 6, none
 // arrives); as PID 1 of the namespace it gets no other signal from inside.
@@ -312,10 +314,11 @@ struct WarmCall {
 
 // A call's process, cloned by init (sharing its memory until exec): a
 // session and process group of its own, a fresh Landlock domain from the
-// ruleset (call N's extra layers never reach call N+1, a fork of init),
-// the working directory inside the view, the seccomp filter, exec. It
-// inherits no capability and no_new_privs from init; every descriptor >= 3
-// (the control channel, the ruleset) closes at exec.
+// ruleset, the working directory inside the view, exec. It inherits from
+// init no capability, no_new_privs and the seccomp filter (exactly init's
+// one: a filter or a Landlock layer call N adds dies with call N, and call
+// N+1 is a fork of init again); every descriptor >= 3 (the control
+// channel, the ruleset) closes at exec.
 int WarmCallMain(void* arg) {
   const WarmCall& call = *static_cast<const WarmCall*>(arg);
   const ChildContext& ctx = call.ctx;
@@ -324,9 +327,6 @@ int WarmCallMain(void* arg) {
     if (int e = LandlockRestrictSelfChild(call.ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
   }
   if (::chdir(ctx.cwd) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
-  if (ctx.filter.len > 0 && !MutantActive(Mutant::kWarmSeccomp)) {
-    if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
-  }
   ExecCommand(ctx);
 }
 
@@ -536,6 +536,11 @@ void RunWarmCall(const ChildContext& ctx, int ruleset, int reaper, const WarmReq
   int reaper = ::signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
   if (reaper < 0) ChildFail(ctx, ChildStage::kSignals, errno);
   if (::chdir("/") != 0) ChildFail(ctx, ChildStage::kChdir, errno);
+  // The command's filter, which every call inherits: the loop below makes
+  // only calls a command may make too.
+  if (ctx.filter.len > 0 && !MutantActive(Mutant::kWarmSeccomp)) {
+    if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
+  }
   // Set up: EOF on the report pipe tells corral the sandbox takes calls.
   ::close(ctx.status_fd);
   ::close(ctx.report_fd);

@@ -29,8 +29,9 @@
 // its egress proxy serves what was passed out) -> non-dumpable -> signals ->
 // clone of the command -> init's own allowlist filter (kernel/seccomp.h) ->
 // wait loop. A warm sandbox's init (SpawnMode::kWarm) stops after
-// no_new_privs: it keeps the Landlock ruleset unenforced, installs no
-// filter, and serves calls (RunWarmInit below). The command's clone
+// no_new_privs: it keeps the Landlock ruleset unenforced, installs the
+// command's filter on itself (each call inherits it), and serves calls
+// (RunWarmInit in child.cc). The command's clone
 // shares init's memory until it execs (CLONE_VM | CLONE_VFORK). With a pty
 // the command leads a session of its own with the pty as its controlling
 // terminal (a shell gets job control); without one it leads a process group

@@ -18,11 +18,12 @@
 // SCM_RIGHTS its descriptors 0-2 and a pinned program. Init forks the
 // call's process, which gets a session and process group of its own, the
 // environment given and no other, every descriptor >= 3 closed, no
-// capability and no_new_privs (inherited from init, which dropped them
-// before its first call), a fresh Landlock domain from the ruleset init
-// prepared once (restrict_self per call), its working directory (chdir
-// inside the view; one that is not there fails the call with kChdir's
-// error), the seccomp filter, then exec. The SandboxProcess Run returns is
+// capability, no_new_privs and the seccomp filter (inherited from init,
+// which dropped the one and installed the others before its first call: a
+// call has exactly init's one filter, never one a previous call added), a
+// fresh Landlock domain from the ruleset init prepared once (restrict_self
+// per call), its working directory (chdir inside the view; one that is not
+// there fails the call with kChdir's error), then exec. The SandboxProcess Run returns is
 // a call: Supervise waits on it as on a cold spawn; Forward passes
 // SIGINT/SIGTERM/SIGHUP/SIGQUIT (then SIGCONT) to the call's process group;
 // Kill kills every process of the call, and the sandbox takes the next
@@ -36,11 +37,11 @@
 // filters, environment, session and process group (docs/warm.md).
 //
 // Init stays out of the calls' reach: it is not dumpable, holds no
-// capability, has no signal handler (SIGCHLD is blocked and read from a
-// signalfd; as PID 1 of the namespace it gets no other signal from inside,
-// and under Landlock's signal scoping, ABI 6, none at all), and the
-// control channel closes at each call's exec. It has no seccomp filter of
-// its own (each call would inherit it); its only input is corral's channel.
+// capability, runs under the command's own seccomp filter, has no signal
+// handler (SIGCHLD is blocked and read from a signalfd; as PID 1 of the
+// namespace it gets no other signal from inside, and under Landlock's
+// signal scoping, ABI 6, none at all), and the control channel closes at
+// each call's exec. Its only input is corral's channel.
 //
 // One call at a time: Run refuses a second call while the first one's
 // SandboxProcess is not reaped (code "warm_busy"). Run and Close are safe
