@@ -142,6 +142,9 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kMaskedProcView: return "masked_proc_view";
     case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
     case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
+    case Mutant::kWarmLandlock: return "warm_landlock";
+    case Mutant::kWarmSeccomp: return "warm_seccomp";
+    case Mutant::kWarmFingerprint: return "warm_fingerprint";
   }
   return "none";
 }

@@ -152,6 +152,9 @@ enum class Mutant {
   kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
   kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
   kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
+  kWarmLandlock,           // a warm sandbox's call runs without its fresh Landlock domain
+  kWarmSeccomp,            // a warm sandbox's init (and so each call) installs no seccomp filter
+  kWarmFingerprint,        // a warm run does not compare its plan with the warm sandbox's
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

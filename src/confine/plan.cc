@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/invariant.h"
+#include "base/sha256.h"
 #include "base/mutant.h"
 #include "confine/etc_view.h"
 #include "confine/sandbox_hosts.h"
@@ -482,6 +483,56 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                        MutantActive(Mutant::kPlanFailClosed),
                    "only a best-effort policy, or an accepted rung, compiles to a degraded plan");
   return plan;
+}
+
+std::string Plan::Fingerprint() const {
+  // Length-prefixed fields, so no two plans write the same bytes.
+  std::string bytes;
+  auto text = [&bytes](std::string_view value) {
+    bytes += std::to_string(value.size());
+    bytes += ':';
+    bytes += value;
+  };
+  auto number = [&text](uint64_t value) { text(std::to_string(value)); };
+  auto filter = [&text](std::span<const sock_filter> program) {
+    text(std::string_view(reinterpret_cast<const char*>(program.data()), program.size_bytes()));
+  };
+  number(mechanisms_.namespaces);
+  number(static_cast<uint64_t>(mechanisms_.landlock_abi));
+  number(mechanisms_.seccomp);
+  number(clone_flags_);
+  number(static_cast<uint64_t>(loopback_));
+  number(static_cast<uint64_t>(services_.proxy));
+  for (int i = 0; i < services_.local_count; ++i) number(services_.local_ports[i]);
+  text("captured");
+  for (int i = 0; i < services_.captured_count; ++i) number(services_.captured_ports[i]);
+  filter(seccomp_filter_);
+  filter(init_filter_);
+  text(fallback_cwd_);
+  number(static_cast<uint64_t>(fallback_));
+  number(static_cast<uint64_t>(landlock_.abi));
+  number(landlock_.fs);
+  number(landlock_.net);
+  number(landlock_.scoped);
+  for (int i = 0; i < landlock_.connect_port_count; ++i) number(landlock_.connect_ports[i]);
+  number(mounts_.root_landlock);
+  for (const MountOp& op : mounts_.ops) {
+    number(static_cast<uint64_t>(op.kind));
+    number(static_cast<uint64_t>(op.flags));
+    number(op.pin.dev);
+    number(op.pin.ino);
+    number(op.landlock);
+    for (const char* field : {op.source, op.target, op.options}) text(field == nullptr ? "\x01" : field);
+  }
+  text(id_maps_.uid_map);
+  text(id_maps_.gid_map);
+  number(static_cast<uint64_t>(level_));
+  for (const std::string& name : required_.Names()) text(name);
+  text("provided");
+  for (const std::string& name : provided_.Names()) text(name);
+  text(RungsText(rungs_));
+  for (const std::string& dropped : dropped_) text(dropped);
+  return Sha256Hex(bytes);
 }
 
 }  // namespace corral

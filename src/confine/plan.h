@@ -123,6 +123,12 @@ class Plan {
   bool StageFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir);
   // Mechanisms dropped under --best-effort, each with the reason.
   const std::vector<std::string>& dropped() const { return dropped_; }
+  // The SHA-256 (hex) of everything the sandbox is set up from, but the
+  // per-run working directory (cwd()): two plans with one fingerprint build
+  // the same sandbox, so a warm sandbox (exec/warm_sandbox.h) started from
+  // one may run a call compiled as the other. A field added to the plan
+  // belongs here too.
+  std::string Fingerprint() const;
 
  private:
   friend Result<Plan> Compile(const Policy&, const HostSupport&, const CompileOptions&);

@@ -530,3 +530,30 @@ TEST_F(PlanTest, RootMasksEtcOneByOneWhereItCannotBeIdmapped) {
 }  // namespace
 }  // namespace corral
 
+
+namespace corral {
+namespace {
+
+// Plan::Fingerprint, which a warm sandbox (exec/warm_sandbox.h) compares:
+// the same policy compiled twice, or for another working directory inside
+// it, gives the same; another network or another grant does not.
+TEST_F(PlanTest, TheFingerprintIsTheSandboxNotTheWorkingDirectory) {
+  auto fingerprint = [this](const PolicyBuilder& builder) {
+    Result<Plan> plan = CompileWith(builder, FullHost());
+    EXPECT_TRUE(plan.ok()) << plan.error().ToString();
+    return plan.ok() ? std::make_pair(plan->Fingerprint(), plan->cwd()) : std::make_pair(std::string(), std::string());
+  };
+  auto first = fingerprint(Builder());
+  EXPECT_EQ(first.first.size(), 64u);
+  EXPECT_EQ(fingerprint(Builder()).first, first.first);
+  std::string sub = tree_.Dir("ws/sub");
+  auto inside = fingerprint(
+      PolicyBuilder(HostContext{sub, home_, ::getuid(), ::getgid(), {}, {}, {}}).Workspace(workspace_));
+  EXPECT_NE(inside.second, first.second);
+  EXPECT_EQ(inside.first, first.first);
+  EXPECT_NE(fingerprint(Builder().Network(NetworkMode::kAll)).first, first.first);
+  EXPECT_NE(fingerprint(Builder().AllowRead(tree_.Dir("data"))).first, first.first);
+}
+
+}  // namespace
+}  // namespace corral

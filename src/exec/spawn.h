@@ -70,7 +70,7 @@ struct CommandPty {
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH unless it has a '/'
   std::vector<std::string> env;   // "NAME=value", already scrubbed
-  std::string cwd;                // SpawnUnconfined only: a confined spawn enters the plan's
+  std::string cwd;                // SpawnUnconfined and a warm call (inside the view): a cold spawn enters the plan's
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
   int stdin_fd = -1;              // becomes the command's fd 0 when >= 0 (the caller keeps ownership)
   int stdout_fd = -1;             // becomes the command's fd 1 when >= 0 (the caller keeps ownership)
@@ -85,6 +85,22 @@ struct Command {
   // Under --allow-host: the table the sandbox's name server gives allowed
   // names their synthetic addresses from, shared with the proxy.
   std::shared_ptr<SyntheticNames> synthetic_names;
+  // SpawnMode::kWarm only: the sandbox's end of a warm sandbox's control
+  // channel (exec/warm_sandbox.h), which its init serves calls on.
+  int warm_control_fd = -1;
+};
+
+// How one call of a warm sandbox (exec/warm_sandbox.h) is ended and
+// signalled: through its init, which holds the call's process group.
+class CallChannel {
+ public:
+  virtual ~CallChannel() = default;
+  // Kills every process of the call (init stays, for the next call).
+  virtual Result<void> Kill() = 0;
+  // Passes `signal` to the call's process group.
+  virtual Result<void> Forward(int signal) = 0;
+  // The call's status was read: the sandbox takes the next call.
+  virtual void Ended() = 0;
 };
 
 // The signals corral forwards to the sandbox.
@@ -109,6 +125,10 @@ class SandboxProcess {
   // The sandbox's name server (net/dns_stub.h) under --network none, served
   // by Supervise; null otherwise.
   DnsStub* dns() const { return dns_.get(); }
+  // A call of a warm sandbox (exec/warm_sandbox.h): pid() and pidfd() are
+  // its init's, which stays when the call ends; Kill, Forward and Reap act
+  // on the call alone.
+  bool warm_call() const { return call_ != nullptr; }
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
@@ -141,13 +161,15 @@ class SandboxProcess {
 
  private:
   friend class Spawner;
+  friend class WarmSandbox;
   bool unconfined_ = false;
   bool own_pid_namespace_ = false;
   pid_t pid_ = -1;
   UniqueFd pidfd_;
   UniqueFd status_;  // init writes the command's wait status here
   UniqueFd pty_master_;
-  std::unique_ptr<DnsStub> dns_;
+  std::shared_ptr<DnsStub> dns_;  // a warm sandbox's calls share its init's
+  std::shared_ptr<CallChannel> call_;  // set for a warm call
   bool status_taken_ = false;
   std::optional<int> command_status_;
   bool reaped_ = false;
@@ -155,8 +177,12 @@ class SandboxProcess {
 };
 
 // kProbeOnly: the child sets up every mechanism and exits 0 instead of
-// running anything (for `corral check`).
-enum class SpawnMode { kRun, kProbeOnly };
+// running anything (for `corral check`). kWarm: the child sets up the
+// sandbox (namespaces, id maps, mount view, lo, capabilities dropped,
+// no_new_privs) and becomes a warm sandbox's init, which runs each call it
+// gets on Command::warm_control_fd under a fresh Landlock domain and the
+// seccomp filter (exec/warm_sandbox.h); `command` carries no argv.
+enum class SpawnMode { kRun, kProbeOnly, kWarm };
 
 // Spawns `command` under `plan`. The forwarded signals must already be
 // blocked in the calling thread (BlockForwardedSignals) so none is lost

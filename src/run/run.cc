@@ -236,6 +236,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     // --overlay: the run's upper and work directories, in the state
     // directory, made before the plan that mounts them.
+    if (options.warm != nullptr && policy.write_view() == WriteView::kOverlay) {
+      return Failed(audit, policy,
+                    Error(ErrorKind::kUnsupported, "--overlay runs cold: a warm sandbox has one view for every call. "
+                                                   "The command was not run.")
+                        .WithCode("warm_unsupported"));
+    }
     if (policy.write_view() == WriteView::kOverlay && !policy.workspace()) {
       return Failed(audit, policy,
                     Error(ErrorKind::kUsage, "--overlay: the run has no workspace to overlay. The command was not run."));
@@ -264,6 +270,15 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (!plan->ok()) {
       if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
       return Failed(audit, policy, std::move(*plan).error());
+    }
+    // A warm sandbox runs only what its own plan would: a policy (or a host)
+    // that changed since it started needs a new one.
+    if (options.warm != nullptr && (*plan)->Fingerprint() != options.warm->fingerprint() &&
+        !MutantActive(Mutant::kWarmFingerprint)) {
+      return Failed(audit, policy,
+                    Error(ErrorKind::kPolicy, "policy changed: the sandbox this run would need differs from the warm "
+                                              "sandbox's; start a new executor. The command was not run.")
+                        .WithCode("policy_changed"));
     }
     if (policy.pin_sha256()) {
       Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
@@ -295,7 +310,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // it stays read-only, and an unchanged copy lands nothing. Under
     // --overlay it stays read-only too: a change landed after the run would
     // bypass the review the overlay is for.
-    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay) {
+    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay && options.warm == nullptr) {
       std::vector<std::string> notes;
       staged_configs = StageGitConfigs(policy.protected_paths(), state, audit.run_id(), &notes);
       for (const StagedGitConfig& config : staged_configs) {
@@ -309,8 +324,15 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     previous = BlockForwardedSignals();
     // The spawned record goes before the command runs: once it runs, it may
     // stop the terminal (tcflow(TCOOFF)) that the record is written to.
-    audit.Record(SpawnedEvent(policy, **plan, argv));
-    process = Spawn(**plan, command);
+    AuditEvent spawned_event = SpawnedEvent(policy, **plan, argv);
+    if (options.warm != nullptr) spawned_event.Set("warm", true);
+    audit.Record(spawned_event);
+    if (options.warm != nullptr) {
+      command.cwd = (*plan)->cwd();
+      process = options.warm->Run(command);
+    } else {
+      process = Spawn(**plan, command);
+    }
     // A spawn refused by the kernel, retried on a weaker rung the policy
     // accepts. Nothing ran: the weaker attempt gets its own spawned record.
     auto retry_with = [&](const CompileOptions& weaker) {
@@ -324,7 +346,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       audit.Record(SpawnedEvent(policy, **plan, argv));
       process = Spawn(**plan, command);
     };
-    if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
+    if (options.warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
       retry_with(CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false});
     }
@@ -336,7 +358,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                          ? (*plan)->fallback() != Fallback::kNone
                                          : AcceptsRung(policy, Rung::kMaskedProc) ||
                                                MutantActive(Mutant::kPlanFailClosed);
-    if (!process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
+    if (options.warm == nullptr && !process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
       CompileOptions retry = compile_options;  // the overlay, if any, stays
       retry.masked_proc = true;
       retry_with(retry);
@@ -462,6 +484,18 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     result.exit_status = kExitProtectedPathLeft;
   }
   return result;
+}
+
+Result<std::unique_ptr<WarmSandbox>> StartWarm(const Policy& policy, const HostSupport& host) {
+  if (policy.unconfined()) {
+    return Error(ErrorKind::kUnsupported, "danger-full-access has no sandbox to keep warm").WithCode("warm_unsupported");
+  }
+  if (policy.write_view() == WriteView::kOverlay) {
+    return Error(ErrorKind::kUnsupported, "--overlay runs cold: a warm sandbox has one view for every call")
+        .WithCode("warm_unsupported");
+  }
+  CORRAL_ASSIGN_OR_RETURN(Plan plan, Compile(policy, host));
+  return WarmSandbox::Start(plan);
 }
 
 }  // namespace corral

@@ -33,6 +33,7 @@
 #include "base/result.h"
 #include "confine/host.h"
 #include "exec/supervisor.h"
+#include "exec/warm_sandbox.h"
 #include "gate/admit.h"
 #include "policy/policy.h"
 #include "policy/protected.h"
@@ -76,6 +77,15 @@ struct RunOptions {
   // holding its lock; one that is not kept, is held by a live run, an
   // apply or a discard, or overlays another workspace is refused.
   std::optional<std::string> overlay_on;
+  // Not owned: run the admitted command as a call of this warm sandbox
+  // (exec/warm_sandbox.h, made by StartWarm) instead of spawning a cold
+  // one. Everything else stays: the plan is compiled (and must have the
+  // fingerprint the sandbox was started from: another one fails with code
+  // "policy_changed" and runs nothing), the audit records, supervision and
+  // deadline, the sweep, the report. The working directory is the plan's,
+  // inside the sandbox's view. Refused with --overlay (each run its own
+  // upper); a repository's config stays read-only (no per-run copy).
+  WarmSandbox* warm = nullptr;
 };
 
 struct RunResult {
@@ -106,6 +116,11 @@ struct RunResult {
 
 // `audit`: the trail the run was admitted with.
 RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options = {}, const HostSupport& host = ProbeHost());
+
+// A warm sandbox for `policy` (RunOptions::warm): its plan compiled once,
+// its set-up paid once. Refused for danger-full-access and --overlay, and
+// where WarmSandbox::Start refuses the plan.
+Result<std::unique_ptr<WarmSandbox>> StartWarm(const Policy& policy, const HostSupport& host = ProbeHost());
 
 // The `protected` audit record of one sweep finding.
 AuditEvent ProtectedEvent(const SweepFinding& finding);
