@@ -202,6 +202,71 @@ TEST_F(Overlay, AFileEditedOutsideAfterTheRunIsAConflictLeftAlone) {
   EXPECT_EQ(ReadFile(workspace_ / "keep.txt"), "UNCHANGED\n");
 }
 
+// The baseline covers what the run changed at any depth. A change below a
+// real directory the run only passed through is held back when the user
+// removed that directory or swapped it for another since: apply neither
+// makes it again nor writes into the new one.
+TEST_F(Overlay, AChangeBelowADirectoryTheUserRemovedOrReplacedIsAConflict) {
+  workspace_.Write("gone/deep/keep.txt", "1\n");
+  workspace_.Write("swapped/deep/keep.txt", "2\n");
+  Outcome run = OverlayRun("echo new > gone/deep/new.txt && echo new > swapped/deep/new.txt && echo ok > top.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  fs::remove_all(workspace_ / "gone/deep");
+  fs::rename(workspace_ / "swapped/deep", outside_ / "old-deep");
+  fs::create_directory(workspace_ / "swapped/deep");
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: gone/deep/new.txt"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: swapped/deep/new.txt"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("the directory swapped/deep above it was replaced"), std::string::npos)
+      << applied.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "gone/deep")) << "apply made a directory the user removed";
+  EXPECT_FALSE(Exists(workspace_ / "swapped/deep/new.txt")) << "apply wrote into a directory the run never saw";
+  EXPECT_FALSE(Exists(outside_ / "old-deep/new.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "top.txt"), "ok\n") << "the other change lands";
+}
+
+// A directory the run deleted (or replaced whole) is deleted only when
+// everything below it is still what the run saw: a file the user edited or
+// added deep down, after the run or while it ran, holds the deletion back.
+TEST_F(Overlay, ADeletedTreeTheUserChangedDeepDownIsAConflictLeftAlone) {
+  workspace_.Write("edited/a/b/one.txt", "one\n");
+  workspace_.Write("grown/a/b/two.txt", "two\n");
+  workspace_.Write("swapped/a/b/three.txt", "three\n");
+  workspace_.Write("untouched/a/b/four.txt", "four\n");
+  workspace_.Write("during/a/b/five.txt", "five\n");
+  Process run(RunArgv({"--overlay"}, {"sh", "-c",
+                                      "rm -r edited grown untouched during && rm -r swapped && mkdir swapped && "
+                                      "echo fresh > swapped/new.txt && echo READY && sleep 2"}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  WriteFile(workspace_ / "during/a/b/five.txt", "the user's edit while it ran\n");
+  ASSERT_EQ(run.Wait().exit_code, 0) << run.Wait().Describe();
+  // After the run: an edit, an added file and a swapped file, each three levels down.
+  WriteFile(workspace_ / "edited/a/b/one.txt", "the user's edit\n");
+  WriteFile(workspace_ / "grown/a/b/new.txt", "the user's new file\n");
+  fs::remove(workspace_ / "swapped/a/b/three.txt");
+  WriteFile(workspace_ / "swapped/a/b/three.txt", "three\n");
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  for (const char* path : {"edited", "grown", "swapped", "during"}) {
+    EXPECT_NE(applied.err.find(std::string("conflict: ") + path + ":"), std::string::npos) << path << "\n"
+                                                                                          << applied.Describe();
+  }
+  EXPECT_NE(applied.err.find("edited/a/b/one.txt changed since the run"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("grown/a/b/new.txt was created since the run"), std::string::npos)
+      << applied.Describe();
+  EXPECT_NE(applied.err.find("during/a/b/five.txt changed while the run ran"), std::string::npos)
+      << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edited/a/b/one.txt"), "the user's edit\n");
+  EXPECT_EQ(ReadFile(workspace_ / "grown/a/b/new.txt"), "the user's new file\n");
+  EXPECT_EQ(ReadFile(workspace_ / "swapped/a/b/three.txt"), "three\n");
+  EXPECT_FALSE(Exists(workspace_ / "swapped/new.txt")) << "nothing lands in a directory that was held back";
+  EXPECT_EQ(ReadFile(workspace_ / "during/a/b/five.txt"), "the user's edit while it ran\n");
+  EXPECT_FALSE(Exists(workspace_ / "untouched")) << "a tree nobody touched is deleted";
+}
+
 TEST_F(Overlay, ProtectedPathsAreRefusedByApplyAndNothingElseIsBlocked) {
   workspace_.Write("src.txt", "x\n");
   Outcome run = OverlayRun(
