@@ -529,7 +529,9 @@ Result<Policy> PolicyBuilder::Build() const {
                                           ": not an --allow-write grant of this run; only a root the command may "
                                           "write can be overlaid (grant it with --allow-write " + pinned.path + ")");
     }
-    if (read_only) return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": read-only mode writes nothing to overlay");
+    if (read_only) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": read-only mode writes nothing to overlay");
+    }
     if (policy.workspace_ && (IsWithin(pinned.path, policy.workspace_->path) ||
                               IsWithin(policy.workspace_->path, pinned.path))) {
       return Error(ErrorKind::kUsage, flag + " " + pinned.path +

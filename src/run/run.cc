@@ -371,7 +371,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     };
     if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
-      retry_with(CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}});
+      retry_with(CompileOptions{
+          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}});
     }
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort or --accept-rung masked-proc, the masked-proc rung's

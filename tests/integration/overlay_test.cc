@@ -522,6 +522,27 @@ TEST_F(Overlay, WithoutAStateDirectoryTheRunFailsClosed) {
   EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
 }
 
+// Where the kernel or the state directory's filesystem refuses overlayfs
+// (simulated from outside: CORRAL_TEST_OVERLAY_REFUSED=1, honoured only in
+// a CORRAL_HOST_SIMULATION build, never a release one), --overlay fails
+// closed with the one-line reason, --best-effort or not: the command never
+// runs, the real tree is untouched and no run is kept.
+TEST_F(Overlay, AKernelThatRefusesOverlayfsFailsClosedEvenUnderBestEffort) {
+  workspace_.Write("f.txt", "old\n");
+  SpawnOptions options;
+  options.env["CORRAL_TEST_OVERLAY_REFUSED"] = "1";
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--overlay"}, std::vector<std::string>{"--overlay", "--best-effort"}}) {
+    Outcome run = RunIn(flags, {"sh", "-c", "echo new > f.txt; echo ran > ran.txt"}, options);
+    EXPECT_EQ(run.exit_code, 125) << run.Describe();
+    EXPECT_NE(run.err.find("--overlay: the kernel refused the workspace's overlay"), std::string::npos)
+        << run.Describe();
+    EXPECT_FALSE(Exists(workspace_ / "ran.txt")) << "the command ran";
+    EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
+    EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs())) << "a run was kept";
+  }
+}
+
 TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
   const std::string chunk(20 * 1024, 'x');
   for (int i = 0; i < 10000; ++i) workspace_.Write("big/d" + std::to_string(i % 100) + "/f" + std::to_string(i), chunk);
