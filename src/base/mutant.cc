@@ -135,6 +135,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kOverlayView: return "overlay_view";
     case Mutant::kApplyProtected: return "apply_protected";
     case Mutant::kApplyConflict: return "apply_conflict";
+    case Mutant::kApplyDeepConflict: return "apply_deep_conflict";
     case Mutant::kApplyNoFollow: return "apply_nofollow";
     case Mutant::kApplySpecial: return "apply_special";
     case Mutant::kOverlayLock: return "overlay_lock";

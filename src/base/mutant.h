@@ -145,6 +145,7 @@ enum class Mutant {
   kOverlayView,        // --overlay binds the real workspace, writable, instead of the overlay
   kApplyProtected,     // apply lands changes to protected paths without --include-protected
   kApplyConflict,      // apply overwrites a real file that changed since the run
+  kApplyDeepConflict,  // apply compares only each changed path: not the dirs above it, nor a deleted tree
   kApplyNoFollow,      // apply opens the real tree and the upper by path, following symlinks
   kApplySpecial,       // apply copies special files and set-user-ID bits
   kOverlayLock,        // runs and applies on one overlay take no lock

@@ -218,6 +218,12 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       return Error(ErrorKind::kInternal, "--overlay: no overlay directory was prepared. The command was not run.");
     }
     CORRAL_TRY(plan.mounts_.OverlayWorkspace(policy.workspace()->path, options.overlay_dir));
+    if (options.overlay_root_dirs.size() != policy.overlay_roots().size()) {
+      return Error(ErrorKind::kInternal, "--overlay-root: no overlay directory was prepared. The command was not run.");
+    }
+    for (size_t i = 0; i < policy.overlay_roots().size(); ++i) {
+      CORRAL_TRY(plan.mounts_.OverlayRoot(policy.overlay_roots()[i].path, options.overlay_root_dirs[i]));
+    }
   }
   if (masked_proc) {
     plan.mounts_.MaskProc();

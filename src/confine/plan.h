@@ -80,6 +80,9 @@ struct CompileOptions {
   // The masked-proc rung: the best-effort retry after the kernel refused a
   // fresh /proc.
   bool masked_proc = false;
+  // Under --overlay-root (Policy::overlay_roots): each root's directory
+  // holding its own `upper` and `work`, in the policy's order.
+  std::vector<std::string> overlay_root_dirs;
 };
 
 class Plan {

@@ -315,6 +315,7 @@ Result<Policy> PolicyBuilder::Build() const {
     }
   }
   std::vector<std::string> flag_paths;
+  std::vector<std::string> write_grants;  // the --allow-write paths, pinned
   struct Requested {
     const std::vector<std::string>& paths;
     Access access;
@@ -469,6 +470,7 @@ Result<Policy> PolicyBuilder::Build() const {
         policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
       }
       if (credential) allowed_credentials.push_back(pinned.path);
+      if (&request.paths == &spec_.allow_write) write_grants.push_back(pinned.path);
       flag_paths.push_back(pinned.path);
       user_roots.push_back(pinned.path);
       user_grants.emplace_back(request.flag, pinned.path);
@@ -516,6 +518,33 @@ Result<Policy> PolicyBuilder::Build() const {
                                              ", so the grant would show nothing of it; drop one of the two");
       }
     }
+  }
+  // --overlay-root: a write grant outside the workspace, overlaid like it.
+  for (const std::string& path : spec_.overlay_root) {
+    const std::string flag(kOverlayRootList.flag);
+    CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(path, flag));
+    if (!pinned.is_dir()) return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": not a directory");
+    if (std::find(write_grants.begin(), write_grants.end(), pinned.path) == write_grants.end()) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path +
+                                          ": not an --allow-write grant of this run; only a root the command may "
+                                          "write can be overlaid (grant it with --allow-write " + pinned.path + ")");
+    }
+    if (read_only) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": read-only mode writes nothing to overlay");
+    }
+    if (policy.workspace_ && (IsWithin(pinned.path, policy.workspace_->path) ||
+                              IsWithin(policy.workspace_->path, pinned.path))) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path +
+                                          ": it holds or lies inside the workspace, which --overlay already "
+                                          "overlays; name roots outside it");
+    }
+    for (const PinnedPath& other : policy.overlay_roots_) {
+      if (IsWithin(pinned.path, other.path) || IsWithin(other.path, pinned.path)) {
+        return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": it holds or lies inside the overlay root " +
+                                            other.path + "; name each tree once");
+      }
+    }
+    policy.overlay_roots_.push_back(pinned);
   }
   if (read_only && policy.workspace_) policy.notes_.push_back("the workspace is read-only under read-only mode");
 

@@ -105,7 +105,13 @@ class Policy {
   // --best-effort: --accept-rung and the user config's accept_rung.
   const std::vector<std::string>& accepted_rungs() const { return spec_.accept_rung; }
   // Where the workspace's writes go: the real tree, or a per-run overlay.
-  WriteView write_view() const { return spec_.overlay ? WriteView::kOverlay : WriteView::kDirect; }
+  // --overlay-root implies --overlay.
+  WriteView write_view() const {
+    return spec_.overlay || !spec_.overlay_root.empty() ? WriteView::kOverlay : WriteView::kDirect;
+  }
+  // The --overlay-root trees (write grants outside the workspace), overlaid
+  // besides the workspace, in the order given.
+  const std::vector<PinnedPath>& overlay_roots() const { return overlay_roots_; }
   const HostContext& host() const { return host_; }
 
   // Credential stores shown by --allow-credential (each is audited).
@@ -141,6 +147,7 @@ class Policy {
   std::vector<std::string> notes_;
   std::string home_gitconfig_;
   std::optional<PinnedPath> workspace_;
+  std::vector<PinnedPath> overlay_roots_;
   std::vector<PathGrant> grants_;
   std::vector<SystemSymlink> symlinks_;
   std::vector<MaskedPath> masks_;

@@ -364,6 +364,20 @@ inline constexpr ListSetting kAllowWriteList{
     .doc = "Read and write grants (read-only under `mode = \"read-only\"`).",
 };
 
+// An --allow-write root outside the workspace made an overlay like the
+// workspace (docs/overlay.md): only a root that is already a write grant.
+inline constexpr ListSetting kOverlayRootList{
+    .key = "overlay_root",
+    .element = ListElement::kPath,
+    .flag = "--overlay-root",
+    .flag_help = "make the --allow-write root PATH (outside the workspace) a copy-on-write overlay too, reviewed "
+                 "with the workspace's by corral diff, apply and discard (implies --overlay; repeatable)",
+    .project = ProjectListRule::kInsideWorkspace,
+    .profile = ProfileRule::kCombines,
+    .doc = "`allow_write` roots outside the workspace that are copy-on-write overlays too (implies `overlay`); "
+           "each must be an `allow_write` grant. See [docs/overlay.md](overlay.md).",
+};
+
 inline constexpr ListSetting kAllowExecList{
     .key = "allow_exec",
     .element = ListElement::kPath,
@@ -562,6 +576,7 @@ inline constexpr ListSetting kAcceptRungList{
 #define CORRAL_CONFIG_LISTS(X)                 \
   X(allow_read, AllowRead, kAllowReadList)     \
   X(allow_write, AllowWrite, kAllowWriteList)  \
+  X(overlay_root, OverlayRoot, kOverlayRootList) \
   X(allow_exec, AllowExec, kAllowExecList)     \
   X(allow_env, AllowEnv, kAllowEnvList)        \
   X(allow_toolchain, AllowToolchain, kAllowToolchainList) \

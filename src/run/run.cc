@@ -72,18 +72,38 @@ int64_t NowNs() {
 // that run changed is compared with the real tree as it was when that run
 // ended, so an edit the user made between the runs stays a conflict.
 std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns, OverlayOwned owned) {
-  Result<UniqueFd> upper = run.Upper();
-  Result<UniqueFd> root = upper.ok() ? run.OpenRoot() : Result<UniqueFd>(upper.error());
-  Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
-                                        : Result<ChangeSet>(root.error());
-  if (changes.ok() && owned == OverlayOwned::kStackedOn && !MutantActive(Mutant::kOverlayStackBaseline)) {
-    Result<std::string> earlier = run.ReadBaseline();
-    Result<void> kept = earlier.ok() ? AttachBaseline(*earlier, *changes) : Result<void>(earlier.error());
-    if (!kept.ok()) changes = std::move(kept).error();
+  ChangeSet shown;  // every root's changes, an --overlay-root's named by its absolute path
+  Result<void> written;
+  for (size_t i = 0; i < run.roots().size() && written.ok(); ++i) {
+    Result<UniqueFd> upper = run.Upper(i);
+    Result<UniqueFd> root = upper.ok() ? run.OpenRoot(i) : Result<UniqueFd>(upper.error());
+    Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
+                                          : Result<ChangeSet>(root.error());
+    if (changes.ok() && owned == OverlayOwned::kStackedOn && !MutantActive(Mutant::kOverlayStackBaseline)) {
+      Result<std::string> earlier = run.ReadBaseline(i);
+      Result<void> kept = earlier.ok() ? AttachBaseline(*earlier, *changes) : Result<void>(earlier.error());
+      if (!kept.ok()) changes = std::move(kept).error();
+    }
+    written = changes.ok() ? run.WriteBaseline(SerializeBaseline(*changes), i) : Result<void>(changes.error());
+    if (!written.ok()) break;
+    shown.upper_bytes += changes->upper_bytes;
+    for (size_t c = 0; c < changes->changes.size(); ++c) {
+      Change change = changes->changes[c];
+      if (i > 0) {
+        change.path = run.roots()[i].path + "/" + change.path;
+        if (!change.renamed_from.empty()) change.renamed_from = run.roots()[i].path + "/" + change.renamed_from;
+      }
+      shown.changes.push_back(std::move(change));
+      shown.baseline.push_back(changes->baseline[c]);
+    }
   }
-  Result<void> written = changes.ok() ? run.WriteBaseline(SerializeBaseline(*changes)) : Result<void>(changes.error());
   AuditEvent event("overlay");
   event.Set("overlay_run", run.id()).Set("root", run.root());
+  if (run.roots().size() > 1) {
+    std::vector<std::string> roots;
+    for (const OverlayRoot& root : run.roots()) roots.push_back(root.path);
+    event.Set("roots", roots);
+  }
   if (owned == OverlayOwned::kStackedOn) event.Set("stacked", true);
   if (!written.ok()) {
     event.Set("error", written.error().ToString());
@@ -92,30 +112,47 @@ std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t star
            "; apply will refuse them (`corral discard " + run.id() + "` drops them)\n";
   }
   int counts[5] = {};
-  for (const Change& change : changes->changes) ++counts[static_cast<int>(change.kind)];
-  event.Set("upper_bytes", static_cast<int64_t>(changes->upper_bytes))
-      .Set("changes", static_cast<int>(changes->changes.size()))
+  for (const Change& change : shown.changes) ++counts[static_cast<int>(change.kind)];
+  event.Set("upper_bytes", static_cast<int64_t>(shown.upper_bytes))
+      .Set("changes", static_cast<int>(shown.changes.size()))
       .Set("added", counts[static_cast<int>(ChangeKind::kAdded)])
       .Set("modified", counts[static_cast<int>(ChangeKind::kModified)])
       .Set("deleted", counts[static_cast<int>(ChangeKind::kDeleted)]);
   audit.Record(event);
   // Nothing to review: nothing is kept.
-  if (changes->changes.empty() && run.Remove().ok()) {
+  if (shown.changes.empty() && run.Remove().ok()) {
     return "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
   }
-  return RenderSummary(run.id(), *changes);
+  return RenderSummary(run.id(), shown);
 }
 
 // `--overlay-on RUN`: the pending run `id`, locked (refused at once when a
 // run, an apply or a discard holds it), and only when it overlays this
 // run's workspace (the same path and the same (dev, inode)).
-Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, const PinnedPath& workspace) {
+Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, const PinnedPath& workspace,
+                                 const std::vector<PinnedPath>& extra_roots) {
   CORRAL_ASSIGN_OR_RETURN(OverlayRun run, OverlayRun::Open(state, id, OverlayRun::Wait::kNo));
   if ((run.root() != workspace.path || run.root_id().dev != workspace.id.dev ||
        run.root_id().ino != workspace.id.ino) &&
       !MutantActive(Mutant::kOverlayStackWorkspace)) {
     return Error(ErrorKind::kUsage, "--overlay-on " + id + ": that run overlays the workspace " + run.root() +
                                         ", not " + workspace.path + ". The command was not run.")
+        .WithCode(kOverlayUnknown);
+  }
+  // The same --overlay-root trees, in the same order: each upper goes on
+  // over the tree it was made over.
+  bool same_roots = run.roots().size() == extra_roots.size() + 1;
+  for (size_t i = 0; same_roots && i < extra_roots.size(); ++i) {
+    const OverlayRoot& kept = run.roots()[i + 1];
+    same_roots = kept.path == extra_roots[i].path && kept.id.dev == extra_roots[i].id.dev &&
+                 kept.id.ino == extra_roots[i].id.ino;
+  }
+  if (!same_roots) {
+    std::string kept;
+    for (size_t i = 1; i < run.roots().size(); ++i) kept += " --overlay-root " + run.roots()[i].path;
+    return Error(ErrorKind::kUsage, "--overlay-on " + id + ": that run overlays other --overlay-root trees (" +
+                                        (kept.empty() ? std::string("none") : kept.substr(1)) +
+                                        "); stack with the same ones. The command was not run.")
         .WithCode(kOverlayUnknown);
   }
   // A run corral did not see end has no baseline: its changes are all
@@ -255,17 +292,25 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                       Error(ErrorKind::kUnsupported, "--overlay: the upper layer lives in corral's state directory: " +
                                                          for_overlay.error().ToString() + ". The command was not run."));
       }
+      std::vector<OverlayRoot> extra_roots;
+      for (const PinnedPath& root : policy.overlay_roots()) extra_roots.push_back(OverlayRoot{root.path, root.id});
       Result<OverlayRun> made =
           options.overlay_on
-              ? OpenStackedOn(*for_overlay, *options.overlay_on, *policy.workspace())
-              : OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path, policy.workspace()->id);
+              ? OpenStackedOn(*for_overlay, *options.overlay_on, *policy.workspace(), policy.overlay_roots())
+              : OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path, policy.workspace()->id,
+                                   extra_roots);
       if (!made.ok()) return Failed(audit, policy, std::move(made).error());
       overlay.emplace(std::move(made).value());
       overlay_owned = options.overlay_on ? OverlayOwned::kStackedOn : OverlayOwned::kNew;
       overlay_started_ns = NowNs();
     }
     CompileOptions compile_options;
-    if (overlay) compile_options.overlay_dir = overlay->path();
+    if (overlay) {
+      compile_options.overlay_dir = overlay->path();
+      for (size_t i = 1; i < overlay->roots().size(); ++i) {
+        compile_options.overlay_root_dirs.push_back(overlay->LayerPath(i));
+      }
+    }
     plan = Compile(policy, host, compile_options);
     if (!plan->ok()) {
       if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
@@ -348,7 +393,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     };
     if (options.warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
-      retry_with(CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false});
+      retry_with(CompileOptions{
+          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}});
     }
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort or --accept-rung masked-proc, the masked-proc rung's
