@@ -142,6 +142,10 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kMaskedProcView: return "masked_proc_view";
     case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
     case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
+    case Mutant::kExecutorScratchOwner: return "executor_scratch_owner";
+    case Mutant::kExecutorCwd: return "executor_cwd";
+    case Mutant::kExecutorGate: return "executor_gate";
+    case Mutant::kExecutorCancel: return "executor_cancel";
   }
   return "none";
 }

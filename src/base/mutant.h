@@ -152,6 +152,10 @@ enum class Mutant {
   kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
   kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
   kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
+  kExecutorScratchOwner,   // an executor set's scratch root owned by another user is accepted
+  kExecutorCwd,            // an executor call's directory is not resolved beneath the workspace (.. and symlinks lead out)
+  kExecutorGate,           // executor calls are admitted with the allow-all approval policy (the approver is never asked)
+  kExecutorCancel,         // closing an executor set neither kills the running trees nor waits for them
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
