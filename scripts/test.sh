@@ -45,6 +45,8 @@ library_tests() {
 }
 echo "== the C API and the Python binding as uid $(id -u)"
 library_tests "$here/tests/capi" "$here/$build/src/libcorral.so" "$here/bindings/python" 2>&1 | sed 's/^/  /'
+echo "== cmake --install into a temporary prefix, and a C program built with pkg-config against it"
+"$here/tests/install/install_test.sh" "$build" 2>&1 | sed 's/^/  /'
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "== NOTE: the suites ran only as uid $(id -u); run 'sudo make test' for the root pass too" >&2

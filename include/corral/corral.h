@@ -35,6 +35,13 @@
 extern "C" {
 #endif
 
+/* The exported functions: libcorral.so is built with hidden visibility. */
+#if defined(__GNUC__)
+#define CORRAL_API __attribute__((visibility("default")))
+#else
+#define CORRAL_API
+#endif
+
 /* The typed errors (executor/errors.h), stable numbers. */
 typedef enum corral_errc {
   CORRAL_OK = 0,
@@ -58,8 +65,8 @@ typedef enum corral_errc {
 } corral_errc;
 
 /* "executor_limit", "set_closed", ...; "ok" for 0. Static: not freed. */
-const char *corral_errc_name(int errc);
-void corral_string_free(char *text);
+CORRAL_API const char *corral_errc_name(int errc);
+CORRAL_API void corral_string_free(char *text);
 
 typedef struct corral_policy corral_policy;
 typedef struct corral_set corral_set;
@@ -71,29 +78,29 @@ typedef struct corral_process corral_process;
  * user's config file. `text` NULL: the user's config files, as `corral run`
  * reads them. `workspace` NULL: the config's workspace_root, else the
  * working directory (or its repository's top). */
-int corral_policy_from_toml(const char *text, const char *workspace, corral_policy **out, char **error);
-int corral_policy_from_json(const char *text, const char *workspace, corral_policy **out, char **error);
-void corral_policy_free(corral_policy *policy);
+CORRAL_API int corral_policy_from_toml(const char *text, const char *workspace, corral_policy **out, char **error);
+CORRAL_API int corral_policy_from_json(const char *text, const char *workspace, corral_policy **out, char **error);
+CORRAL_API void corral_policy_free(corral_policy *policy);
 
 /* `scratch_root` NULL: /tmp; else a directory of the caller's (not a
  * symlink). `max_executors` <= 0: 64. Every question the gate asks is
  * answered "no". */
-int corral_set_create(const corral_policy *policy, const char *scratch_root, int max_executors, corral_set **out,
+CORRAL_API int corral_set_create(const corral_policy *policy, const char *scratch_root, int max_executors, corral_set **out,
                       char **error);
 /* The executor of `key` (memoised), owned by the set. */
-int corral_set_executor(corral_set *set, const char *key, corral_executor **out, char **error);
+CORRAL_API int corral_set_executor(corral_set *set, const char *key, corral_executor **out, char **error);
 /* Kills every running tree, removes the scratch; later calls fail with
  * CORRAL_E_SET_CLOSED. Idempotent. */
-void corral_set_close(corral_set *set);
+CORRAL_API void corral_set_close(corral_set *set);
 /* Closes, then frees the set and its executors. */
-void corral_set_free(corral_set *set);
+CORRAL_API void corral_set_free(corral_set *set);
 
 /* 0 full, 1 degraded, 2 none (confine/plan.h Level). */
-int corral_executor_level(const corral_executor *executor);
+CORRAL_API int corral_executor_level(const corral_executor *executor);
 /* JSON: the policy, the plan and its guarantees; freed with corral_string_free. */
-char *corral_executor_report(const corral_executor *executor);
-const char *corral_executor_home(const corral_executor *executor);
-const char *corral_executor_tmpdir(const corral_executor *executor);
+CORRAL_API char *corral_executor_report(const corral_executor *executor);
+CORRAL_API const char *corral_executor_home(const corral_executor *executor);
+CORRAL_API const char *corral_executor_tmpdir(const corral_executor *executor);
 
 typedef struct corral_run_result {
   char *stdout_data; /* NUL-terminated too; stdout_len bytes */
@@ -107,12 +114,12 @@ typedef struct corral_run_result {
 
 /* `argv` NULL-terminated; `cwd` inside the workspace ("" or NULL: the
  * workspace); `max_output` 0: no cap. */
-int corral_run_argv(corral_executor *executor, const char *cwd, const char *const *argv, size_t max_output,
+CORRAL_API int corral_run_argv(corral_executor *executor, const char *cwd, const char *const *argv, size_t max_output,
                     corral_run_result *out, char **error);
 /* /bin/sh -c `shell`. */
-int corral_run_command(corral_executor *executor, const char *cwd, const char *shell, size_t max_output,
+CORRAL_API int corral_run_command(corral_executor *executor, const char *cwd, const char *shell, size_t max_output,
                        corral_run_result *out, char **error);
-void corral_run_result_free(corral_run_result *result);
+CORRAL_API void corral_run_result_free(corral_run_result *result);
 
 typedef struct corral_process_options {
   const char *dir;               /* inside the workspace; NULL or "": the workspace */
@@ -129,21 +136,21 @@ enum { CORRAL_SIGNAL_INTERRUPT = 0, CORRAL_SIGNAL_TERMINATE = 1, CORRAL_SIGNAL_K
 enum { CORRAL_ENDED_BY_COMMAND = 0, CORRAL_ENDED_BY_OUTPUT_LIMIT = 1, CORRAL_ENDED_BY_DEADLINE = 2,
        CORRAL_ENDED_BY_CANCELLED = 3, CORRAL_ENDED_BY_SIGNAL = 4 };
 
-int corral_process_prepare(corral_executor *executor, const corral_process_options *options, corral_process **out,
+CORRAL_API int corral_process_prepare(corral_executor *executor, const corral_process_options *options, corral_process **out,
                            char **error);
-int corral_process_start(corral_process *process, char **error);
+CORRAL_API int corral_process_start(corral_process *process, char **error);
 /* Descriptors the process owns (valid until corral_process_free). */
-int corral_process_stdin(corral_process *process, int *fd, char **error);
-int corral_process_stdout(corral_process *process, int *fd, char **error);
-int corral_process_stderr(corral_process *process, int *fd, char **error);
-int corral_process_pty(corral_process *process, int *fd, char **error);
-int corral_process_close_stdin(corral_process *process, char **error);
-int corral_process_resize(corral_process *process, unsigned short rows, unsigned short columns, char **error);
-int corral_process_signal(corral_process *process, int which, char **error);
+CORRAL_API int corral_process_stdin(corral_process *process, int *fd, char **error);
+CORRAL_API int corral_process_stdout(corral_process *process, int *fd, char **error);
+CORRAL_API int corral_process_stderr(corral_process *process, int *fd, char **error);
+CORRAL_API int corral_process_pty(corral_process *process, int *fd, char **error);
+CORRAL_API int corral_process_close_stdin(corral_process *process, char **error);
+CORRAL_API int corral_process_resize(corral_process *process, unsigned short rows, unsigned short columns, char **error);
+CORRAL_API int corral_process_signal(corral_process *process, int which, char **error);
 /* One real wait, cached. Any out pointer may be NULL. */
-int corral_process_wait(corral_process *process, int *exit_code, int *signal, int *ended_by, char **error);
+CORRAL_API int corral_process_wait(corral_process *process, int *exit_code, int *signal, int *ended_by, char **error);
 /* Kills what still runs, closes its descriptors, frees it. */
-void corral_process_free(corral_process *process);
+CORRAL_API void corral_process_free(corral_process *process);
 
 #ifdef __cplusplus
 }

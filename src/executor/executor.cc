@@ -38,14 +38,6 @@ Error ExecutorClosedError(const std::string& key) {
   return ExecutorError(ExecutorErrc::kExecutorClosed, "the executor \"" + key + "\" was closed; nothing runs");
 }
 
-Result<std::string> PathOfFd(int fd) {
-  char buffer[PATH_MAX];
-  std::string link = "/proc/self/fd/" + std::to_string(fd);
-  ssize_t n = ::readlink(link.c_str(), buffer, sizeof buffer - 1);
-  if (n <= 0) return Error::FromErrno(ErrorKind::kInternal, "cannot read back a directory's path", "readlink", errno);
-  return std::string(buffer, static_cast<size_t>(n));
-}
-
 bool IsBareKey(const std::string& key) {
   if (key.empty()) return false;
   for (char c : key) {
@@ -65,10 +57,13 @@ class Capture {
     fds_[1] = err;
     thread_ = std::thread([this] { Loop(); });
   }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  ~Capture() { Finish(); }
   // The run is over: every process of the sandbox is gone.
   void Finish() {
     run_over_ = true;
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   std::string out, err;
 
@@ -212,7 +207,7 @@ Result<std::unique_ptr<ExecutorSet>> ExecutorSet::Create(ExecutorPolicy policy, 
         resolved->resolution.policy.workspace_root.value_or(policy.host.cwd));
     UniqueFd fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!fd) return Reclassify(ExecutorErrc::kPolicy, Error::FromErrno(ErrorKind::kPolicy, "cannot open the workspace " + root, "open", errno));
-    CORRAL_ASSIGN_OR_RETURN(state->workspace, PathOfFd(fd.get()));
+    CORRAL_ASSIGN_OR_RETURN(state->workspace, PathOfDescriptor(fd.get()));
     state->workspace_fd = std::move(fd);
     resolved->spec.workspace = state->workspace;
   }
@@ -334,7 +329,7 @@ Result<std::string> SetState::ResolveCwd(const std::string& cwd) const {
     return Reclassify(ExecutorErrc::kInvalidArgument,
                       Error::FromErrno(ErrorKind::kUsage, "the directory " + cwd + " cannot be used", "openat2", err));
   }
-  CORRAL_ASSIGN_OR_RETURN(std::string canonical, PathOfFd(dir.get()));
+  CORRAL_ASSIGN_OR_RETURN(std::string canonical, PathOfDescriptor(dir.get()));
   if (canonical != workspace && !IsWithin(canonical, workspace) && !MutantActive(Mutant::kExecutorCwd)) {
     return ExecutorError(ExecutorErrc::kCwdOutsideWorkspace, "the directory " + cwd + " is not inside the workspace");
   }

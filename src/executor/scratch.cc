@@ -22,15 +22,6 @@ Error Failed(const std::string& what, const char* syscall, int err) {
   return Reclassify(ExecutorErrc::kScratchUnsafe, Error::FromErrno(ErrorKind::kIo, what, syscall, err));
 }
 
-// The path a descriptor names now, as the kernel reads it back.
-Result<std::string> PathOf(int fd) {
-  char buffer[PATH_MAX];
-  std::string link = "/proc/self/fd/" + std::to_string(fd);
-  ssize_t n = ::readlink(link.c_str(), buffer, sizeof buffer - 1);
-  if (n <= 0) return Failed("cannot read back a scratch directory's path", "readlink", errno);
-  return std::string(buffer, static_cast<size_t>(n));
-}
-
 // mkdirat(dir, name, 0700), then opened without following a symlink, and
 // checked to be a directory of ours that only we may enter.
 Result<UniqueFd> MakePrivateDir(int dir, const std::string& name) {
@@ -47,6 +38,14 @@ Result<UniqueFd> MakePrivateDir(int dir, const std::string& name) {
 }
 
 }  // namespace
+
+Result<std::string> PathOfDescriptor(int fd) {
+  char buffer[PATH_MAX];
+  std::string link = "/proc/self/fd/" + std::to_string(fd);
+  ssize_t n = ::readlink(link.c_str(), buffer, sizeof buffer - 1);
+  if (n <= 0) return Failed("cannot read back a directory's path", "readlink", errno);
+  return std::string(buffer, static_cast<size_t>(n));
+}
 
 Result<ScratchDir> ScratchDir::Create(const std::string& root) {
   ScratchDir scratch;
@@ -72,7 +71,7 @@ Result<ScratchDir> ScratchDir::Create(const std::string& root) {
   CORRAL_ASSIGN_OR_RETURN(std::string random, RandomBytes(8));
   scratch.name_ = "corral-executors-" + HexEncode(random);
   CORRAL_ASSIGN_OR_RETURN(scratch.dir_, MakePrivateDir(scratch.parent_.get(), scratch.name_));
-  CORRAL_ASSIGN_OR_RETURN(scratch.path_, PathOf(scratch.dir_.get()));
+  CORRAL_ASSIGN_OR_RETURN(scratch.path_, PathOfDescriptor(scratch.dir_.get()));
   return scratch;
 }
 
@@ -82,8 +81,8 @@ Result<ExecutorDirs> ScratchDir::MakeExecutorDirs(int index) const {
   CORRAL_ASSIGN_OR_RETURN(UniqueFd home, MakePrivateDir(dir.get(), "home"));
   CORRAL_ASSIGN_OR_RETURN(UniqueFd tmp, MakePrivateDir(dir.get(), "tmp"));
   ExecutorDirs dirs;
-  CORRAL_ASSIGN_OR_RETURN(dirs.home, PathOf(home.get()));
-  CORRAL_ASSIGN_OR_RETURN(dirs.tmp, PathOf(tmp.get()));
+  CORRAL_ASSIGN_OR_RETURN(dirs.home, PathOfDescriptor(home.get()));
+  CORRAL_ASSIGN_OR_RETURN(dirs.tmp, PathOfDescriptor(tmp.get()));
   return dirs;
 }
 

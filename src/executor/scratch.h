@@ -34,6 +34,9 @@ struct ExecutorDirs {
   std::string tmp;   // canonical
 };
 
+// The path a descriptor names now, as the kernel reads it back.
+Result<std::string> PathOfDescriptor(int fd);
+
 class ScratchDir {
  public:
   // `root` empty: /tmp.
