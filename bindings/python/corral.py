@@ -171,8 +171,8 @@ class ExecutorSet:
         return self
 
     def __exit__(self, *exc):
+        # Closed, not freed: an Executor kept past the block gets "set_closed", never freed memory.
         self.close()
-        self.__del__()
 
     def __del__(self):
         handle = getattr(self, "_set", None)

@@ -43,6 +43,9 @@ class Binding(unittest.TestCase):
                 agent.run(["true"], cwd="/")
             self.assertEqual(refused.exception.code, "cwd_outside_workspace")
         self.assertEqual(os.listdir(self.scratch), [])
+        with self.assertRaises(corral.CorralError) as after:
+            agent.run(["true"])
+        self.assertEqual(after.exception.code, "set_closed")
 
     def test_read_only_from_json_refuses_the_write(self):
         tools = corral.ExecutorSet(json='{"sandbox": {"mode": "read-only"}}', workspace=self.workspace,
