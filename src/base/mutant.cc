@@ -146,6 +146,10 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kWarmLandlock: return "warm_landlock";
     case Mutant::kWarmSeccomp: return "warm_seccomp";
     case Mutant::kWarmFingerprint: return "warm_fingerprint";
+    case Mutant::kExecutorScratchOwner: return "executor_scratch_owner";
+    case Mutant::kExecutorCwd: return "executor_cwd";
+    case Mutant::kExecutorGate: return "executor_gate";
+    case Mutant::kExecutorCancel: return "executor_cancel";
   }
   return "none";
 }

@@ -156,6 +156,10 @@ enum class Mutant {
   kWarmLandlock,           // a warm sandbox's call runs without its fresh Landlock domain
   kWarmSeccomp,            // a warm sandbox's init (and so each call) installs no seccomp filter
   kWarmFingerprint,        // a warm run does not compare its plan with the warm sandbox's
+  kExecutorScratchOwner,   // an executor set's scratch root owned by another user is accepted
+  kExecutorCwd,            // an executor call's directory is not resolved beneath the workspace (.. and symlinks lead out)
+  kExecutorGate,           // executor calls are admitted with the allow-all approval policy (the approver is never asked)
+  kExecutorCancel,         // closing an executor set neither kills the running trees nor waits for them
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

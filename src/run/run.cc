@@ -167,6 +167,15 @@ Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, c
   return run;
 }
 
+// RunOptions::env_set: each entry replaces the variable of its name.
+void SetEnvironment(std::vector<std::string>& env, const std::vector<std::string>& set) {
+  for (const std::string& entry : set) {
+    std::string prefix = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; });
+    env.push_back(entry);
+  }
+}
+
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
   audit.Record(FailedEvent(error, policy.fingerprint()));
   RunResult result;
@@ -200,7 +209,11 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // Interactive (stdin and stdout a terminal): the command gets a pty of its
   // own, relayed (exec/pty_relay.h), and never the caller's terminal.
   // (Not when the caller hands the command descriptors of its own.)
-  if (options.stdin_fd < 0 && options.stdout_fd < 0) command.pty = CommandPtyFor();
+  if (options.pty) {
+    command.pty = options.pty;
+  } else if (options.stdin_fd < 0 && options.stdout_fd < 0) {
+    command.pty = CommandPtyFor();
+  }
   // Read-only runs relay stderr, to recognise a denied write (see denials.h);
   // not an interactive one, where the person reads the kernel's message on
   // the pty (a second stream onto a raw terminal would lose its line ends).
@@ -244,6 +257,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
     for (const char* const* entry = env; *entry != nullptr; ++entry) command.env.emplace_back(*entry);
+    SetEnvironment(command.env, options.env_set);
     command.cwd = policy.host().cwd;
     audit.Record(AuditEvent("spawned")
                      .Set("policy", policy.fingerprint())
@@ -331,6 +345,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       command.program = std::move(program->fd);
     }
     command.env = ScrubEnvironment(policy, env);
+    SetEnvironment(command.env, options.env_set);
     // The journal and the quarantine live there: one a symlink or another
     // user could redirect is refused before anything runs (state_dir.h).
     Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
@@ -414,7 +429,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   relay_write.Reset();  // the sandbox holds the only write end now
   Result<SupervisedExit> outcome = Error(ErrorKind::kInternal, "not supervised");
   std::optional<PtyRelay> pty;
-  if (process.ok() && process->pty_master() >= 0) {
+  if (process.ok() && process->pty_master() >= 0 && options.pty) {
+    if (options.watcher != nullptr) options.watcher->PtyOpened(process->pty_master());
+  } else if (process.ok() && process->pty_master() >= 0) {
     pty.emplace(process->pty_master());
     pty->EnterRawMode();
   }

@@ -53,6 +53,9 @@ class RunWatcher {
   virtual void Started(int pidfd) = 0;
   // Called once the run is over and before `pidfd` is closed.
   virtual void Ended() = 0;
+  // With RunOptions::pty: the master of the command's pty, before Started().
+  // Owned by the run (dup it to keep it); closed after Ended().
+  virtual void PtyOpened(int /*master*/) {}
 };
 
 struct RunOptions {
@@ -86,6 +89,14 @@ struct RunOptions {
   // inside the sandbox's view. Refused with --overlay (each run its own
   // upper); a repository's config stays read-only (no per-run copy).
   WarmSandbox* warm = nullptr;
+  // "NAME=value" entries set in the command's environment after the scrub,
+  // replacing a variable of that name (an executor's own HOME and TMPDIR,
+  // and a prepared process's additions; executor/executor.h).
+  std::vector<std::string> env_set;
+  // Given: the command gets a pty of its own with these modes and size
+  // (exec/spawn.h CommandPty), whatever this process's terminal, and its
+  // master goes to the watcher (RunWatcher::PtyOpened), not to a relay.
+  std::optional<CommandPty> pty;
 };
 
 struct RunResult {
