@@ -142,6 +142,9 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kMaskedProcView: return "masked_proc_view";
     case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
     case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
+    case Mutant::kResourceLimits: return "resource_limits";
+    case Mutant::kReapLast: return "reap_last";
+    case Mutant::kProjectLimits: return "project_limits";
   }
   return "none";
 }

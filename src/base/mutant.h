@@ -152,6 +152,9 @@ enum class Mutant {
   kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
   kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
   kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
+  kResourceLimits,         // the command runs without the rlimits of --max-procs, --max-memory, ... (kernel/rlimits.h)
+  kReapLast,               // corral returns without reaping the sandbox's init: its zombie is left to whoever reaps orphans
+  kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
