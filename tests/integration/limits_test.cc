@@ -75,9 +75,10 @@ TEST_F(Limits, AForkBombIsContainedAndNothingIsLeft) {
   }
   const std::string token = RandomToken("bomb");
   // Every process of the bomb is a fork of this `sh -c`, the token in its
-  // command line; the sleep (forked first, so it always starts) keeps the
-  // run going until --timeout.
-  const std::string bomb = ": " + token + "; sleep 1000 & b(){ b|b& }; b; wait";
+  // command line. The bomb runs in a subshell (a shell whose fork fails
+  // gives up), and the sleep, forked before it, keeps the run going until
+  // --timeout.
+  const std::string bomb = ": " + token + "; sleep 1000 & (b(){ b|b& }; b); wait";
   Process run(RunArgv({"--max-procs", "16", "--timeout", "4"}, {"sh", "-c", bomb}), Defaults({}));
   size_t peak = 0;
   WaitFor(
