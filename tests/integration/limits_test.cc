@@ -9,9 +9,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "harness.h"
+#include "confine/env.h"
+#include "confine/host.h"
+#include "confine/plan.h"
+#include "exec/spawn.h"
 #include "kernel/cgroup.h"
+#include "policy/policy.h"
+
+extern char** environ;
 
 namespace corral_it {
 namespace {
@@ -185,6 +195,61 @@ TEST_F(Limits, ExplainSaysWhatHoldsEachLimit) {
       << explained.Describe();
   EXPECT_NE(explained.out.find("64 open files per process (RLIMIT_NOFILE)"), std::string::npos)
       << explained.Describe();
+}
+
+// The sandbox's init starts in the run's cgroup (clone3 CLONE_INTO_CGROUP),
+// so every process of the sandbox is in it from its first instruction:
+// read from outside in the cgroup's cgroup.procs. This host offers no
+// controller to limit with, but as root a plain cgroup of its v2 hierarchy
+// shows the spawn path; unprivileged, that hierarchy is not the user's and
+// the cgroup cannot be made.
+TEST_F(Limits, TheSandboxStartsInTheRunsCgroup) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::stringstream text;
+  text << mountinfo.rdbuf();
+  const std::string mount = corral::CgroupMountPoint(text.str());
+  ASSERT_FALSE(mount.empty()) << "no cgroup v2 hierarchy on this host";
+  corral::Result<corral::RunCgroup> cgroup = corral::RunCgroup::Create(mount, corral::CgroupLimits{});
+  if (::geteuid() != 0) {
+    EXPECT_FALSE(cgroup.ok()) << "an unprivileged user made a cgroup at the hierarchy's root";
+    return;
+  }
+  ASSERT_TRUE(cgroup.ok()) << cgroup.error().ToString();
+  corral::Result<corral::HostContext> host = corral::CaptureHostContext();
+  ASSERT_TRUE(host.ok()) << host.error().ToString();
+  corral::PolicyBuilder builder(*host);
+  builder.Workspace(workspace_.path());
+  corral::Result<corral::Policy> policy = builder.Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  corral::Result<corral::Plan> plan = corral::Compile(*policy, corral::ProbeHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  corral::Command command;
+  command.argv = {"sleep", "1000"};
+  command.env = corral::ScrubEnvironment(*policy, environ);
+  command.cgroup_fd = cgroup->fd();
+  sigset_t previous = corral::BlockForwardedSignals();
+  corral::Result<corral::SandboxProcess> process = corral::Spawn(*plan, command);
+  ASSERT_TRUE(process.ok()) << process.error().ToString();
+  auto procs = [&] {
+    std::ifstream in(cgroup->path() + "/cgroup.procs");
+    std::vector<pid_t> pids;
+    pid_t pid = 0;
+    while (in >> pid) pids.push_back(pid);
+    return pids;
+  };
+  // Init, and the command it cloned.
+  EXPECT_TRUE(WaitFor([&] { return procs().size() == 2; }, 10s)) << procs().size();
+  std::vector<pid_t> in_cgroup = procs();
+  EXPECT_NE(std::find(in_cgroup.begin(), in_cgroup.end(), process->pid()), in_cgroup.end())
+      << "init is not in the run's cgroup";
+  // Removing the cgroup kills what is in it: the sandbox ends.
+  const std::string path = cgroup->path();
+  std::thread reaper([&] { process->Reap(); });
+  corral::Result<void> removed = cgroup->Remove();
+  reaper.join();
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  EXPECT_TRUE(removed.ok()) << removed.error().ToString();
+  EXPECT_FALSE(Exists(path));
 }
 
 // Each `corral run` reaps its sandbox's init before it exits: a subreaper
