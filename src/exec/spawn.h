@@ -131,8 +131,10 @@ class SandboxProcess {
   bool emptied() const { return command_status_.has_value() && own_pid_namespace_; }
   // Once emptied(): stop owning init without waiting for its exit, in which
   // the kernel frees the namespaces (a few hundred microseconds). Its zombie
-  // passes to whoever reaps this process's orphans, so only a caller about
-  // to exit should do this.
+  // passes to whoever reaps this process's orphans (a container's PID 1 that
+  // does not reap collects one per run), so no caller does this: RunConfined
+  // reaps init last instead, after its post-run work. Only the reap_last
+  // mutant (src/base/mutant.h) calls it, to show that the test sees it.
   void Release();
   // The command's wait status: from TakeStatus, or after Reap from init's
   // pipe, or directly for an unconfined command.
