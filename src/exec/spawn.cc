@@ -366,6 +366,13 @@ class Spawner {
     if (pid == 0) RunSandboxed(ctx);
     int clone_errno = errno;
     stack.Unmap();
+    if (pid < 0 && command.cgroup_fd >= 0 && clone_errno == ENOSYS) {
+      // A container's seccomp profile may answer clone3 with ENOSYS.
+      return Error(ErrorKind::kUnsupported,
+                   "limits: the sandbox cannot start inside its cgroup: clone3 is not available here (an outer "
+                   "seccomp profile?); the command was not run",
+                   "clone3", clone_errno);
+    }
     if (pid < 0) {
       const HostSupport& host = ProbeHost();
       std::string where = !host.container.empty()
