@@ -150,6 +150,9 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kExecutorCwd: return "executor_cwd";
     case Mutant::kExecutorGate: return "executor_gate";
     case Mutant::kExecutorCancel: return "executor_cancel";
+    case Mutant::kResourceLimits: return "resource_limits";
+    case Mutant::kReapLast: return "reap_last";
+    case Mutant::kProjectLimits: return "project_limits";
   }
   return "none";
 }

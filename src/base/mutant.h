@@ -160,6 +160,9 @@ enum class Mutant {
   kExecutorCwd,            // an executor call's directory is not resolved beneath the workspace (.. and symlinks lead out)
   kExecutorGate,           // executor calls are admitted with the allow-all approval policy (the approver is never asked)
   kExecutorCancel,         // closing an executor set neither kills the running trees nor waits for them
+  kResourceLimits,         // the command runs without the rlimits of --max-procs, --max-memory, ... (kernel/rlimits.h)
+  kReapLast,               // corral returns without reaping the sandbox's init: its zombie is left to whoever reaps orphans
+  kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -33,14 +33,6 @@
 namespace corral::cli {
 namespace {
 
-// corral exits right after the run: it need not wait while the kernel frees
-// the emptied sandbox's namespaces.
-RunOptions CliRunOptions() {
-  RunOptions options;
-  options.wait_for_teardown = false;
-  return options;
-}
-
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
   for (const SweepFinding& finding : findings) {
@@ -301,7 +293,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // A program or PATH entry the sandbox resolves elsewhere: one line, with the fix.
   PathComparison path = ComparePath(policy, program);
   if (path.warning) PrintError("warning: " + *path.warning);
-  RunOptions options = CliRunOptions();
+  RunOptions options;
   options.overlay_on = overlay_on;
   RunResult result = RunConfined(std::move(admitted).value(), options);
   if (result.error && policy_file) {
@@ -330,6 +322,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
                " (docs/hosts.md)");
   }
   if (result.lookups) PrintError(*result.lookups);
+  if (result.limit_hit) PrintError("limit: " + result.limit_hit->detail);
   if (result.overlay_summary) std::fputs(result.overlay_summary->c_str(), stderr);
   if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());

@@ -1,5 +1,6 @@
 #include "confine/plan.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "kernel/seccomp.h"
 #include "net/hosts_file.h"
 #include "policy/egress_capture.h"
+#include "policy/tmpfs_size.h"
 
 namespace corral {
 namespace {
@@ -40,6 +42,76 @@ std::string PortList(const std::vector<uint16_t>& ports) {
   std::string text;
   for (uint16_t port : ports) text += (text.empty() ? "" : ", ") + std::to_string(port);
   return text;
+}
+
+// The resource limits (docs/limits.md): each an rlimit of the command, and
+// processes and memory also a cgroup limit of the whole sandbox where the
+// host offers one. Global root is exempt from RLIMIT_NPROC: as root a process
+// limit holds only through the pids controller, so without one it is refused
+// (dropped under --best-effort). The sandbox's init counts as one process.
+template <typename Unavailable, typename Feature>
+Result<void> CompileLimits(const Policy& policy, const CgroupOffer& offer, RlimitSet& rlimits, PlanCgroup& cgroup,
+                           Unavailable& unavailable, Feature& feature) {
+  const ResourceLimits& limits = policy.limits();
+  std::vector<std::string> parts;
+  bool narrowed = false;
+  if (limits.procs) {
+    const uint64_t with_init = *limits.procs + 1;
+    const bool root = policy.host().uid == 0;
+    if (!root) rlimits.Add(RLIMIT_NPROC, with_init);
+    if (offer.pids) {
+      cgroup.limits.pids_max = with_init;
+      parts.push_back(std::to_string(*limits.procs) + " processes: pids.max of the run's cgroup" +
+                      (root ? "" : " and RLIMIT_NPROC"));
+    } else if (root) {
+      CORRAL_TRY(unavailable("process limit",
+                             "--max-procs as root needs the pids controller of a cgroup (global root is exempt from "
+                             "RLIMIT_NPROC), and here " + offer.detail,
+                             "Run corral as an unprivileged user (RLIMIT_NPROC holds), or on a host whose cgroup v2 "
+                             "hierarchy offers the pids controller (docs/limits.md)",
+                             std::nullopt));
+      parts.push_back("processes: not limited (dropped under --best-effort: root and no pids controller)");
+      narrowed = true;
+    } else {
+      parts.push_back(std::to_string(*limits.procs) +
+                      " processes: RLIMIT_NPROC, counted per uid (in the sandbox's user namespace; without one, "
+                      "with every process of that uid on the host); no pids cgroup: " + offer.detail);
+    }
+  }
+  if (limits.memory_bytes) {
+    rlimits.Add(RLIMIT_AS, *limits.memory_bytes);
+    if (offer.memory) {
+      cgroup.limits.memory_max = *limits.memory_bytes;
+      parts.push_back("memory " + TmpfsSizeText(*limits.memory_bytes) +
+                      ": each process's address space (RLIMIT_AS) and the whole sandbox (memory.max, no swap)");
+    } else {
+      parts.push_back("memory " + TmpfsSizeText(*limits.memory_bytes) +
+                      ": each process's address space only (RLIMIT_AS); the sandbox as a whole is not bounded (" +
+                      offer.detail + ")");
+      narrowed = true;
+    }
+  }
+  if (limits.cpu_seconds) {
+    rlimits.Add(RLIMIT_CPU, *limits.cpu_seconds, *limits.cpu_seconds + 1);
+    parts.push_back(std::to_string(*limits.cpu_seconds) + " CPU seconds per process (RLIMIT_CPU)");
+  }
+  if (limits.file_size_bytes) {
+    rlimits.Add(RLIMIT_FSIZE, *limits.file_size_bytes);
+    parts.push_back("files up to " + TmpfsSizeText(*limits.file_size_bytes) + " (RLIMIT_FSIZE)");
+  }
+  if (limits.open_files) {
+    rlimits.Add(RLIMIT_NOFILE, *limits.open_files);
+    parts.push_back(std::to_string(*limits.open_files) + " open files per process (RLIMIT_NOFILE)");
+  }
+  if (cgroup.wanted()) {
+    cgroup.parent = offer.parent;
+    cgroup.enable = offer.enable;
+  }
+  std::string detail;
+  for (const std::string& part : parts) detail += (detail.empty() ? "" : "; ") + part;
+  if (detail.empty()) detail = "none asked; the host gives rlimits, and " + offer.detail;
+  feature("limits", narrowed ? FeatureStatus::kNarrowed : FeatureStatus::kEnforced, detail);
+  return {};
 }
 
 }  // namespace
@@ -471,6 +543,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   feature("resource limits", FeatureStatus::kEnforced,
           std::string("core dumps off") +
               (policy.timeout() ? "; the tree is killed after " + std::to_string(policy.timeout()->count()) + "s" : ""));
+
+  CORRAL_TRY(CompileLimits(policy, host.cgroup_offer, plan.rlimits_, plan.cgroup_, unavailable, feature));
 
   Guarantees missing_guarantees = plan.required_.Missing(plan.provided_);
   const bool rungs_accepted = std::all_of(plan.rungs_.begin(), plan.rungs_.end(), [&](Rung rung) {

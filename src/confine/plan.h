@@ -32,9 +32,11 @@
 #include "confine/host.h"
 #include "confine/mount_plan.h"
 #include "confine/rung.h"
+#include "kernel/cgroup.h"
 #include "kernel/landlock.h"
 #include "kernel/loopback.h"
 #include "kernel/namespaces.h"
+#include "kernel/rlimits.h"
 #include "policy/policy.h"
 
 namespace corral {
@@ -85,6 +87,15 @@ struct CompileOptions {
   std::vector<std::string> overlay_root_dirs;
 };
 
+// The run's own cgroup (kernel/cgroup.h), when a limit needs one and the
+// host offers it: made in `parent` before the spawn, removed after.
+struct PlanCgroup {
+  CgroupLimits limits;
+  std::string parent;
+  bool enable = false;  // write the parent's cgroup.subtree_control first (the hierarchy's root)
+  bool wanted() const { return limits.pids_max.has_value() || limits.memory_max.has_value(); }
+};
+
 class Plan {
  public:
   const Mechanisms& mechanisms() const { return mechanisms_; }
@@ -110,6 +121,12 @@ class Plan {
   const LandlockRights& landlock() const { return landlock_; }
   const MountPlan& mounts() const { return mounts_; }
   const IdMaps& id_maps() const { return id_maps_; }
+  // The command's rlimits (--max-procs, --max-memory, --max-cpu-seconds,
+  // --max-file-size, --max-open-files), applied before exec by
+  // ApplyRlimitsChild; and the cgroup of the whole sandbox, when one is
+  // used (docs/limits.md).
+  const RlimitSet& rlimits() const { return rlimits_; }
+  const PlanCgroup& cgroup() const { return cgroup_; }
   Level level() const { return level_; }
   Guarantees required() const { return required_; }
   Guarantees provided() const { return provided_; }
@@ -147,6 +164,8 @@ class Plan {
   LandlockRights landlock_;
   MountPlan mounts_;
   IdMaps id_maps_;
+  RlimitSet rlimits_;
+  PlanCgroup cgroup_;
   Level level_ = Level::kNone;
   Guarantees required_;
   Guarantees provided_;

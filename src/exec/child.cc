@@ -193,6 +193,10 @@ int CommandMain(void* arg) {
   if (!ctx.namespaces && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
     ChildFail(ctx, ChildStage::kLifeline, errno);
   }
+  // The resource limits, the command's alone: init keeps its own.
+  if (ctx.rlimits != nullptr) {
+    if (int e = ApplyRlimitsChild(*ctx.rlimits); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
+  }
   ExecCommand(ctx);
 }
 

@@ -335,6 +335,7 @@ class Spawner {
     ctx.cwd = plan.cwd().c_str();
     ctx.fallback_cwd = plan.fallback_cwd().c_str();
     ctx.probe_only = mode == SpawnMode::kProbeOnly;
+    ctx.rlimits = &plan.rlimits();
 #if defined(CORRAL_HOST_SIMULATION) && CORRAL_HOST_SIMULATION
     const char* without_caps = std::getenv("CORRAL_TEST_USERNS_WITHOUT_CAPS");
     ctx.userns_without_caps = without_caps != nullptr && std::string_view(without_caps) == "1";
@@ -365,10 +366,27 @@ class Spawner {
     // The sandbox's init: a copy of corral in the new namespaces.
     int pidfd = -1;
     uint64_t flags = SIGCHLD | kabi::kClonePidfd | plan.clone_flags();
-    pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags, 0, &pidfd, 0, 0));
+    pid_t pid = -1;
+    if (command.cgroup_fd >= 0) {
+      kabi::CloneArgs args = {};
+      args.flags = (flags & ~uint64_t{0xff}) | kabi::kCloneIntoCgroup;
+      args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
+      args.exit_signal = SIGCHLD;
+      args.cgroup = static_cast<uint64_t>(command.cgroup_fd);
+      pid = static_cast<pid_t>(::syscall(SYS_clone3, &args, sizeof args));
+    } else {
+      pid = static_cast<pid_t>(::syscall(SYS_clone, flags, 0, &pidfd, 0, 0));
+    }
     if (pid == 0) RunSandboxed(ctx);
     int clone_errno = errno;
     stack.Unmap();
+    if (pid < 0 && command.cgroup_fd >= 0 && clone_errno == ENOSYS) {
+      // A container's seccomp profile may answer clone3 with ENOSYS.
+      return Error(ErrorKind::kUnsupported,
+                   "limits: the sandbox cannot start inside its cgroup: clone3 is not available here (an outer "
+                   "seccomp profile?); the command was not run",
+                   "clone3", clone_errno);
+    }
     if (pid < 0) {
       const HostSupport& host = ProbeHost();
       std::string where = !host.container.empty()

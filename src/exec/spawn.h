@@ -76,6 +76,10 @@ struct Command {
   int stdout_fd = -1;             // becomes the command's fd 1 when >= 0 (the caller keeps ownership)
   int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
   std::optional<CommandPty> pty;  // given: the command's own pty, its master in SandboxProcess::pty_master
+  // A cgroup's directory (kernel/cgroup.h's RunCgroup, for the plan's
+  // PlanCgroup): the sandbox's init starts in it (clone3 CLONE_INTO_CGROUP),
+  // so nothing of the sandbox ever runs outside it. -1: corral's own cgroup.
+  int cgroup_fd = -1;
   // Under --allow-host and --allow-local: called with the listeners of the
   // egress proxy that the sandbox's init passed out, after its set-up and
   // before the command's exec, which waits for it. The caller starts serving
@@ -147,8 +151,10 @@ class SandboxProcess {
   bool emptied() const { return command_status_.has_value() && own_pid_namespace_; }
   // Once emptied(): stop owning init without waiting for its exit, in which
   // the kernel frees the namespaces (a few hundred microseconds). Its zombie
-  // passes to whoever reaps this process's orphans, so only a caller about
-  // to exit should do this.
+  // passes to whoever reaps this process's orphans (a container's PID 1 that
+  // does not reap collects one per run), so no caller does this: RunConfined
+  // reaps init last instead, after its post-run work. Only the reap_last
+  // mutant (src/base/mutant.h) calls it, to show that the test sees it.
   void Release();
   // The command's wait status: from TakeStatus, or after Reap from init's
   // pipe, or directly for an unconfined command.

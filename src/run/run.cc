@@ -1,6 +1,7 @@
 #include "run/run.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/mutant.h"
+#include "kernel/cgroup.h"
+#include "policy/tmpfs_size.h"
 #include "confine/plan.h"
 #include "exec/denials.h"
 #include "confine/env.h"
@@ -196,6 +199,34 @@ AuditEvent ProtectedEvent(const SweepFinding& finding) {
   return event;
 }
 
+// Which limit ended or hampered the command, where corral can know: the
+// signal RLIMIT_CPU and RLIMIT_FSIZE send, and the cgroup's counters. A
+// refused allocation, fork or open (RLIMIT_AS, RLIMIT_NPROC, RLIMIT_NOFILE)
+// is only an error inside the command, never seen from here.
+std::optional<LimitHit> LimitHitBy(const ResourceLimits& limits, const SupervisedExit& outcome,
+                                   const CgroupEvents& events) {
+  const bool signaled = outcome.kind == SupervisedExit::Kind::kSignaled;
+  if (signaled && outcome.signal == SIGXCPU && limits.cpu_seconds) {
+    return LimitHit{"cpu_seconds", "the command used its " + std::to_string(*limits.cpu_seconds) +
+                                       " CPU seconds (--max-cpu-seconds): SIGXCPU ended it"};
+  }
+  if (signaled && outcome.signal == SIGXFSZ && limits.file_size_bytes) {
+    return LimitHit{"file_size", "the command wrote past " + TmpfsSizeText(*limits.file_size_bytes) +
+                                     " in one file (--max-file-size): SIGXFSZ ended it"};
+  }
+  if (events.oom_kills > 0 && limits.memory_bytes) {
+    return LimitHit{"memory", "the sandbox reached " + TmpfsSizeText(*limits.memory_bytes) +
+                                  " (--max-memory, memory.max): the kernel killed " +
+                                  std::to_string(events.oom_kills) + " of its processes"};
+  }
+  if (events.pids_max > 0 && limits.procs) {
+    return LimitHit{"procs", "the sandbox reached " + std::to_string(*limits.procs) +
+                                 " processes (--max-procs, pids.max): " + std::to_string(events.pids_max) +
+                                 " forks were refused"};
+  }
+  return std::nullopt;
+}
+
 RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const HostSupport& host) {
   const AuditTrail& audit = run.trail();
   const Policy& policy = run.policy();
@@ -244,6 +275,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names));
     return {};
   };
+  // The run's own cgroup (--max-procs, --max-memory where the host offers
+  // one): declared before the sandbox, so it is removed after init is reaped.
+  std::optional<RunCgroup> cgroup;
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
@@ -254,6 +288,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   SweepRoots sweep_roots;  // the writable roots, opened before the command runs
   std::vector<StagedGitConfig> staged_configs;  // the repositories' configs the run writes copies of
   sigset_t previous;
+  if (policy.unconfined() && policy.limits().any()) {
+    return Failed(audit, policy,
+                  Error(ErrorKind::kUsage, "resource limits (" + policy.limits().Describe() +
+                                               "): danger-full-access runs the command with no sandbox, so nothing "
+                                               "would hold them. The command was not run."));
+  }
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
     for (const char* const* entry = env; *entry != nullptr; ++entry) command.env.emplace_back(*entry);
@@ -380,6 +420,19 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
         audit.Record(AuditEvent("git_config").Set("action", "read-only").Set("detail", note));
       }
     }
+    // The cgroup the whole sandbox starts in (kernel/cgroup.h): one the
+    // host offered but corral cannot make fails the run, closed.
+    if ((*plan)->cgroup().wanted()) {
+      const PlanCgroup& wanted = (*plan)->cgroup();
+      Result<RunCgroup> made = RunCgroup::Create(wanted.parent, wanted.limits, wanted.enable);
+      if (!made.ok()) {
+        if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
+        return Failed(audit, policy,
+                      Error(ErrorKind::kUnsupported, "limits: " + made.error().ToString() + ". The command was not run."));
+      }
+      cgroup.emplace(std::move(made).value());
+      command.cgroup_fd = cgroup->fd();
+    }
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
     // The spawned record goes before the command runs: once it runs, it may
@@ -448,7 +501,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (options.watcher != nullptr) options.watcher->Started(process->pidfd());
     outcome = Supervise(*process, supervise);
     if (options.watcher != nullptr) options.watcher->Ended();
-    if (!options.wait_for_teardown) process->Release();
+    // Init is reaped last, when RunConfined returns: the kernel frees its
+    // namespaces meanwhile, while corral does the post-run work below.
+    if (MutantActive(Mutant::kReapLast)) process->Release();
   }
   // What the command set on the caller's terminal does not outlive it, and
   // is put back before corral writes there: a terminal the command stopped
@@ -482,6 +537,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     AuditEvent exited("exited");
     exited.Set("source", "command").Set("code", result.exit_status);
     if (outcome->kind == SupervisedExit::Kind::kSignaled) exited.Set("signal", outcome->signal);
+    result.limit_hit = LimitHitBy(policy.limits(), *outcome, cgroup ? cgroup->Events() : CgroupEvents{});
+    if (result.limit_hit) exited.Set("limit", result.limit_hit->name).Set("limit_detail", result.limit_hit->detail);
     if (result.exit_status != 0 && scanner.matched()) {
       result.denial = *scanner.matched();
       exited.Set("denied", ModeName(policy.mode()));

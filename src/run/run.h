@@ -8,6 +8,15 @@
 //   audit `exited` or `failed` -> sweep the protected paths (audit
 //   `protected`; when something the run made there could not be taken out,
 //   the exit status is kExitProtectedPathLeft, whatever the command's was)
+//   -> reap the sandbox's init, last: its status was taken as soon as it
+//   had emptied its PID namespace, and the kernel frees the namespaces
+//   while the post-run work goes on, so nothing is left to the caller's
+//   reaper of orphans
+//
+// With --max-procs or --max-memory on a host that offers a cgroup
+// (kernel/cgroup.h) the sandbox starts in a cgroup of its own, removed
+// after init is reaped; the `exited` record names the limit that hit, where
+// corral can know it (LimitHit).
 //
 // Under --overlay (Policy::write_view) the run's overlay directory is made
 // in the state directory first (overlay/overlay_run.h; no state directory,
@@ -64,11 +73,6 @@ struct RunOptions {
   // In place of $XDG_STATE_HOME: corral's state directory (state/state_dir.h),
   // which holds the quarantine and the sweep journal, is <state_home>/corral.
   std::optional<std::string> state_home;
-  // false: return as soon as every process of the sandbox has been killed
-  // and reaped, without waiting for init's own exit, in which the kernel
-  // frees the namespaces. Init's zombie then passes to whoever reaps this
-  // process's orphans: only for a caller about to exit (the CLI).
-  bool wait_for_teardown = true;
   // The command's descriptors 0-2, when >= 0 (not owned); otherwise this
   // process's. A server whose stdout is a protocol stream passes a pipe.
   int stdin_fd = -1;
@@ -99,6 +103,13 @@ struct RunOptions {
   std::optional<CommandPty> pty;
 };
 
+// The limit that ended or hampered the command, where corral can know it
+// (docs/limits.md): "cpu_seconds", "file_size", "memory", "procs".
+struct LimitHit {
+  std::string name;
+  std::string detail;  // one sentence for stderr
+};
+
 struct RunResult {
   enum class Source { kCommand, kCorral };
   Source source = Source::kCorral;
@@ -109,6 +120,9 @@ struct RunResult {
   // What the run changed in a repository's config and what of it landed
   // (repair/git_config_stage.h); only configs it changed.
   std::vector<GitConfigLanding> git_configs;
+  // The limit that hit, when corral can tell (the `exited` record's
+  // `limit`).
+  std::optional<LimitHit> limit_hit;
   // Under --best-effort, what the run went without (the `degraded` record's
   // dropped mechanisms), for the caller's one stderr line; empty: nothing.
   std::vector<std::string> degraded;
