@@ -142,6 +142,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kMaskedProcView: return "masked_proc_view";
     case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
     case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
+    case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
   }
   return "none";
 }

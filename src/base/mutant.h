@@ -152,6 +152,7 @@ enum class Mutant {
   kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
   kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
   kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
+  kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
