@@ -218,7 +218,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
-  enum class Phase { kHead, kSocksRequest, kAsking, kResolving, kConnecting, kRelaying, kDone };
+  enum class Phase { kHead, kSocksRequest, kAsking, kResolving, kConnecting, kRelaying, kRefused, kDone };
 
   // The name is the one the synthetic address the client connected to was
   // given; the port is the listener's. Then the gate, as for CONNECT.
@@ -617,6 +617,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // A refusal: reported at once, answered in the protocol's own terms.
   void Refuse(const std::string& rule, Socks5Reply code) {
+    if (phase_ == Phase::kRefused || phase_ == Phase::kDone) return;  // once: a late answer and its timer race
+    phase_ = Phase::kRefused;
     decision_.verdict = EgressVerdict::kDenied;
     decision_.rule = rule;
     proxy_.Report(decision_);

@@ -56,6 +56,7 @@ class Channel {
     if (corral_ >= 0) ::close(corral_);
     corral_ = -1;
   }
+  bool HarnessOpen() const { return harness_ >= 0; }
   void CloseHarness() {
     if (harness_ >= 0) ::close(harness_);
     harness_ = -1;

@@ -448,7 +448,9 @@ class NetworkApproval : public Egress {
     Process process(argv, Defaults({}));
     channel.DropCorralsEnd();
     std::vector<nlohmann::json> network;
-    while (std::optional<nlohmann::json> request = channel.NextRequest()) {
+    while (channel.HarnessOpen()) {
+      std::optional<nlohmann::json> request = channel.NextRequest();
+      if (!request) break;
       if ((*request)["kind"] != "network") {
         channel.Answer(*request, "allow-once");
         continue;
