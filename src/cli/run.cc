@@ -288,14 +288,17 @@ int RunCommand::Execute(std::vector<std::string> command) const {
 
   // Network approval on demand (gate/network_approval.h): the approver is
   // kept for the run's held connections, on the channel, or on the terminal
-  // when the command does not have it (an interactive run's terminal is
-  // relayed to the command in raw mode: there nobody is asked, and a place
-  // no rule names is refused as before; a harness asks through --approval-fd).
+  // when the command does not have it. A command whose stdin, stdout or
+  // stderr is the terminal could take the answer's keys or draw over the
+  // question (and an interactive run's terminal is relayed to it in raw
+  // mode): there nobody is asked, and a place no rule names is refused as
+  // before; --approval-fd asks alongside any terminal.
   Result<std::chrono::milliseconds> network_timeout = approval.NetworkTimeout();
   if (!network_timeout.ok()) return Refuse(trail, network_timeout.error());
   request.network_approval_timeout = *network_timeout;
-  const bool interactive = ::isatty(STDIN_FILENO) == 1 && ::isatty(STDOUT_FILENO) == 1;
-  if (approval.fd || !interactive) request.network_questions = gate::NetworkQuestions::kAskedDuringRun;
+  const bool command_has_terminal =
+      ::isatty(STDIN_FILENO) == 1 || ::isatty(STDOUT_FILENO) == 1 || ::isatty(STDERR_FILENO) == 1;
+  if (approval.fd || !command_has_terminal) request.network_questions = gate::NetworkQuestions::kAskedDuringRun;
 
   // The gate asks on the terminal or the channel; it records its own
   // refusals. The channel is closed as soon as the gate has decided, unless
