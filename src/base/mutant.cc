@@ -153,6 +153,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kResourceLimits: return "resource_limits";
     case Mutant::kReapLast: return "reap_last";
     case Mutant::kProjectLimits: return "project_limits";
+    case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
   }
   return "none";
 }

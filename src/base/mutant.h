@@ -163,6 +163,7 @@ enum class Mutant {
   kResourceLimits,         // the command runs without the rlimits of --max-procs, --max-memory, ... (kernel/rlimits.h)
   kReapLast,               // corral returns without reaping the sandbox's init: its zombie is left to whoever reaps orphans
   kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
+  kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -271,8 +271,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // Under --allow-host the name server gives allowed names synthetic
   // addresses and the proxy maps them back (net/synthetic_names.h).
   command.synthetic_names = SyntheticNamesFor(policy);
-  command.serve_egress = [&policy, &egress, &proxy, &command](EgressListeners listeners) -> Result<void> {
-    CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names));
+  command.serve_egress = [&policy, &egress, &proxy, &command,
+                           network = run.network_approver()](EgressListeners listeners) -> Result<void> {
+    CORRAL_ASSIGN_OR_RETURN(proxy,
+                            StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names, network));
     return {};
   };
   // The run's own cgroup (--max-procs, --max-memory where the host offers
