@@ -475,7 +475,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // to socket with splice(2): the kernel hands the pages on and the proxy
   // never copies them. The pipe is held only while bytes come (a channel
   // waiting for input gives it back): an idle tunnel holds no descriptor
-  // and none of the user's pipe quota (fs/pipe-user-pages-soft). Without a
+  // and none of the user's pipe quota (fs/pipe-user-pages-soft). A stream's
+  // large pipe is the exception: it is kept across a wait for input, since
+  // a download waits for its server many times a second and a new pipe
+  // each time cost a third of the proxy's CPU; at most kLargePipes are held
+  // at once, so at most that many idle tunnels hold one. Without a
   // pipe (none could be made: out of descriptors) the bytes are copied
   // through a buffer instead.
   struct Channel {
@@ -543,7 +547,7 @@ class Session : public std::enable_shared_from_this<Session> {
                              Want(channel, room), kFlags);
         if (n == 0) return End(channel, true);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-          DropPipe(channel);
+          if (!channel.large) DropPipe(channel);
           return Await(channel, channel.from, tcp::socket::wait_read);
         }
         if (n < 0) return End(channel, false);
