@@ -490,6 +490,7 @@ TEST_F(Executors, CallsOfOneExecutorAreWarmAndShareNoProcess) {
   auto set = MakeSet();
   ASSERT_TRUE(set);
   Executor* executor = set->For("warm").value();
+  EXPECT_NE(executor->Report().find("\"calls\": \"warm: "), std::string::npos) << executor->Report();
   std::string token = RandomToken("daemon");
   auto first = executor->RunCommand("", "echo kept > /tmp/warm-marker; (setsid sh -c 'sleep 1000; : " + token +
                                             "' &); sleep 0.2; echo started");
