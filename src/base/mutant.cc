@@ -154,6 +154,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kReapLast: return "reap_last";
     case Mutant::kProjectLimits: return "project_limits";
     case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
+    case Mutant::kWarmCgroup: return "warm_cgroup";
+    case Mutant::kExecutorWarmReap: return "executor_warm_reap";
   }
   return "none";
 }

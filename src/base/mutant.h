@@ -164,6 +164,8 @@ enum class Mutant {
   kReapLast,               // corral returns without reaping the sandbox's init: its zombie is left to whoever reaps orphans
   kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
   kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
+  kWarmCgroup,             // a warm sandbox starts for a plan that needs a cgroup of its own (its limits unheld)
+  kExecutorWarmReap,       // closing an executor leaves its warm sandbox running
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

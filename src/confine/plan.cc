@@ -606,6 +606,22 @@ std::string Plan::Fingerprint() const {
   }
   text(id_maps_.uid_map);
   text(id_maps_.gid_map);
+  // The resource limits each call runs under, and the cgroup of the whole
+  // sandbox: a warm sandbox started without them must not run a plan that
+  // has them.
+  text("rlimits");
+  for (size_t i = 0; i < rlimits_.count; ++i) {
+    number(static_cast<uint64_t>(rlimits_.entries[i].resource));
+    number(rlimits_.entries[i].soft);
+    number(rlimits_.entries[i].hard);
+  }
+  text("cgroup");
+  number(cgroup_.limits.pids_max.value_or(0));
+  number(cgroup_.limits.pids_max.has_value());
+  number(cgroup_.limits.memory_max.value_or(0));
+  number(cgroup_.limits.memory_max.has_value());
+  text(cgroup_.parent);
+  number(cgroup_.enable);
   number(static_cast<uint64_t>(level_));
   for (const std::string& name : required_.Names()) text(name);
   text("provided");

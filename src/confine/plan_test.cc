@@ -653,5 +653,35 @@ TEST_F(PlanLimitsTest, WithACgroupOfferProcessesAndMemoryBoundTheWholeSandbox) {
   EXPECT_EQ(plan->level(), Level::kFull);
 }
 
+// The limits are part of the sandbox a warm one is started for: another
+// limit, or the cgroup, is another fingerprint.
+TEST_F(PlanLimitsTest, TheLimitsArePartOfTheFingerprint) {
+  auto fingerprint = [this](const PolicyBuilder& builder, const HostSupport& host) {
+    Result<Plan> plan = CompileWith(builder, host);
+    EXPECT_TRUE(plan.ok()) << plan.error().ToString();
+    return plan.ok() ? plan->Fingerprint() : std::string();
+  };
+  const std::string none = fingerprint(BuilderAs(1000), FullHost());
+  PolicyBuilder files = BuilderAs(1000);
+  files.MaxOpenFiles(32);
+  const std::string open_files = fingerprint(files, FullHost());
+  EXPECT_NE(open_files, none);
+  EXPECT_EQ(fingerprint(files, FullHost()), open_files);
+  PolicyBuilder more = BuilderAs(1000);
+  more.MaxOpenFiles(64);
+  EXPECT_NE(fingerprint(more, FullHost()), open_files);
+  PolicyBuilder size = BuilderAs(1000);
+  size.MaxFileSize(kMiB);
+  EXPECT_NE(fingerprint(size, FullHost()), none);
+  EXPECT_NE(fingerprint(size, FullHost()), open_files);
+  // The same memory limit, per process only or with the whole sandbox's cgroup.
+  HostSupport offered = FullHost();
+  offered.cgroup_offer = CgroupOffer{.parent = "/sys/fs/cgroup/corral.slice", .pids = true, .memory = true,
+                                     .enable = false, .detail = "offered"};
+  PolicyBuilder memory = BuilderAs(1000);
+  memory.MaxMemory(64 * kMiB);
+  EXPECT_NE(fingerprint(memory, offered), fingerprint(memory, FullHost()));
+}
+
 }  // namespace
 }  // namespace corral

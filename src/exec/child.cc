@@ -331,6 +331,11 @@ int WarmCallMain(void* arg) {
     if (int e = LandlockRestrictSelfChild(call.ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
   }
   if (::chdir(ctx.cwd) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
+  // The plan's resource limits, the call's alone, as a cold command's
+  // (CommandMain): init keeps its own, so every call starts from them.
+  if (ctx.rlimits != nullptr) {
+    if (int e = ApplyRlimitsChild(*ctx.rlimits); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
+  }
   ExecCommand(ctx);
 }
 

@@ -548,6 +548,11 @@ Result<void> SandboxProcess::Kill() {
   return {};
 }
 
+Result<void> SandboxProcess::KillConcurrently() {
+  if (call_) return call_->Kill();
+  return Kill();
+}
+
 Result<void> SandboxProcess::Forward(int signal) {
   if (reaped_) return {};
   if (call_) return call_->Forward(signal);

@@ -136,6 +136,11 @@ class SandboxProcess {
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
+  // Kill, from another thread while Supervise runs (until the run's
+  // watcher hears Ended): it reads nothing Supervise writes. A warm call's
+  // kill that arrives after its call ended names that call, which init
+  // ignores.
+  Result<void> KillConcurrently();
   // Delivers a forwarded signal to the command's process group.
   Result<void> Forward(int signal);
   // Init's status pipe: readable once the command has ended and (with a PID

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <utility>
 
+#include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "exec/warm_protocol.h"
 
@@ -121,7 +122,7 @@ Error Lost() {
 
 }  // namespace
 
-Result<std::unique_ptr<WarmSandbox>> WarmSandbox::Start(const Plan& plan) {
+Result<void> WarmSandbox::Supports(const Plan& plan) {
   if (!plan.mechanisms().namespaces) {
     return Error(ErrorKind::kUnsupported,
                  "a warm sandbox needs namespaces of its own (its PID namespace is what proves that nothing of a "
@@ -134,6 +135,20 @@ Result<std::unique_ptr<WarmSandbox>> WarmSandbox::Start(const Plan& plan) {
                  "ports); run the command cold")
         .WithCode("warm_unsupported");
   }
+  // A cgroup bounds one run's sandbox as a whole, and its counters say
+  // which limit ended that run; a warm sandbox would share both among its
+  // calls. Such a plan runs cold, where the limits hold as documented.
+  if (plan.cgroup().wanted() && !MutantActive(Mutant::kWarmCgroup)) {
+    return Error(ErrorKind::kUnsupported,
+                 "a warm sandbox does not run in a cgroup of its own: --max-procs and --max-memory with the host's "
+                 "cgroup bound each run's whole sandbox, so they run cold")
+        .WithCode("warm_unsupported");
+  }
+  return {};
+}
+
+Result<std::unique_ptr<WarmSandbox>> WarmSandbox::Start(const Plan& plan) {
+  CORRAL_TRY(Supports(plan));
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
     return Error::FromErrno(ErrorKind::kInternal, "cannot create the warm sandbox's channel", "socketpair", errno);
@@ -162,6 +177,15 @@ void WarmSandbox::Close() {
   }
   (void)init_.Kill();
   init_.Reap();
+}
+
+bool WarmSandbox::lost() const {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->closed) return false;
+  }
+  struct pollfd init = {init_.pidfd(), POLLIN, 0};
+  return ::poll(&init, 1, 0) != 0;
 }
 
 uint32_t WarmSandbox::calls() const {

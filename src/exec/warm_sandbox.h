@@ -56,7 +56,10 @@
 // Start refuses a plan without namespaces of its own (only its PID
 // namespace proves a call's processes gone) and, for now, one whose
 // sandbox forwards to corral's egress proxy (--allow-host, --allow-local,
-// captured ports): those run cold. A call with a pty is refused (code
+// captured ports), nor one with a cgroup of its own (--max-procs,
+// --max-memory where the host offers one): those run cold (code
+// "warm_unsupported"). The plan's rlimits apply to each call's process, as
+// to a cold command's. A call with a pty is refused (code
 // "tty_unsupported"), never silently run without one.
 #pragma once
 
@@ -77,6 +80,9 @@ struct WarmState;
 class WarmSandbox {
  public:
   static Result<std::unique_ptr<WarmSandbox>> Start(const Plan& plan);
+  // Why Start would refuse `plan` (code "warm_unsupported"), before any
+  // spawn: a caller that runs cold then knows it up front.
+  static Result<void> Supports(const Plan& plan);
   WarmSandbox(const WarmSandbox&) = delete;
   WarmSandbox& operator=(const WarmSandbox&) = delete;
   ~WarmSandbox();
@@ -93,6 +99,9 @@ class WarmSandbox {
   pid_t pid() const { return init_.pid(); }
   // The calls it has run.
   uint32_t calls() const;
+  // Its init has ended (killed from outside): every later Run fails with
+  // "warm_lost". False once closed.
+  bool lost() const;
 
  private:
   WarmSandbox() = default;

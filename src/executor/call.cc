@@ -16,13 +16,19 @@ void LiveCall::Started(int pidfd) {
   std::lock_guard lock(mutex_);
   pidfd_ = pidfd;
   started_ = true;
-  if (kill_pending_) ::syscall(SYS_pidfd_send_signal, pidfd_, SIGKILL, nullptr, 0);
+  if (kill_pending_) (void)SendLocked(SIGKILL);
   changed_.notify_all();
+}
+
+void LiveCall::Controls(RunControl* control) {
+  std::lock_guard lock(mutex_);
+  control_ = control;
 }
 
 void LiveCall::Ended() {
   std::lock_guard lock(mutex_);
   pidfd_ = -1;
+  control_ = nullptr;
 }
 
 void LiveCall::PtyOpened(int master) {
@@ -36,6 +42,13 @@ Result<void> LiveCall::Send(int signal) {
     if (signal == SIGKILL && !finished_) kill_pending_ = true;
     return {};  // not running (yet, or any more): nothing to signal
   }
+  return SendLocked(signal);
+}
+
+Result<void> LiveCall::SendLocked(int signal) {
+  // Through the run's control: a warm call's init neither dies for the
+  // call nor passes a signal sent to it on.
+  if (control_ != nullptr) return signal == SIGKILL ? control_->Kill() : control_->Forward(signal);
   if (::syscall(SYS_pidfd_send_signal, pidfd_, signal, nullptr, 0) != 0 && errno != ESRCH) {
     return Error::FromErrno(ErrorKind::kInternal, "cannot signal the sandbox", "pidfd_send_signal", errno);
   }

@@ -1,9 +1,11 @@
 // The pieces every call of an executor shares (internal to executor/):
 //
-// - LiveCall: the RunWatcher of one running call. It holds the sandbox's
-//   init (its pidfd) between Started and Ended, so another thread can signal
-//   or kill the whole tree; a kill asked for before the sandbox started is
-//   delivered the moment it starts.
+// - LiveCall: the RunWatcher of one running call. It holds the run's
+//   control (run/run.h RunControl) between Started and Ended, so another
+//   thread can signal the command's process group or kill its whole tree
+//   (a warm call's through its sandbox's channel: the sandbox stays); a
+//   kill asked for before the run started is delivered the moment it
+//   starts.
 // - Tracker: the calls running under one owner (the set, or one executor).
 //   Enter refuses once the owner is closed; CloseAndKill marks it closed and
 //   kills every tree running under it; WaitIdle waits for their threads to
@@ -32,10 +34,11 @@ class LiveCall : public RunWatcher {
   void Started(int pidfd) override;
   void Ended() override;
   void PtyOpened(int master) override;
+  void Controls(RunControl* control) override;
 
-  // Sends `signal` to the sandbox's init (which passes SIGINT, SIGTERM,
-  // SIGHUP and SIGQUIT on to the command's process group; SIGKILL ends the
-  // whole PID namespace). Before the start, a SIGKILL is kept for it.
+  // SIGKILL kills the command's whole tree; any other signal goes to the
+  // command's process group (RunControl). Before the start, a SIGKILL is
+  // kept for it.
   Result<void> Send(int signal);
   // SIGKILL, remembering who asked (the first reason wins).
   void Kill(EndedBy reason);
@@ -48,9 +51,11 @@ class LiveCall : public RunWatcher {
   UniqueFd TakePtyMaster();
 
  private:
+  Result<void> SendLocked(int signal);  // mutex_ held, running
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   int pidfd_ = -1;
+  RunControl* control_ = nullptr;
   bool started_ = false;
   bool finished_ = false;
   bool kill_pending_ = false;

@@ -256,6 +256,8 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
   nlohmann::json report = {{"key", key}, {"home", dirs.home}, {"tmpdir", dirs.tmp}, {"policy", DescribePolicy(*built)}};
   if (built->unconfined()) {
     executor->level_ = Level::kNone;
+    executor->state_->cold = "danger-full-access has no sandbox to keep warm";
+    report["calls"] = "cold: " + *executor->state_->cold;
   } else {
     Result<Plan> plan = Compile(*built, ProbeHost());
     if (!plan.ok()) {
@@ -265,6 +267,13 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
     executor->level_ = plan->level();
     executor->guarantees_ = plan->provided();
     report["plan"] = DescribePlan(*plan);
+    // The calls run in one warm sandbox of the executor's, started at its
+    // first call, under this same plan (its fingerprint is compared per call).
+    Result<void> warm = WarmSandbox::Supports(*plan);
+    if (!warm.ok()) executor->state_->cold = warm.error().message();
+    report["calls"] = warm.ok() ? std::string("warm: one sandbox of this executor's, started at its first call; "
+                                              "a call with a pty, or while a prepared process holds it, runs cold")
+                                : "cold: " + warm.error().message();
   }
   executor->state_->report = report.dump(2);
   Executor* made = executor.get();
@@ -277,7 +286,10 @@ void ExecutorSet::Close() {
   state_->tracker.CloseAndKill();
   state_->tracker.WaitIdle();
   std::lock_guard lock(state_->mutex);
-  for (const auto& executor : state_->all) executor->state_->tracker.CloseAndKill();
+  for (const auto& executor : state_->all) {
+    executor->state_->tracker.CloseAndKill();
+    executor->state_->StopWarm();
+  }
   if (state_->scratch) (void)state_->scratch->Remove();
 }
 
@@ -295,6 +307,7 @@ std::string Executor::Report() const { return state_->report; }
 void Executor::Close() {
   state_->tracker.CloseAndKill();
   state_->tracker.WaitIdle();
+  state_->StopWarm();
   std::lock_guard lock(set_->mutex);
   (void)set_->scratch->RemoveExecutor(state_->index);
 }
@@ -361,7 +374,44 @@ RunOptions Executor::BaseRunOptions() const {
   options.forward_signals = false;
   options.state_home = set_->options.state_home;
   options.env_set = {"HOME=" + home_, "TMPDIR=" + tmpdir_};
+  // A call the warm sandbox refuses (a pty, busy with a prepared process,
+  // lost, a changed plan) runs cold.
+  options.warm_refusal = WarmRefusal::kRunCold;
   return options;
+}
+
+std::shared_ptr<WarmSandbox> Executor::State::WarmFor(const Policy& policy) {
+  std::lock_guard lock(warm_mutex);
+  if (cold) return nullptr;
+  if (warm && warm->lost()) {
+    // Its init was killed from outside: the next sandbox is a new one.
+    warm->Close();
+    warm.reset();
+  }
+  if (!warm) {
+    Result<std::unique_ptr<WarmSandbox>> started = StartWarm(policy);
+    if (!started.ok()) {
+      cold = started.error().ToString();
+      return nullptr;
+    }
+    warm = std::move(started).value();
+  }
+  return warm;
+}
+
+void Executor::State::AfterCall(const std::shared_ptr<WarmSandbox>& used, const RunResult& result) {
+  if (!used || !result.cold_because) return;
+  if (*result.cold_because != "warm_lost" && *result.cold_because != "policy_changed") return;
+  std::lock_guard lock(warm_mutex);
+  if (warm == used) warm.reset();  // closed when the last call holding it ends
+}
+
+void Executor::State::StopWarm() {
+  std::lock_guard lock(warm_mutex);
+  cold = "the executor was closed";
+  if (MutantActive(Mutant::kExecutorWarmReap)) return;
+  if (warm) warm->Close();
+  warm.reset();
 }
 
 // Why a run corral ended gives no output: its typed error.
@@ -400,7 +450,10 @@ Result<RunOutput> Executor::Run(const std::string& cwd, const std::vector<std::s
   options.stdout_fd = out_write.get();
   options.stderr_fd = err_write.get();
   options.watcher = &call;
+  std::shared_ptr<WarmSandbox> warm = state_->WarmFor(admitted.policy());
+  options.warm = warm.get();
   RunResult result = RunConfined(std::move(admitted), options);
+  state_->AfterCall(warm, result);
   out_write.Reset();
   err_write.Reset();
   capture.Finish();

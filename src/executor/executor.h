@@ -23,13 +23,24 @@
 // policy that asks about a dangerous command, a profile's Gated dimension)
 // refuses the call (ExecutorErrc::kRefusedByGate) and nothing runs.
 //
+// Calls run warm: each executor starts a warm sandbox of its own
+// (exec/warm_sandbox.h) at its first call and runs its calls in it. A call
+// the warm path refuses before anything ran (a pty, the sandbox busy with a
+// prepared process, a changed plan, arguments over 1 MiB) runs cold under
+// the same plan; a sandbox whose init was killed from outside is replaced
+// at the next call; a plan that cannot run warm (no namespaces, the egress
+// proxy, a cgroup of its own, --overlay) makes every call cold, and
+// Report()'s "calls" says so (docs/executors.md).
+//
 // What the calls of one executor share: its HOME and its TMPDIR (directories
-// under the set's scratch, granted writable, named by $HOME and $TMPDIR), and
-// the workspace, which every executor of the set shares. What they never
-// share: processes (each call's tree is killed when it ends), /tmp (a fresh
-// private tmpfs per call), the Landlock domain and seccomp filter (made per
-// call), the environment (scrubbed per call; additions are per process).
-// Executors never share a HOME or TMPDIR with each other.
+// under the set's scratch, granted writable, named by $HOME and $TMPDIR), its
+// warm sandbox's private /tmp, and the workspace, which every executor of
+// the set shares. What they never share: processes (each call's tree, its
+// daemons included, is killed and reaped before the call returns), the
+// Landlock domain and seccomp filter (each call restricts itself afresh;
+// what a call adds dies with it), the environment (scrubbed per call;
+// additions are per process). Executors never share a HOME, TMPDIR or /tmp
+// with each other.
 //
 // A call's directory (`cwd`) must be inside the workspace: it is resolved
 // beneath the workspace's descriptor (openat2 RESOLVE_BENEATH), so a `..`
@@ -45,7 +56,8 @@
 // Close() (the set's, or one executor's) cancels what runs: every running
 // tree is killed through its init (the PID namespace takes grandchildren
 // that called setsid with it), every call still running returns
-// kCancelled, then the scratch is removed on descriptors (never following a
+// kCancelled, the warm sandboxes are stopped and their inits reaped, then
+// the scratch is removed on descriptors (never following a
 // symlink the command planted), and every later call fails with
 // kSetClosed (or kExecutorClosed). Close is idempotent; the destructor
 // closes. Executors stay valid objects until the set is destroyed.

@@ -125,9 +125,15 @@ Result<void> Process::Start() {
     child_ends.push_back(std::move(err->second));
   }
   run_options.watcher = &call_;
-  runner_ = std::thread([this, leave, run = std::move(admitted).value(), run_options,
+  // The executor's warm sandbox, unless a pty (tty_unsupported) or another
+  // call holds it (warm_busy): then this process runs cold.
+  std::shared_ptr<WarmSandbox> warm;
+  if (options_.tty == Tty::kNo) warm = state.WarmFor(admitted->policy());
+  run_options.warm = warm.get();
+  runner_ = std::thread([this, leave, &state, warm, run = std::move(admitted).value(), run_options,
                          ends = std::move(child_ends)]() mutable {
     RunResult result = RunConfined(std::move(run), run_options);
+    state.AfterCall(warm, result);
     ends.clear();  // every process of the sandbox is gone: EOF follows
     ProcessExit exit;
     if (result.source == RunResult::Source::kCorral && result.error) {

@@ -10,8 +10,9 @@
 //   Result<ProcessExit> exit = (*process)->Wait();   // one real wait, cached
 //
 // Start admits the command through the gate (as every executor call) and
-// runs RunConfined on a thread of the Process's own (the sandbox's init
-// holds PR_SET_PDEATHSIG on that thread, so it lives as long as the run);
+// runs RunConfined on a thread of the Process's own, in the executor's warm
+// sandbox when it is free and the process has no TTY, else cold (a cold
+// sandbox's init holds PR_SET_PDEATHSIG on that thread);
 // it returns once the command exists, or with why it could not start
 // (kRefusedByGate, kSandboxUnavailable, kTtyUnsupported, ...).
 //
@@ -25,10 +26,11 @@
 // SIGWINCH), and Stdin/Stdout/Stderr are refused. A TTY that cannot be had
 // is kTtyUnsupported, never a silent fall back to pipes.
 //
-// Signal: kInterrupt and kTerminate go to the sandbox's init, which passes
-// them to the command's process group; kTerminate escalates to SIGKILL on
-// init (the whole PID namespace) when the tree has not ended after
-// terminate_grace; kKill is that SIGKILL at once. The deadline, when set,
+// Signal: kInterrupt and kTerminate go to the command's process group
+// (through the cold sandbox's init, or a warm sandbox's channel: run/run.h
+// RunControl); kTerminate escalates to killing the command's whole tree
+// when it has not ended after terminate_grace; kKill is that kill at once.
+// A warm sandbox survives it and takes the next call. The deadline, when set,
 // is a kTerminate at that time (ProcessExit::ended_by kDeadline).
 //
 // Close kills what still runs, waits for the run's thread and closes every

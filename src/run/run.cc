@@ -188,6 +188,24 @@ RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
   return result;
 }
 
+// The warm path's refusals of a call before anything ran, which a caller
+// may take as "run it cold" (WarmRefusal::kRunCold).
+bool IsWarmRefusal(const std::string& code) {
+  return code == "warm_busy" || code == "warm_lost" || code == "warm_closed" || code == "warm_too_large" ||
+         code == "tty_unsupported" || code == "warm_unsupported";
+}
+
+// What a RunWatcher ends or signals the command through (RunControl).
+class WatcherControl final : public RunControl {
+ public:
+  explicit WatcherControl(SandboxProcess* process) : process_(process) {}
+  Result<void> Kill() override { return process_->KillConcurrently(); }
+  Result<void> Forward(int signal) override { return process_->Forward(signal); }
+
+ private:
+  SandboxProcess* process_;
+};
+
 }  // namespace
 
 AuditEvent ProtectedEvent(const SweepFinding& finding) {
@@ -237,6 +255,17 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   Command command;
   command.argv = argv;
   std::optional<Result<Plan>> plan;
+  // The warm sandbox the command runs in, until the warm path refuses it:
+  // under WarmRefusal::kRunCold the command then runs cold (true), else
+  // the run fails with the refusal (false).
+  WarmSandbox* warm = options.warm;
+  std::optional<std::string> cold_because;
+  auto refuse_warm = [&](const std::string& code) {
+    if (options.warm_refusal != WarmRefusal::kRunCold) return false;
+    warm = nullptr;
+    cold_because = code;
+    return true;
+  };
   // Interactive (stdin and stdout a terminal): the command gets a pty of its
   // own, relayed (exec/pty_relay.h), and never the caller's terminal.
   // (Not when the caller hands the command descriptors of its own.)
@@ -245,6 +274,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   } else if (options.stdin_fd < 0 && options.stdout_fd < 0) {
     command.pty = CommandPtyFor();
   }
+  // A warm call has no pty of its own (exec/warm_sandbox.h).
+  if (warm != nullptr && command.pty) (void)refuse_warm("tty_unsupported");
   // Read-only runs relay stderr, to recognise a denied write (see denials.h);
   // not an interactive one, where the person reads the kernel's message on
   // the pty (a second stream onto a raw terminal would lose its line ends).
@@ -329,8 +360,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     // --overlay: the run's upper and work directories, in the state
     // directory, made before the plan that mounts them.
-    if (options.warm != nullptr && policy.write_view() == WriteView::kOverlay) {
-      return Failed(audit, policy,
+    if (warm != nullptr && policy.write_view() == WriteView::kOverlay) {
+      if (!refuse_warm("warm_unsupported")) return Failed(audit, policy,
                     Error(ErrorKind::kUnsupported, "--overlay runs cold: a warm sandbox has one view for every call. "
                                                    "The command was not run.")
                         .WithCode("warm_unsupported"));
@@ -374,12 +405,20 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     // A warm sandbox runs only what its own plan would: a policy (or a host)
     // that changed since it started needs a new one.
-    if (options.warm != nullptr && (*plan)->Fingerprint() != options.warm->fingerprint() &&
-        !MutantActive(Mutant::kWarmFingerprint)) {
+    if (warm != nullptr && (*plan)->Fingerprint() != warm->fingerprint() &&
+        !MutantActive(Mutant::kWarmFingerprint) && !refuse_warm("policy_changed")) {
       return Failed(audit, policy,
                     Error(ErrorKind::kPolicy, "policy changed: the sandbox this run would need differs from the warm "
                                               "sandbox's; start a new executor. The command was not run.")
                         .WithCode("policy_changed"));
+    }
+    // A warm sandbox is never in a run's cgroup (WarmSandbox::Start refuses
+    // such a plan); should one be asked to run such a call, it runs nothing.
+    if (warm != nullptr && (*plan)->cgroup().wanted() && !refuse_warm("warm_unsupported")) {
+      return Failed(audit, policy,
+                    Error(ErrorKind::kUnsupported, "limits: --max-procs and --max-memory with a cgroup run cold. The "
+                                                   "command was not run.")
+                        .WithCode("warm_unsupported"));
     }
     if (policy.pin_sha256()) {
       Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
@@ -412,7 +451,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // it stays read-only, and an unchanged copy lands nothing. Under
     // --overlay it stays read-only too: a change landed after the run would
     // bypass the review the overlay is for.
-    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay && options.warm == nullptr) {
+    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay && warm == nullptr) {
       std::vector<std::string> notes;
       staged_configs = StageGitConfigs(policy.protected_paths(), state, audit.run_id(), &notes);
       for (const StagedGitConfig& config : staged_configs) {
@@ -440,11 +479,17 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // The spawned record goes before the command runs: once it runs, it may
     // stop the terminal (tcflow(TCOOFF)) that the record is written to.
     AuditEvent spawned_event = SpawnedEvent(policy, **plan, argv);
-    if (options.warm != nullptr) spawned_event.Set("warm", true);
+    if (warm != nullptr) spawned_event.Set("warm", true);
     audit.Record(spawned_event);
-    if (options.warm != nullptr) {
+    if (warm != nullptr) {
       command.cwd = (*plan)->cwd();
-      process = options.warm->Run(command);
+      process = warm->Run(command);
+      // Refused before anything ran (busy with another call, lost, closed,
+      // too large): cold, with a spawned record of its own.
+      if (!process.ok() && IsWarmRefusal(process.error().code()) && refuse_warm(process.error().code())) {
+        audit.Record(SpawnedEvent(policy, **plan, argv).Set("cold_because", *cold_because));
+        process = Spawn(**plan, command);
+      }
     } else {
       process = Spawn(**plan, command);
     }
@@ -461,7 +506,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       audit.Record(SpawnedEvent(policy, **plan, argv));
       process = Spawn(**plan, command);
     };
-    if (options.warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
+    if (warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
       retry_with(CompileOptions{
           .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}});
@@ -474,7 +519,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                          ? (*plan)->fallback() != Fallback::kNone
                                          : AcceptsRung(policy, Rung::kMaskedProc) ||
                                                MutantActive(Mutant::kPlanFailClosed);
-    if (options.warm == nullptr && !process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
+    if (warm == nullptr && !process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
       CompileOptions retry = compile_options;  // the overlay, if any, stays
       retry.masked_proc = true;
       retry_with(retry);
@@ -500,7 +545,11 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
           StreamRelay{relay_read.get(), options.stderr_fd >= 0 ? options.stderr_fd : STDERR_FILENO, &scanner};
     }
     supervise.terminal = &terminal;
-    if (options.watcher != nullptr) options.watcher->Started(process->pidfd());
+    WatcherControl control(&*process);
+    if (options.watcher != nullptr) {
+      options.watcher->Controls(&control);
+      options.watcher->Started(process->pidfd());
+    }
     outcome = Supervise(*process, supervise);
     if (options.watcher != nullptr) options.watcher->Ended();
     // Init is reaped last, when RunConfined returns: the kernel frees its
@@ -547,6 +596,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     audit.Record(exited);
   }
+  result.cold_because = cold_because;
   if (spawned && process->dns() != nullptr) {
     result.lookups = process->dns()->Summary(policy.egress().active()
                                                  ? "--network none: only the names --allow-host allows resolve "

@@ -51,6 +51,17 @@
 
 namespace corral {
 
+// The running command, as another thread may end or signal it.
+class RunControl {
+ public:
+  virtual ~RunControl() = default;
+  // Kills every process of the command's tree (a warm call's alone: its
+  // sandbox takes the next call).
+  virtual Result<void> Kill() = 0;
+  // Passes `signal` to the command's process group.
+  virtual Result<void> Forward(int signal) = 0;
+};
+
 // Watches one run from another thread: the seam a server cancels through.
 class RunWatcher {
  public:
@@ -65,7 +76,14 @@ class RunWatcher {
   // With RunOptions::pty: the master of the command's pty, before Started().
   // Owned by the run (dup it to keep it); closed after Ended().
   virtual void PtyOpened(int /*master*/) {}
+  // Just before Started(): what ends or signals the command from another
+  // thread, valid until Ended(). Prefer it to the pidfd: for a call of a
+  // warm sandbox the pidfd is the sandbox's init, whose death ends the
+  // whole sandbox and which passes no signal on.
+  virtual void Controls(RunControl* /*control*/) {}
 };
+
+enum class WarmRefusal { kFail, kRunCold };
 
 struct RunOptions {
   bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process
@@ -93,6 +111,12 @@ struct RunOptions {
   // inside the sandbox's view. Refused with --overlay (each run its own
   // upper); a repository's config stays read-only (no per-run copy).
   WarmSandbox* warm = nullptr;
+  // With `warm`: a call the warm path refuses before anything ran (a
+  // changed plan "policy_changed", "warm_unsupported", a pty
+  // "tty_unsupported", "warm_busy", "warm_lost", "warm_closed",
+  // "warm_too_large") fails with that code (kFail), or runs cold instead
+  // (kRunCold: its own cold `spawned` record, RunResult::cold_because).
+  WarmRefusal warm_refusal = WarmRefusal::kFail;
   // "NAME=value" entries set in the command's environment after the scrub,
   // replacing a variable of that name (an executor's own HOME and TMPDIR,
   // and a prepared process's additions; executor/executor.h).
@@ -137,6 +161,9 @@ struct RunResult {
   // Under --overlay, the one-screen summary of what the run changed
   // (overlay/changes.h) and its run id, for the caller's stderr.
   std::optional<std::string> overlay_summary;
+  // With RunOptions::warm and WarmRefusal::kRunCold: the code of the warm
+  // path's refusal, when the command ran cold instead.
+  std::optional<std::string> cold_because;
 };
 
 // `audit`: the trail the run was admitted with.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -349,11 +350,14 @@ TEST_F(Executors, ADeadlineTerminatesAndEscalatesToKillAfterTheGrace) {
   EXPECT_EQ(exit->ended_by, corral::executor::EndedBy::kDeadline);
   EXPECT_TRUE(ProcessesMatching(token).empty());
 
-  // Signal(kTerminate) escalates the same way.
+  // Signal(kTerminate) escalates the same way (once the trap is set: a
+  // warm call is signalled as soon as it exists).
   auto signalled = executor->PrepareProcess(ProcessOptions{
-      .dir = "", .argv = {"/bin/sh", "-c", "trap '' TERM; sleep 1000; :"}, .terminate_grace = 300ms});
+      .dir = "", .argv = {"/bin/sh", "-c", "trap '' TERM; echo ready; sleep 1000; :"}, .terminate_grace = 300ms});
   ASSERT_TRUE(signalled.ok());
   ASSERT_TRUE((*signalled)->Start().ok());
+  std::string seen;
+  ASSERT_TRUE(ReadUntil((*signalled)->Stdout().value(), seen, "ready"));
   ASSERT_TRUE((*signalled)->Signal(ProcessSignal::kTerminate).ok());
   exit = (*signalled)->Wait();
   ASSERT_TRUE(exit.ok());
@@ -414,6 +418,19 @@ void Soak(Executors& fixture, int calls) {
   size_t tasks = Entries("/proc/self/task");
   size_t mounts = Lines("/proc/self/mountinfo");
   std::string ns = std::filesystem::read_symlink("/proc/self/ns/pid");
+  auto namespaces = [] {
+    std::string all;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/ns")) {
+      all += std::filesystem::read_symlink(entry.path()).string() + "\n";
+    }
+    return all;
+  };
+  auto cgroups = [] {
+    std::ifstream in("/proc/self/cgroup");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string namespaces_before = namespaces(), cgroups_before = cgroups();
+  auto started = std::chrono::steady_clock::now();
   std::unique_ptr<ExecutorSet> set = fixture.MakeSet();
   ASSERT_TRUE(set);
   std::atomic<int> good = 0;
@@ -439,12 +456,135 @@ void Soak(Executors& fixture, int calls) {
   EXPECT_EQ(Entries("/proc/self/task"), tasks);
   EXPECT_EQ(Lines("/proc/self/mountinfo"), mounts);
   EXPECT_EQ(std::filesystem::read_symlink("/proc/self/ns/pid"), ns);
+  EXPECT_EQ(namespaces(), namespaces_before);
+  EXPECT_EQ(cgroups(), cgroups_before);
   EXPECT_FALSE(Exists(scratch));
+  std::printf("soak: 8 executors x %d calls in %lld ms\n", calls,
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - started)
+                                         .count()));
 }
 
 TEST_F(Executors, SoakOfEightExecutorsLeavesNothingBehind) { Soak(*this, 12); }
 
-TEST_F(Executors, DISABLED_SoakOfEightExecutorsTimesTwoHundred) { Soak(*this, 200); }
+TEST_F(Executors, SoakOfEightExecutorsTimesTwoHundred) { Soak(*this, 200); }
+
+// The sandbox's init processes this process has as children, from the
+// host's /proc (an executor's warm sandbox is one).
+std::vector<pid_t> ChildPids() {
+  std::vector<pid_t> pids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    pid_t pid = static_cast<pid_t>(std::atoi(entry.path().filename().c_str()));
+    if (pid <= 0) continue;
+    std::optional<std::string> ppid = StatusField(pid, "PPid");
+    if (ppid && std::atoi(ppid->c_str()) == ::getpid()) pids.push_back(pid);
+  }
+  return pids;
+}
+
+// The calls of one executor run in its warm sandbox: what call N put in
+// /tmp call N+1 finds (a cold call's /tmp is a fresh tmpfs), while a
+// process call N daemonised (setsid, double fork) is gone, seen from the
+// host's /proc, before call N returns; one warm init stays, until Close.
+TEST_F(Executors, CallsOfOneExecutorAreWarmAndShareNoProcess) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("warm").value();
+  EXPECT_NE(executor->Report().find("\"calls\": \"warm: "), std::string::npos) << executor->Report();
+  std::string token = RandomToken("daemon");
+  auto first = executor->RunCommand("", "echo kept > /tmp/warm-marker; (setsid sh -c 'sleep 1000; : " + token +
+                                            "' &); sleep 0.2; echo started");
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_EQ(first->stdout_bytes, "started\n");
+  EXPECT_TRUE(ProcessesMatching(token).empty()) << "call N's daemon outlived it";
+  std::vector<pid_t> inits = ChildPids();
+  EXPECT_EQ(inits.size(), 1u) << "one warm sandbox's init";
+  auto second = executor->RunCommand("", "cat /tmp/warm-marker; set -- /proc/[0-9]*; echo $#");
+  ASSERT_TRUE(second.ok()) << second.error().ToString();
+  EXPECT_EQ(second->stdout_bytes, "kept\n2\n") << "the same warm sandbox; init and sh only";
+  EXPECT_EQ(ChildPids(), inits) << "the same init ran both calls";
+  // Another executor has a sandbox (and a /tmp) of its own.
+  auto other = set->For("other").value()->RunCommand("", "cat /tmp/warm-marker");
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->exit_code, 0);
+  EXPECT_EQ(ChildPids().size(), 2u);
+  // Close stops the warm sandboxes: no process is left, no zombie either.
+  executor->Close();
+  EXPECT_EQ(ChildPids().size(), 1u) << "the closed executor's warm sandbox is left";
+  set->Close();
+  EXPECT_EQ(Children(), 0);
+  for (pid_t pid : ChildPids()) ::kill(pid, SIGKILL);  // under a mutant, not to leave them
+}
+
+// A seccomp filter and a Landlock layer call N adds itself (the probe
+// stacks both, the layer denying every read) do not carry over: call N+1
+// has the one filter and reads the file.
+TEST_F(Executors, ACallsOwnLandlockAndSeccompLayersDoNotCarryOver) {
+  ExecutorPolicy policy = Policy();
+  policy.request.overrides.allow_exec.push_back(ProbesDir());
+  auto set = MakeSet(std::move(policy), Options());
+  ASSERT_TRUE(set);
+  workspace_.Write("readme", "warm\n");
+  Executor* executor = set->For("layers").value();
+  auto stacked = executor->RunArgv("", {ProbePath("extra_layers"), workspace_ / "readme"});
+  ASSERT_TRUE(stacked.ok()) << stacked.error().ToString();
+  EXPECT_EQ(stacked->stdout_bytes, "filters=2 read=denied\n") << stacked->stderr_bytes;
+  std::vector<pid_t> inits = ChildPids();
+  EXPECT_EQ(inits.size(), 1u);
+  auto next = executor->RunCommand("", "grep Seccomp_filters /proc/self/status; cat readme");
+  ASSERT_TRUE(next.ok()) << next.error().ToString();
+  EXPECT_EQ(next->stdout_bytes, "Seccomp_filters:\t1\nwarm\n") << next->stderr_bytes;
+  EXPECT_EQ(ChildPids(), inits) << "both calls ran in the one warm sandbox";
+}
+
+// An init killed from outside loses the sandbox; the next call runs in a
+// new one the executor started.
+TEST_F(Executors, ACallAfterTheWarmSandboxWasLostRunsInANewOne) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("lost").value();
+  ASSERT_TRUE(executor->RunArgv("", {"/bin/true"}).ok());
+  std::vector<pid_t> inits = ChildPids();
+  ASSERT_EQ(inits.size(), 1u);
+  ASSERT_EQ(::kill(inits[0], SIGKILL), 0);
+  ASSERT_TRUE(WaitFor([&] { return StatusField(inits[0], "State").value_or("Z").rfind("Z", 0) == 0; }, 10s));
+  for (int call = 0; call < 2; ++call) {
+    auto out = executor->RunCommand("", "echo again > /tmp/again; cat /tmp/again");
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    EXPECT_EQ(out->stdout_bytes, "again\n");
+  }
+  std::vector<pid_t> now = ChildPids();
+  ASSERT_EQ(now.size(), 1u) << "the lost init is reaped, one new one runs";
+  EXPECT_NE(now[0], inits[0]);
+  set->Close();
+  EXPECT_EQ(Children(), 0);
+}
+
+// Signal(kInterrupt) on a warm call reaches the command's process group
+// (the warm init passes no signal sent to it on).
+TEST_F(Executors, AnInterruptReachesAWarmCallsProcessGroup) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("int").value();
+  ASSERT_TRUE(executor->RunArgv("", {"/bin/true"}).ok());  // the warm sandbox runs
+  std::vector<pid_t> inits = ChildPids();
+  auto process = executor->PrepareProcess(
+      ProcessOptions{.dir = "", .argv = {"/bin/sh", "-c", "trap 'exit 42' INT; echo ready; sleep 1000 & wait"}});
+  ASSERT_TRUE(process.ok());
+  ASSERT_TRUE((*process)->Start().ok());
+  std::string seen;
+  ASSERT_TRUE(ReadUntil((*process)->Stdout().value(), seen, "ready"));
+  EXPECT_EQ(ChildPids(), inits) << "the process runs warm";
+  ASSERT_TRUE((*process)->Signal(ProcessSignal::kInterrupt).ok());
+  auto exit = (*process)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->exit_code, 42);
+  // The sandbox takes the next call.
+  auto after = executor->RunArgv("", {"echo", "next"});
+  ASSERT_TRUE(after.ok()) << after.error().ToString();
+  EXPECT_EQ(after->stdout_bytes, "next\n");
+  EXPECT_EQ(ChildPids(), inits);
+}
 
 TEST_F(Executors, AGateRefusalIsTypedAndNothingRuns) {
   ExecutorPolicy policy = Policy();

@@ -6,12 +6,14 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <dirent.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,12 +72,14 @@ class Warm : public ::testing::Test {
  protected:
   void SetUp() override { StartWith(corral::NetworkMode::kNone); }
 
-  void StartWith(corral::NetworkMode network) {
+  // `more` adds to the policy (limits, ...).
+  void StartWith(corral::NetworkMode network, const std::function<void(corral::PolicyBuilder&)>& more = {}) {
     warm_.reset();
     corral::Result<corral::HostContext> host = corral::CaptureHostContext();
     ASSERT_TRUE(host.ok()) << host.error().ToString();
     corral::PolicyBuilder builder(*host);
     builder.Workspace(workspace_.path()).AllowExec(ProbesDir()).Network(network);
+    if (more) more(builder);
     corral::Result<corral::Policy> policy = builder.Build();
     ASSERT_TRUE(policy.ok()) << policy.error().ToString();
     policy_.emplace(std::move(policy).value());
@@ -338,6 +342,49 @@ TEST_F(Warm, OneCallAtATimeAndTheWorkingDirectoryMustBeInTheView) {
   EXPECT_EQ(outside.error().syscall(), "chdir") << outside.error().ToString();
   CallResult after = Call({"/bin/echo", "fine"});
   EXPECT_EQ(after.out, "fine\n");
+}
+
+// The plan's rlimits hold in every call, as in a cold command: judged on
+// the host (the file's size on disk) and by the probe's own EMFILE count.
+TEST_F(Warm, EveryCallRunsUnderThePlansRlimits) {
+  StartWith(corral::NetworkMode::kNone,
+            [](corral::PolicyBuilder& builder) { builder.MaxFileSize(1024 * 1024).MaxOpenFiles(16); });
+  ASSERT_TRUE(warm_);
+  for (int round = 0; round < 2; ++round) {
+    CallResult big = Call({"/bin/sh", "-c", "exec head -c 4M /dev/zero > big"});
+    EXPECT_EQ(big.exit.kind, corral::SupervisedExit::Kind::kSignaled) << big.out;
+    EXPECT_EQ(big.exit.signal, SIGXFSZ) << big.out;
+    struct stat st = {};
+    ASSERT_EQ(::stat((workspace_ / "big").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 1024 * 1024);
+    ASSERT_EQ(::unlink((workspace_ / "big").c_str()), 0);
+    CallResult many = Call({ProbePath("open_many"), "1000"});
+    EXPECT_NE(many.out.find("opened 13: Too many open files"), std::string::npos) << many.out;
+  }
+  // The same policy through RunConfined: the limits are part of the
+  // fingerprint, and the record names the one that hit.
+  corral::RunResult run = RunConfined({"/bin/sh", "-c", "exec head -c 4M /dev/zero > big"}, *policy_);
+  EXPECT_EQ(run.source, corral::RunResult::Source::kCommand) << (run.error ? run.error->ToString() : "");
+  EXPECT_EQ(run.exit_status, 128 + SIGXFSZ);
+  ASSERT_TRUE(run.limit_hit.has_value());
+  EXPECT_EQ(run.limit_hit->name, "file_size");
+}
+
+// A plan that needs a cgroup of its own (a host that offers one) is not
+// started warm: its limits bound one run's whole sandbox, and it runs cold.
+TEST_F(Warm, APlanThatNeedsACgroupIsRefusedAndRunsCold) {
+  corral::HostSupport host = corral::ProbeHost();
+  host.cgroup_offer = corral::CgroupOffer{
+      .parent = "/sys/fs/cgroup/corral-test-offer", .pids = true, .memory = true, .enable = false, .detail = "offered"};
+  corral::Result<corral::HostContext> context = corral::CaptureHostContext();
+  ASSERT_TRUE(context.ok()) << context.error().ToString();
+  corral::PolicyBuilder builder(*context);
+  builder.Workspace(workspace_.path()).Network(corral::NetworkMode::kNone).MaxMemory(256 * 1024 * 1024);
+  corral::Result<corral::Policy> policy = builder.Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  corral::Result<std::unique_ptr<corral::WarmSandbox>> warm = corral::StartWarm(*policy, host);
+  ASSERT_FALSE(warm.ok()) << "a warm sandbox started outside the cgroup its limits need";
+  EXPECT_EQ(warm.error().code(), "warm_unsupported") << warm.error().ToString();
 }
 
 }  // namespace
