@@ -5,6 +5,9 @@
 // and the ratios. Every command's stdio goes to /dev/null. A second corral
 // (an older build, say) joins the same interleaved run as a fourth command,
 // for a side-by-side comparison of two builds under the same load.
+// BENCH_BASELINE_ENV=NAME=VALUE adds one variable to the baseline's
+// environment alone: with a mutants build as both, CORRAL_MUTANT=NAME
+// compares one defence off against on (bench/reap.sh).
 //
 //   bench_spawn <corral> <workspace> [runs] [baseline-corral]
 #include <fcntl.h>
@@ -27,9 +30,15 @@ struct Case {
   std::string name;
   std::vector<std::string> argv;
   std::vector<double> samples_ms;
+  std::vector<std::string> extra_env = {};
 };
 
-double RunOnce(const std::vector<std::string>& args, const std::string& cwd) {
+double RunOnce(const std::vector<std::string>& args, const std::string& cwd,
+               const std::vector<std::string>& extra_env = {}) {
+  std::vector<char*> envp;
+  for (char** entry = environ; *entry != nullptr; ++entry) envp.push_back(*entry);
+  for (const std::string& entry : extra_env) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
   std::vector<char*> argv;
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -41,7 +50,7 @@ double RunOnce(const std::vector<std::string>& args, const std::string& cwd) {
   posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   auto start = std::chrono::steady_clock::now();
   pid_t pid;
-  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()) != 0) {
     std::perror(argv[0]);
     std::exit(2);
   }
@@ -80,12 +89,21 @@ int main(int argc, char** argv) {
         "--die-with-parent", "--", "/bin/true"},
        {}},
   };
-  if (argc > 4) cases.push_back({std::string("baseline ") + argv[4] + " run -- /bin/true", {argv[4], "run", "--", "/bin/true"}, {}});
+  if (argc > 4) {
+    const char* env = std::getenv("BENCH_BASELINE_ENV");
+    std::vector<std::string> extra;
+    if (env != nullptr && *env != '\0') extra.push_back(env);
+    cases.push_back({std::string("baseline ") + argv[4] + (extra.empty() ? "" : " (" + extra[0] + ")") +
+                         " run -- /bin/true",
+                     {argv[4], "run", "--", "/bin/true"},
+                     {},
+                     extra});
+  }
   for (int warm = 0; warm < 10; ++warm) {
-    for (Case& c : cases) RunOnce(c.argv, workspace);
+    for (Case& c : cases) RunOnce(c.argv, workspace, c.extra_env);
   }
   for (int i = 0; i < runs; ++i) {
-    for (Case& c : cases) c.samples_ms.push_back(RunOnce(c.argv, workspace));
+    for (Case& c : cases) c.samples_ms.push_back(RunOnce(c.argv, workspace, c.extra_env));
   }
   double corral_ms = Median(cases[0].samples_ms);
   double bare_ms = Median(cases[1].samples_ms);

@@ -15,6 +15,14 @@ stage_unprivileged() {
   cp tests/wrap/spawn_wrapped.py "$stage/"
   # The MCP SDK test's client, with the SDK it runs (node_modules).
   cp -r tests/mcp_sdk "$stage/mcp_sdk"
+  # The C API's test program with libcorral.so beside it, and the Python
+  # binding (a build of the tests alone, as mutants.sh makes, has neither).
+  mkdir -p "$stage/capi" "$stage/python"
+  if [ -e "$build/tests/corral_capi_test" ]; then
+    cp "$build/tests/corral_capi_test" tests/capi/run_capi_test.sh "$stage/capi/"
+    cp -P "$build"/src/libcorral.so* "$stage/capi/"
+  fi
+  cp bindings/python/corral.py bindings/python/test_corral.py "$stage/python/"
   chown 65534:65534 "$stage/home"
   chmod -R a+rX "$stage"
 }

@@ -38,6 +38,18 @@ echo "== integration and escape suites as uid $(id -u)"
 CORRAL_BIN="$here/$build/src/corral" CORRAL_PROBES="$here/$build/tests/escape" \
   CORRAL_WRAP_SCRIPT="$here/tests/wrap/spawn_wrapped.py" integration "$build/tests"
 
+# The C API's program and the Python binding, against the built libcorral.so.
+# library_tests RUN_CAPI_TEST CAPI_TEST LIBCORRAL PYTHON_DIR
+library_tests() {
+  "$1" "$2"
+  CORRAL_LIBRARY="$3" python3 "$4/test_corral.py"
+}
+echo "== the C API and the Python binding as uid $(id -u)"
+library_tests "$here/tests/capi/run_capi_test.sh" "$here/$build/tests/corral_capi_test" "$here/$build/src/libcorral.so" \
+  "$here/bindings/python" 2>&1 | sed 's/^/  /'
+echo "== cmake --install into a temporary prefix, and a C program built with pkg-config against it"
+"$here/tests/install/install_test.sh" "$build" 2>&1 | sed 's/^/  /'
+
 if [ "$(id -u)" -ne 0 ]; then
   echo "== NOTE: the suites ran only as uid $(id -u); run 'sudo make test' for the root pass too" >&2
   forget_hosts_name
@@ -51,3 +63,8 @@ trap 'rm -rf "$stage"; forget_hosts_name' EXIT
 
 echo "== integration and escape suites as uid 65534"
 run_unprivileged --gtest_brief=1
+
+echo "== the C API and the Python binding as uid 65534"
+(cd "$stage/home" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$stage/home" LANG=C.UTF-8 LD_LIBRARY_PATH="$stage/capi" \
+  setpriv --reuid=65534 --regid=65534 --clear-groups \
+  bash -c "$(declare -f library_tests); library_tests $stage/capi/run_capi_test.sh $stage/capi/corral_capi_test $stage/capi/libcorral.so $stage/python") 2>&1 | sed 's/^/  /'

@@ -4,7 +4,7 @@
 # #include "<folder>/..." outside the list, and corral_layer_link_<layer> links
 # the whole layer with only its listed layers, so a call into any other layer
 # is an undefined reference. docs/architecture.md explains the order.
-set(CORRAL_LAYERS base net kernel policy audit state config resolve gate repair overlay confine exec run tools mcp)
+set(CORRAL_LAYERS base net kernel policy audit state config resolve gate repair overlay confine exec run executor tools mcp)
 set(CORRAL_LAYER_DEPS_base "")
 # net: the network supervisor's pieces (the name server, the egress proxy and
 # the host rules it applies, their strict readers); plain values and bytes, no
@@ -25,6 +25,9 @@ set(CORRAL_LAYER_DEPS_confine base net kernel policy)
 set(CORRAL_LAYER_DEPS_exec base net kernel confine)
 # run: the whole life of one admitted command (RunConfined).
 set(CORRAL_LAYER_DEPS_run base net kernel policy audit state gate repair overlay confine exec)
+# executor: the library API for harnesses (ExecutorSet, Executor, Process):
+# every call through gate::Admit and RunConfined.
+set(CORRAL_LAYER_DEPS_executor base net kernel policy audit state config resolve gate repair overlay confine exec run)
 # tools: the agent's tools (the file tools behind the fence, bash through
 # RunConfined), each call one typed result; no transport.
 set(CORRAL_LAYER_DEPS_tools base net kernel policy audit state config resolve gate repair overlay confine exec run)

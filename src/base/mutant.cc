@@ -135,6 +135,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kOverlayView: return "overlay_view";
     case Mutant::kApplyProtected: return "apply_protected";
     case Mutant::kApplyConflict: return "apply_conflict";
+    case Mutant::kApplyDeepConflict: return "apply_deep_conflict";
     case Mutant::kApplyNoFollow: return "apply_nofollow";
     case Mutant::kApplySpecial: return "apply_special";
     case Mutant::kOverlayLock: return "overlay_lock";
@@ -142,6 +143,17 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kMaskedProcView: return "masked_proc_view";
     case Mutant::kOverlayStackBaseline: return "overlay_stack_baseline";
     case Mutant::kOverlayStackWorkspace: return "overlay_stack_workspace";
+    case Mutant::kWarmLandlock: return "warm_landlock";
+    case Mutant::kWarmSeccomp: return "warm_seccomp";
+    case Mutant::kWarmFingerprint: return "warm_fingerprint";
+    case Mutant::kExecutorScratchOwner: return "executor_scratch_owner";
+    case Mutant::kExecutorCwd: return "executor_cwd";
+    case Mutant::kExecutorGate: return "executor_gate";
+    case Mutant::kExecutorCancel: return "executor_cancel";
+    case Mutant::kResourceLimits: return "resource_limits";
+    case Mutant::kReapLast: return "reap_last";
+    case Mutant::kProjectLimits: return "project_limits";
+    case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
   }
   return "none";
 }

@@ -145,6 +145,7 @@ enum class Mutant {
   kOverlayView,        // --overlay binds the real workspace, writable, instead of the overlay
   kApplyProtected,     // apply lands changes to protected paths without --include-protected
   kApplyConflict,      // apply overwrites a real file that changed since the run
+  kApplyDeepConflict,  // apply compares only each changed path: not the dirs above it, nor a deleted tree
   kApplyNoFollow,      // apply opens the real tree and the upper by path, following symlinks
   kApplySpecial,       // apply copies special files and set-user-ID bits
   kOverlayLock,        // runs and applies on one overlay take no lock
@@ -152,6 +153,17 @@ enum class Mutant {
   kHostRuleMasks,         // without a mount view Landlock's rules cover the masked paths (/etc's root-only files, credential stores)
   kOverlayStackBaseline,   // a run stacked with --overlay-on replaces its run's conflict baseline
   kOverlayStackWorkspace,  // --overlay-on stacks on a run that overlays another workspace
+  kWarmLandlock,           // a warm sandbox's call runs without its fresh Landlock domain
+  kWarmSeccomp,            // a warm sandbox's init (and so each call) installs no seccomp filter
+  kWarmFingerprint,        // a warm run does not compare its plan with the warm sandbox's
+  kExecutorScratchOwner,   // an executor set's scratch root owned by another user is accepted
+  kExecutorCwd,            // an executor call's directory is not resolved beneath the workspace (.. and symlinks lead out)
+  kExecutorGate,           // executor calls are admitted with the allow-all approval policy (the approver is never asked)
+  kExecutorCancel,         // closing an executor set neither kills the running trees nor waits for them
+  kResourceLimits,         // the command runs without the rlimits of --max-procs, --max-memory, ... (kernel/rlimits.h)
+  kReapLast,               // corral returns without reaping the sandbox's init: its zombie is left to whoever reaps orphans
+  kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
+  kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -23,5 +23,15 @@ TEST(HexEncode, LowerCaseTwoDigitsPerByte) {
   EXPECT_EQ(HexEncode(""), "");
 }
 
+TEST(HexDecode, InvertsHexEncodeAndRefusesWhatIsNotHex) {
+  const std::string bytes("\x00\x01\x7f\x80\xff", 5);
+  Result<std::string> back = HexDecode(HexEncode(bytes));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, bytes);
+  EXPECT_FALSE(HexDecode("abc").ok());
+  EXPECT_FALSE(HexDecode("zz").ok());
+  EXPECT_EQ(HexDecode("").value(), "");
+}
+
 }  // namespace
 }  // namespace corral

@@ -5,6 +5,7 @@
 // from a channel to the terminal: a channel that fails denies.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -20,8 +21,15 @@ namespace corral::cli {
 struct ApprovalFlags {
   std::optional<int> fd;
   std::optional<long long> timeout_seconds;
+  std::optional<long long> network_timeout_seconds;
 
   void Register(CLI::App& app);
+  // `--network-approval-timeout SECONDS` (run only): how long a connection
+  // held for a network approval waits for its answer.
+  void RegisterNetwork(CLI::App& app);
+  // The flag's value, or gate::kDefaultNetworkApprovalTimeout; out of 1 to
+  // gate::kMaxNetworkApprovalTimeout is ErrorKind::kUsage.
+  Result<std::chrono::milliseconds> NetworkTimeout() const;
   // The approver the flags name. A bad descriptor or timeout is an
   // ErrorKind::kUsage error. Destroying a channel approver closes its
   // descriptor: callers do so as soon as the gate has decided.

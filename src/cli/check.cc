@@ -109,7 +109,10 @@ int CheckCommand::Execute() const {
     if (lenient_policy.ok()) {
       Result<Plan> lenient_plan =
           Compile(*lenient_policy, host,
-                  CompileOptions{.without_namespaces = userns_refused, .overlay_dir = {}, .masked_proc = proc_refused});
+                  CompileOptions{.without_namespaces = userns_refused,
+                                 .overlay_dir = {},
+                                 .masked_proc = proc_refused,
+                                 .overlay_root_dirs = {}});
       if (lenient_plan.ok()) best_effort_rung = RungsText(lenient_plan->rungs());
     }
   }

@@ -18,6 +18,7 @@
 #include "overlay/changes.h"
 #include "overlay/diff.h"
 #include "overlay/overlay_run.h"
+#include "policy/path.h"
 #include "state/state_dir.h"
 
 namespace corral::cli {
@@ -58,10 +59,29 @@ Result<AuditTrail> Trail(const StateDir& state, const std::optional<std::string>
   return AuditTrail::InDirectory(state.fd(), state.path());
 }
 
-Result<ChangeSet> Changes(const OverlayRun& run, UniqueFd& upper, UniqueFd& root) {
-  CORRAL_ASSIGN_OR_RETURN(upper, run.Upper());
-  CORRAL_ASSIGN_OR_RETURN(root, run.OpenRoot());
+Result<ChangeSet> Changes(const OverlayRun& run, size_t index, UniqueFd& upper, UniqueFd& root) {
+  CORRAL_ASSIGN_OR_RETURN(upper, run.Upper(index));
+  CORRAL_ASSIGN_OR_RETURN(root, run.OpenRoot(index));
   return ScanChanges(upper.get(), root.get(), 0);
+}
+
+// How root `index`'s paths are shown: relative for the workspace, under
+// their root's absolute path for an --overlay-root.
+std::string Shown(const OverlayRun& run, size_t index, const std::string& path) {
+  return index == 0 ? path : run.roots()[index].path + "/" + path;
+}
+
+// A path the user named: which root it is in (an --overlay-root when it is
+// absolute and inside one, else the workspace) and its path there.
+Result<std::pair<size_t, std::string>> Select(const OverlayRun& run, const std::string& path) {
+  for (size_t i = 1; i < run.roots().size(); ++i) {
+    if (!path.empty() && path[0] == '/' && IsWithin(path, run.roots()[i].path)) {
+      CORRAL_ASSIGN_OR_RETURN(std::string relative, RelativeSelection(run.roots()[i].path, path));
+      return std::make_pair(i, relative);
+    }
+  }
+  CORRAL_ASSIGN_OR_RETURN(std::string relative, RelativeSelection(run.root(), path));
+  return std::make_pair(size_t{0}, relative);
 }
 
 }  // namespace
@@ -135,16 +155,29 @@ int OverlayReviewCommand::Execute() const {
 
   if (verb == "diff") {
     if (!rest.empty()) return Fail(Error(ErrorKind::kUsage, "usage: corral diff [--stat|--json] [RUN]"));
-    UniqueFd upper, root;
-    Result<ChangeSet> changes = Changes(*run, upper, root);
-    if (!changes.ok()) return Fail(changes.error());
+    ChangeSet shown;  // every root's, an --overlay-root's paths under its root
     std::fflush(stdout);
+    for (size_t i = 0; i < run->roots().size(); ++i) {
+      UniqueFd upper, root;
+      Result<ChangeSet> changes = Changes(*run, i, upper, root);
+      if (!changes.ok()) return Fail(changes.error());
+      if (!json && !stat) {
+        Result<void> written =
+            WriteDiff(upper.get(), root.get(), *changes, STDOUT_FILENO, i == 0 ? std::string() : run->roots()[i].path);
+        if (!written.ok()) return Fail(written.error());
+        continue;
+      }
+      shown.upper_bytes += changes->upper_bytes;
+      for (Change& change : changes->changes) {
+        change.path = Shown(*run, i, change.path);
+        if (!change.renamed_from.empty()) change.renamed_from = Shown(*run, i, change.renamed_from);
+        shown.changes.push_back(std::move(change));
+      }
+    }
     if (json) {
-      std::fputs(RenderJson(*id, *changes).c_str(), stdout);
+      std::fputs(RenderJson(*id, shown).c_str(), stdout);
     } else if (stat) {
-      std::fputs(RenderStat(*changes).c_str(), stdout);
-    } else if (Result<void> written = WriteDiff(upper.get(), root.get(), *changes, STDOUT_FILENO); !written.ok()) {
-      return Fail(written.error());
+      std::fputs(RenderStat(shown).c_str(), stdout);
     }
     return 0;
   }
@@ -162,19 +195,34 @@ int OverlayReviewCommand::Execute() const {
     return 0;
   }
 
-  ApplyOptions options;
+  // One apply per root, each on its own pinned tree; the paths named pick
+  // the roots (none named: every change of every root).
+  std::vector<ApplyOptions> options(run->roots().size());
+  std::vector<bool> selected(run->roots().size(), rest.empty());
   for (const std::string& path : rest) {
-    Result<std::string> relative = RelativeSelection(run->root(), path);
-    if (!relative.ok()) return Fail(relative.error());
-    options.paths.push_back(*relative);
+    Result<std::pair<size_t, std::string>> picked = Select(*run, path);
+    if (!picked.ok()) return Fail(picked.error());
+    options[picked->first].paths.push_back(picked->second);
+    selected[picked->first] = true;
   }
   for (const std::string& path : include_protected) {
-    Result<std::string> relative = RelativeSelection(run->root(), path);
-    if (!relative.ok()) return Fail(relative.error());
-    options.include_protected.push_back(*relative);
+    Result<std::pair<size_t, std::string>> picked = Select(*run, path);
+    if (!picked.ok()) return Fail(picked.error());
+    options[picked->first].include_protected.push_back(picked->second);
   }
-  Result<ApplyReport> report = ApplyChanges(*run, options);
-  if (!report.ok()) return Fail(report.error());
+  ApplyReport all;
+  for (size_t i = 0; i < run->roots().size(); ++i) {
+    if (!selected[i]) continue;
+    Result<ApplyReport> one = ApplyChanges(*run, i, options[i]);
+    if (!one.ok()) return Fail(one.error());
+    for (AppliedChange& change : one->changes) {
+      change.path = Shown(*run, i, change.path);
+      all.changes.push_back(std::move(change));
+    }
+    all.landed += one->landed;
+    all.held_back += one->held_back;
+  }
+  const ApplyReport* report = &all;
   // The trail names paths and outcomes, never contents.
   std::vector<std::string> landed, held;
   nlohmann::json out = nlohmann::json::array();
@@ -190,7 +238,14 @@ int OverlayReviewCommand::Execute() const {
                  ": " + change.detail);
     }
   }
-  trail->Record(AuditEvent("applied").Set("overlay_run", *id).Set("root", run->root()).Set("paths", landed).Set("held_back", held));
+  AuditEvent applied("applied");
+  applied.Set("overlay_run", *id).Set("root", run->root()).Set("paths", landed).Set("held_back", held);
+  if (run->roots().size() > 1) {
+    std::vector<std::string> roots;
+    for (const OverlayRoot& root : run->roots()) roots.push_back(root.path);
+    applied.Set("roots", roots);
+  }
+  trail->Record(applied);
   if (json) std::printf("%s\n", EncodeBytes(out).dump().c_str());
   PrintError("apply: overlay run " + *id + ": " + std::to_string(report->landed) + " change(s) in the real tree, " +
              std::to_string(report->held_back) + " held back" +

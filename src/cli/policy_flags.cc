@@ -64,6 +64,14 @@ Status FromFlag(const Setting<uint64_t>& setting, const std::optional<std::strin
   return Ok();
 }
 
+Status FromFlag(const LimitSetting& setting, const std::optional<std::string>& given, std::optional<uint64_t>& out) {
+  if (!given) return Ok();
+  Result<uint64_t> value = ParseLimit(setting, *given);
+  if (!value.ok()) return Error(ErrorKind::kUsage, std::string(setting.flag) + ": " + value.error().message());
+  out = *value;
+  return Ok();
+}
+
 bool IsGiven(bool given) { return given; }
 bool IsGiven(const auto& given) { return given.has_value(); }
 

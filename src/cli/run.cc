@@ -33,14 +33,6 @@
 namespace corral::cli {
 namespace {
 
-// corral exits right after the run: it need not wait while the kernel frees
-// the emptied sandbox's namespaces.
-RunOptions CliRunOptions() {
-  RunOptions options;
-  options.wait_for_teardown = false;
-  return options;
-}
-
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
   for (const SweepFinding& finding : findings) {
@@ -215,6 +207,7 @@ void RunCommand::Register(CLI::App& app) {
       ->type_name("RUN")
       ->each([this](const std::string&) { flags.overlay = true; });
   approval.Register(app);
+  approval.RegisterNetwork(app);
 }
 
 int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& error) {
@@ -285,11 +278,27 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     request.justification = justification;
   }
 
+  // Network approval on demand (gate/network_approval.h): the approver is
+  // kept for the run's held connections, on the channel, or on the terminal
+  // when the command does not have it. A command whose stdin, stdout or
+  // stderr is the terminal could take the answer's keys or draw over the
+  // question (and an interactive run's terminal is relayed to it in raw
+  // mode): there nobody is asked, and a place no rule names is refused as
+  // before; --approval-fd asks alongside any terminal.
+  Result<std::chrono::milliseconds> network_timeout = approval.NetworkTimeout();
+  if (!network_timeout.ok()) return Refuse(trail, network_timeout.error());
+  request.network_approval_timeout = *network_timeout;
+  const bool command_has_terminal =
+      ::isatty(STDIN_FILENO) == 1 || ::isatty(STDOUT_FILENO) == 1 || ::isatty(STDERR_FILENO) == 1;
+  if (approval.fd || !command_has_terminal) request.network_questions = gate::NetworkQuestions::kAskedDuringRun;
+
   // The gate asks on the terminal or the channel; it records its own
-  // refusals. The channel is closed as soon as the gate has decided: the
-  // command never holds it.
+  // refusals. The channel is closed as soon as the gate has decided, unless
+  // the run asks about its connections on it; the command never holds it
+  // (it is close-on-exec, and the sandbox gets no descriptor but 0-2).
   Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), **approver);
-  if (!MutantActive(Mutant::kApprovalClose)) approver->reset();
+  const bool keep_for_network = admitted.ok() && admitted->network_approver() != nullptr;
+  if (!MutantActive(Mutant::kApprovalClose) && !keep_for_network) approver->reset();
   if (listings) listings->Save();
   if (!admitted.ok()) {
     PrintError(admitted.error().ToString());
@@ -301,7 +310,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // A program or PATH entry the sandbox resolves elsewhere: one line, with the fix.
   PathComparison path = ComparePath(policy, program);
   if (path.warning) PrintError("warning: " + *path.warning);
-  RunOptions options = CliRunOptions();
+  RunOptions options;
   options.overlay_on = overlay_on;
   RunResult result = RunConfined(std::move(admitted).value(), options);
   if (result.error && policy_file) {
@@ -330,6 +339,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
                " (docs/hosts.md)");
   }
   if (result.lookups) PrintError(*result.lookups);
+  if (result.limit_hit) PrintError("limit: " + result.limit_hit->detail);
   if (result.overlay_summary) std::fputs(result.overlay_summary->c_str(), stderr);
   if (result.denial) {
     std::fprintf(stderr, "%s %s\n", DenialMarker(policy.mode()).c_str(), EscalationHint(policy.mode()).c_str());

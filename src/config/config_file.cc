@@ -233,6 +233,26 @@ Status ReadSetting(const Setting<uint64_t>&, const TomlField& field, std::option
   return Ok();
 }
 
+// A resource limit: a count is an integer; a size is written as tmpfs_size
+// is ("512m"), or a number of bytes.
+Status ReadSetting(const LimitSetting& setting, const TomlField& field, std::optional<Sourced<uint64_t>>& out) {
+  std::string text;
+  if (field.node->is_integer()) {
+    CORRAL_ASSIGN_OR_RETURN(int64_t value, ReadInteger(field));
+    text = std::to_string(value);
+  } else if (field.node->is_string() && setting.unit == LimitUnit::kBytes) {
+    CORRAL_ASSIGN_OR_RETURN(text, ReadString(field));
+  } else {
+    return WrongType(field, setting.unit == LimitUnit::kBytes
+                                ? "a size such as \"1g\" or \"512m\", or a number of bytes"
+                                : "a positive integer");
+  }
+  Result<uint64_t> value = ParseLimit(setting, text);
+  if (!value.ok()) return BadValue(field, value.error().message());
+  out = At(field, *value);
+  return Ok();
+}
+
 const std::map<std::string, Handler, std::less<>>& SandboxHandlers() {
   static const auto* handlers = new std::map<std::string, Handler, std::less<>>{
       {"mode",

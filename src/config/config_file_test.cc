@@ -338,3 +338,46 @@ TEST(ConfigFile, AcceptRungNamesAreChecked) {
 }
 
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+// The resource limits: counts are integers, sizes as tmpfs_size; zero,
+// negative, overflowing and mistyped values are one error at the key.
+TEST(ConfigFileLimits, CountsAndSizesAreRead) {
+  ConfigLayer layer = Parse(
+      "[sandbox]\nmax_procs = 64\nmax_memory = \"512m\"\nmax_cpu_seconds = 30\nmax_file_size = 4096\n"
+      "max_open_files = 256\n");
+  EXPECT_EQ(layer.max_procs->value, 64u);
+  EXPECT_EQ(layer.max_memory->value, 512ull * 1024 * 1024);
+  EXPECT_EQ(layer.max_cpu_seconds->value, std::chrono::seconds(30));
+  EXPECT_EQ(layer.max_file_size->value, 4096u);
+  EXPECT_EQ(layer.max_open_files->value, 256u);
+}
+
+TEST(ConfigFileLimits, BadValuesAreOneErrorAtTheKey) {
+  EXPECT_EQ(Message("[sandbox]\nmax_procs = 0\n"),
+            "/p/corral.toml:2:1: sandbox.max_procs: max_procs \"0\": must be between 1 and 4194304");
+  EXPECT_EQ(Message("[sandbox]\nmax_procs = -4\n"),
+            "/p/corral.toml:2:1: sandbox.max_procs: max_procs \"-4\": expected a whole number");
+  EXPECT_NE(Message("[sandbox]\nmax_procs = 9223372036854775807\n").find("must be between 1 and 4194304"),
+            std::string::npos);
+  EXPECT_EQ(Message("[sandbox]\nmax_procs = \"64\"\n"),
+            "/p/corral.toml:2:1: sandbox.max_procs: expected a positive integer, got string");
+  EXPECT_EQ(Message("[sandbox]\nmax_open_files = 3\n"),
+            "/p/corral.toml:2:1: sandbox.max_open_files: max_open_files \"3\": must be between 4 and 1048576");
+  EXPECT_EQ(Message("[sandbox]\nmax_memory = \"1m\"\n"),
+            "/p/corral.toml:2:1: sandbox.max_memory: max_memory \"1m\": must be between 16m and 16t");
+  EXPECT_EQ(Message("[sandbox]\nmax_memory = \"99999999999t\"\n"),
+            "/p/corral.toml:2:1: sandbox.max_memory: max_memory \"99999999999t\": must be between 16m and 16t");
+  EXPECT_EQ(Message("[sandbox]\nmax_file_size = 0\n"),
+            "/p/corral.toml:2:1: sandbox.max_file_size: max_file_size \"0\": must be between 1k and 16t");
+  EXPECT_EQ(Message("[sandbox]\nmax_file_size = true\n"),
+            "/p/corral.toml:2:1: sandbox.max_file_size: expected a size such as \"1g\" or \"512m\", or a number of "
+            "bytes, got boolean");
+  EXPECT_EQ(Message("[sandbox]\nmax_cpu_seconds = 0\n"),
+            "/p/corral.toml:2:1: sandbox.max_cpu_seconds: 0 is not a positive number of seconds");
+}
+
+}  // namespace
+}  // namespace corral

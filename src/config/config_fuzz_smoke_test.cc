@@ -27,6 +27,8 @@ const std::vector<std::string>& Seeds() {
       "[approval]\npolicy = \"ask-dangerous\"\npreset = \"custom\"\n",
       "[sandbox]\nmode = \"read-only\"\nallow_write = [\"build\", \"./out\"]\nforbid_read = [\".env\"]\n"
       "network = \"none\"\ntimeout = 60\n",
+      "[sandbox]\nmax_procs = 256\nmax_memory = \"4g\"\nmax_cpu_seconds = 600\nmax_file_size = 1073741824\n"
+      "max_open_files = 4096\n",
       "sandbox.bash = \"off\"\nsandbox.network = \"all\"\napproval = { policy = \"allow-all\", preset = \"danger\" }\n",
       "[profile]\nworkspace_root = \"/w\"\nworkspace_read = \"allow\"\nworkspace_write = \"gated\"\n"
       "host_read = \"allow\"\nhost_read_roots = [\"/srv\"]\nhost_write = \"gated\"\nhost_write_roots = [\"/srv/o\"]\n"
@@ -41,7 +43,7 @@ const std::vector<std::string>& Tokens() {
       "[", "]", "[[", "]]", "=", "\"", "'", "'''", "\"\"\"", "\n", "\r", "\r\n", "#", ",", "{", "}", ".", "~",
       "..", "/", "\\", "\\u0000", "\\u001b", "\\U0010FFFF", "true", "false", "-1", "0", "9223372036854775807",
       "1e400", "nan", "inf", "1979-05-27", "07:32:00", "[sandbox]", "[approval]", "[profile]", "sandbox.",
-      "mode", "network", "timeout", "allow_read", "forbid_read", "bash", "\"off\"", "\"all\"", "\"real\"",
+      "mode", "network", "timeout", "max_procs", "max_memory", "max_open_files", "\"16t\"", "4194305", "allow_read", "forbid_read", "bash", "\"off\"", "\"all\"", "\"real\"",
       "\"gated\"", "\"unconfined\"", "\xd1\x85", "\xef\xbb\xbf", "\xc3", "\xff", "\x13", "\t", " ",
   };
   return tokens;

@@ -205,12 +205,18 @@ class ProjectMerge {
       // project may shrink the tmpfs, never grow it); no default is no bound.
       std::optional<T> ceiling = field;
       if (!ceiling) ceiling = setting.spec_default;
+      if constexpr (std::is_same_v<SpecType, std::optional<uint64_t>>) {
+        if (MutantActive(Mutant::kProjectLimits)) ceiling.reset();
+      }
       if (ceiling && asked->value > *ceiling) {
         std::string ceiling_text;
         std::string asked_text;
         if constexpr (std::is_same_v<T, std::chrono::seconds>) {
           ceiling_text = std::to_string(ceiling->count()) + " seconds";
           asked_text = std::to_string(asked->value.count());
+        } else if constexpr (std::is_same_v<SpecType, std::optional<uint64_t>>) {
+          ceiling_text = LimitText(setting, *ceiling);
+          asked_text = LimitText(setting, asked->value);
         } else {
           ceiling_text = TmpfsSizeText(*ceiling);
           asked_text = TmpfsSizeText(asked->value);

@@ -284,3 +284,28 @@ TEST(ConfigMerge, ApplyToFillsThePolicySpec) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+// A project may lower a limit the user set, or set one the user did not,
+// never raise it.
+TEST(ConfigMergeLimits, ProjectMayLowerButNotRaiseALimit) {
+  EXPECT_EQ(Merged("[sandbox]\nmax_procs = 64\n", "[sandbox]\nmax_procs = 16\n").max_procs, std::optional<uint64_t>(16));
+  EXPECT_EQ(Refused("[sandbox]\nmax_procs = 64\n", "[sandbox]\nmax_procs = 65\n"),
+            "/ws/corral.toml:2:1: sandbox.max_procs: the project config may lower the process limit (64 in the user "
+            "config) but not raise it to 65");
+  EXPECT_EQ(Refused("[sandbox]\nmax_memory = \"1g\"\n", "[sandbox]\nmax_memory = \"2g\"\n"),
+            "/ws/corral.toml:2:1: sandbox.max_memory: the project config may lower the memory limit (1g in the user "
+            "config) but not raise it to 2g");
+  EXPECT_EQ(Refused("[sandbox]\nmax_cpu_seconds = 10\n", "[sandbox]\nmax_cpu_seconds = 11\n"),
+            "/ws/corral.toml:2:1: sandbox.max_cpu_seconds: the project config may lower the CPU time limit (10 "
+            "seconds in the user config) but not raise it to 11");
+  // No user limit is no bound: a project's limit narrows.
+  EXPECT_EQ(Merged(std::nullopt, "[sandbox]\nmax_open_files = 100\n").max_open_files, std::optional<uint64_t>(100));
+  EXPECT_EQ(Merged("[sandbox]\nmax_file_size = \"1g\"\n", std::nullopt).max_file_size,
+            std::optional<uint64_t>(1024ull * 1024 * 1024));
+}
+
+}  // namespace
+}  // namespace corral

@@ -122,6 +122,9 @@ std::vector<std::string> BubblewrapGaps(const Policy& policy) {
                    "processes of the same user can read them in /proc/<pid>/cmdline");
   }
   if (policy.timeout()) gaps.push_back("timeout: --timeout is not enforced (bwrap has no deadline)");
+  if (policy.limits().any()) {
+    gaps.push_back("limits: " + policy.limits().Describe() + " not applied (bwrap sets no rlimits and no cgroup)");
+  }
   if (policy.pin_sha256()) {
     gaps.push_back("pin: --pin-sha256 is not checked; the program is resolved by path inside the sandbox");
   }

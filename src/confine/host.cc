@@ -51,8 +51,8 @@ const HostSupport& ProbeHost() {
     host.outer_seccomp_filter = OuterSeccompFilter();
     host.cgroup2 = ::access("/sys/fs/cgroup/cgroup.controllers", R_OK) == 0 ||
                    ::access("/sys/fs/cgroup/unified/cgroup.controllers", R_OK) == 0;
-    host.cgroup_detail = host.cgroup2 ? "cgroup v2 mounted; corral sets rlimits only and does not use cgroups yet"
-                                      : "no cgroup v2 hierarchy; corral sets rlimits only";
+    host.cgroup_offer = ProbeHostCgroupOffer();
+    host.cgroup_detail = host.cgroup_offer.detail;
     struct utsname name;
     if (::uname(&name) == 0) host.kernel_release = name.release;
     return host;

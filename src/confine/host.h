@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "kernel/cgroup.h"
+
 namespace corral {
 
 struct HostSupport {
@@ -28,6 +30,9 @@ struct HostSupport {
   bool outer_seccomp_filter = false;
   bool cgroup2 = false;            // a cgroup v2 hierarchy is mounted
   std::string cgroup_detail;
+  // What it gives one run (kernel/cgroup.h): a cgroup with pids.max and
+  // memory.max, or nothing, and why.
+  CgroupOffer cgroup_offer;
   std::string kernel_release;
 };
 

@@ -224,27 +224,37 @@ bool MountPlan::AddStagedFile(const std::string& target, FileIdentity pin, const
 }
 
 Result<void> MountPlan::OverlayWorkspace(const std::string& workspace, const std::string& overlay_dir) {
+  return Overlay(workspace, overlay_dir, OverlayTree::kWorkspace);
+}
+
+Result<void> MountPlan::OverlayRoot(const std::string& root, const std::string& overlay_dir) {
+  return Overlay(root, overlay_dir, OverlayTree::kRoot);
+}
+
+Result<void> MountPlan::Overlay(const std::string& tree, const std::string& overlay_dir, OverlayTree what) {
+  const std::string flag = what == OverlayTree::kWorkspace ? "--overlay" : "--overlay-root " + tree;
+  const std::string named = what == OverlayTree::kWorkspace ? "the workspace" : "that root";
   MountOp* root = nullptr;
   for (MountOp& op : ops) {
-    if (op.kind == MountKind::kBind && op.target == std::string_view(workspace)) root = &op;
+    if (op.kind == MountKind::kBind && op.target == std::string_view(tree)) root = &op;
   }
   if (root == nullptr || root->Has(MountFlag::kReadOnly)) {
-    return Error(ErrorKind::kUsage, "--overlay: the workspace " + workspace +
+    return Error(ErrorKind::kUsage, flag + ": " + (what == OverlayTree::kWorkspace ? "the workspace " + tree : named) +
                                         " is not writable in this run, so there is nothing to overlay. The command "
                                         "was not run.");
   }
-  if (MutantActive(Mutant::kOverlayView)) return {};  // the mutant: the real workspace is bound, writable
+  if (MutantActive(Mutant::kOverlayView)) return {};  // the mutant: the real tree is bound, writable
   root->kind = MountKind::kOverlay;
   root->options = Intern(overlay_dir);
   for (MountOp& op : ops) {
-    if (op.kind == MountKind::kMask && op.Has(MountFlag::kPinned) && IsWithin(op.target, workspace)) {
+    if (op.kind == MountKind::kMask && op.Has(MountFlag::kPinned) && IsWithin(op.target, tree)) {
       op.flags |= MountFlag::kInOverlay;
     }
   }
   std::string nested;
   std::erase_if(ops, [&](const MountOp& op) {
-    if (op.kind != MountKind::kBind || op.Has(MountFlag::kReadOnly) || op.target == std::string_view(workspace) ||
-        !IsWithin(op.target, workspace)) {
+    if (op.kind != MountKind::kBind || op.Has(MountFlag::kReadOnly) || op.target == std::string_view(tree) ||
+        !IsWithin(op.target, tree)) {
       return false;
     }
     if (op.landlock == 0) return true;  // an anchor: it grants nothing, it only pins
@@ -252,9 +262,9 @@ Result<void> MountPlan::OverlayWorkspace(const std::string& workspace, const std
     return false;
   });
   if (!nested.empty()) {
-    return Error(ErrorKind::kUsage, "--overlay: " + nested +
-                                        " is a writable grant inside the workspace; it would write the real tree "
-                                        "beside the overlay. Drop that grant. The command was not run.");
+    return Error(ErrorKind::kUsage, flag + ": " + nested + " is a writable grant inside " + named +
+                                        "; it would write the real tree beside the overlay. Drop that grant. The "
+                                        "command was not run.");
   }
   return {};
 }

@@ -73,6 +73,9 @@ class MountPlan {
   // as it would write the real tree beside the overlay. The read-only binds
   // over protected paths stay.
   Result<void> OverlayWorkspace(const std::string& workspace, const std::string& overlay_dir);
+  // The same for an --overlay-root: the writable grant bound at `root`
+  // (outside the workspace) becomes an overlayfs over it.
+  Result<void> OverlayRoot(const std::string& root, const std::string& overlay_dir);
   // Without a mount view (the no-userns rung) a mask hides nothing and
   // Landlock unions rights down the path: replaces each bind whose source
   // holds one of `masks` by binds of its entries, one by one, each pinned
@@ -92,6 +95,8 @@ class MountPlan {
   friend MountPlan BuildMountPlan(const Policy&, const LandlockRights&);
   const char* Intern(std::string text);
   MountOp MaskOp(const MaskedPath& mask);
+  enum class OverlayTree { kWorkspace, kRoot };
+  Result<void> Overlay(const std::string& tree, const std::string& overlay_dir, OverlayTree what);
   Result<void> SplitAround(const MountOp& op, const std::string& source, const std::string& target,
                            const std::vector<std::string>& masks, std::vector<MountOp>& out, size_t& split);
   std::deque<std::string> strings_;

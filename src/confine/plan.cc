@@ -1,17 +1,20 @@
 #include "confine/plan.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <optional>
 
 #include "base/invariant.h"
+#include "base/sha256.h"
 #include "base/mutant.h"
 #include "confine/etc_view.h"
 #include "confine/sandbox_hosts.h"
 #include "kernel/seccomp.h"
 #include "net/hosts_file.h"
 #include "policy/egress_capture.h"
+#include "policy/tmpfs_size.h"
 
 namespace corral {
 namespace {
@@ -39,6 +42,76 @@ std::string PortList(const std::vector<uint16_t>& ports) {
   std::string text;
   for (uint16_t port : ports) text += (text.empty() ? "" : ", ") + std::to_string(port);
   return text;
+}
+
+// The resource limits (docs/limits.md): each an rlimit of the command, and
+// processes and memory also a cgroup limit of the whole sandbox where the
+// host offers one. Global root is exempt from RLIMIT_NPROC: as root a process
+// limit holds only through the pids controller, so without one it is refused
+// (dropped under --best-effort). The sandbox's init counts as one process.
+template <typename Unavailable, typename Feature>
+Result<void> CompileLimits(const Policy& policy, const CgroupOffer& offer, RlimitSet& rlimits, PlanCgroup& cgroup,
+                           Unavailable& unavailable, Feature& feature) {
+  const ResourceLimits& limits = policy.limits();
+  std::vector<std::string> parts;
+  bool narrowed = false;
+  if (limits.procs) {
+    const uint64_t with_init = *limits.procs + 1;
+    const bool root = policy.host().uid == 0;
+    if (!root) rlimits.Add(RLIMIT_NPROC, with_init);
+    if (offer.pids) {
+      cgroup.limits.pids_max = with_init;
+      parts.push_back(std::to_string(*limits.procs) + " processes: pids.max of the run's cgroup" +
+                      (root ? "" : " and RLIMIT_NPROC"));
+    } else if (root) {
+      CORRAL_TRY(unavailable("process limit",
+                             "--max-procs as root needs the pids controller of a cgroup (global root is exempt from "
+                             "RLIMIT_NPROC), and here " + offer.detail,
+                             "Run corral as an unprivileged user (RLIMIT_NPROC holds), or on a host whose cgroup v2 "
+                             "hierarchy offers the pids controller (docs/limits.md)",
+                             std::nullopt));
+      parts.push_back("processes: not limited (dropped under --best-effort: root and no pids controller)");
+      narrowed = true;
+    } else {
+      parts.push_back(std::to_string(*limits.procs) +
+                      " processes: RLIMIT_NPROC, counted per uid (in the sandbox's user namespace; without one, "
+                      "with every process of that uid on the host); no pids cgroup: " + offer.detail);
+    }
+  }
+  if (limits.memory_bytes) {
+    rlimits.Add(RLIMIT_AS, *limits.memory_bytes);
+    if (offer.memory) {
+      cgroup.limits.memory_max = *limits.memory_bytes;
+      parts.push_back("memory " + TmpfsSizeText(*limits.memory_bytes) +
+                      ": each process's address space (RLIMIT_AS) and the whole sandbox (memory.max, no swap)");
+    } else {
+      parts.push_back("memory " + TmpfsSizeText(*limits.memory_bytes) +
+                      ": each process's address space only (RLIMIT_AS); the sandbox as a whole is not bounded (" +
+                      offer.detail + ")");
+      narrowed = true;
+    }
+  }
+  if (limits.cpu_seconds) {
+    rlimits.Add(RLIMIT_CPU, *limits.cpu_seconds, *limits.cpu_seconds + 1);
+    parts.push_back(std::to_string(*limits.cpu_seconds) + " CPU seconds per process (RLIMIT_CPU)");
+  }
+  if (limits.file_size_bytes) {
+    rlimits.Add(RLIMIT_FSIZE, *limits.file_size_bytes);
+    parts.push_back("files up to " + TmpfsSizeText(*limits.file_size_bytes) + " (RLIMIT_FSIZE)");
+  }
+  if (limits.open_files) {
+    rlimits.Add(RLIMIT_NOFILE, *limits.open_files);
+    parts.push_back(std::to_string(*limits.open_files) + " open files per process (RLIMIT_NOFILE)");
+  }
+  if (cgroup.wanted()) {
+    cgroup.parent = offer.parent;
+    cgroup.enable = offer.enable;
+  }
+  std::string detail;
+  for (const std::string& part : parts) detail += (detail.empty() ? "" : "; ") + part;
+  if (detail.empty()) detail = "none asked; the host gives rlimits, and " + offer.detail;
+  feature("limits", narrowed ? FeatureStatus::kNarrowed : FeatureStatus::kEnforced, detail);
+  return {};
 }
 
 }  // namespace
@@ -217,6 +290,12 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
       return Error(ErrorKind::kInternal, "--overlay: no overlay directory was prepared. The command was not run.");
     }
     CORRAL_TRY(plan.mounts_.OverlayWorkspace(policy.workspace()->path, options.overlay_dir));
+    if (options.overlay_root_dirs.size() != policy.overlay_roots().size()) {
+      return Error(ErrorKind::kInternal, "--overlay-root: no overlay directory was prepared. The command was not run.");
+    }
+    for (size_t i = 0; i < policy.overlay_roots().size(); ++i) {
+      CORRAL_TRY(plan.mounts_.OverlayRoot(policy.overlay_roots()[i].path, options.overlay_root_dirs[i]));
+    }
   }
   if (masked_proc) {
     plan.mounts_.MaskProc();
@@ -465,6 +544,8 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
           std::string("core dumps off") +
               (policy.timeout() ? "; the tree is killed after " + std::to_string(policy.timeout()->count()) + "s" : ""));
 
+  CORRAL_TRY(CompileLimits(policy, host.cgroup_offer, plan.rlimits_, plan.cgroup_, unavailable, feature));
+
   Guarantees missing_guarantees = plan.required_.Missing(plan.provided_);
   const bool rungs_accepted = std::all_of(plan.rungs_.begin(), plan.rungs_.end(), [&](Rung rung) {
     return rung == Rung::kFull || rung == Rung::kLandlock4To5 || rung == Rung::kLandlock1To3 || accepted(rung);
@@ -482,6 +563,56 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                        MutantActive(Mutant::kPlanFailClosed),
                    "only a best-effort policy, or an accepted rung, compiles to a degraded plan");
   return plan;
+}
+
+std::string Plan::Fingerprint() const {
+  // Length-prefixed fields, so no two plans write the same bytes.
+  std::string bytes;
+  auto text = [&bytes](std::string_view value) {
+    bytes += std::to_string(value.size());
+    bytes += ':';
+    bytes += value;
+  };
+  auto number = [&text](uint64_t value) { text(std::to_string(value)); };
+  auto filter = [&text](std::span<const sock_filter> program) {
+    text(std::string_view(reinterpret_cast<const char*>(program.data()), program.size_bytes()));
+  };
+  number(mechanisms_.namespaces);
+  number(static_cast<uint64_t>(mechanisms_.landlock_abi));
+  number(mechanisms_.seccomp);
+  number(clone_flags_);
+  number(static_cast<uint64_t>(loopback_));
+  number(static_cast<uint64_t>(services_.proxy));
+  for (int i = 0; i < services_.local_count; ++i) number(services_.local_ports[i]);
+  text("captured");
+  for (int i = 0; i < services_.captured_count; ++i) number(services_.captured_ports[i]);
+  filter(seccomp_filter_);
+  filter(init_filter_);
+  text(fallback_cwd_);
+  number(static_cast<uint64_t>(fallback_));
+  number(static_cast<uint64_t>(landlock_.abi));
+  number(landlock_.fs);
+  number(landlock_.net);
+  number(landlock_.scoped);
+  for (int i = 0; i < landlock_.connect_port_count; ++i) number(landlock_.connect_ports[i]);
+  number(mounts_.root_landlock);
+  for (const MountOp& op : mounts_.ops) {
+    number(static_cast<uint64_t>(op.kind));
+    number(static_cast<uint64_t>(op.flags));
+    number(op.pin.dev);
+    number(op.pin.ino);
+    number(op.landlock);
+    for (const char* field : {op.source, op.target, op.options}) text(field == nullptr ? "\x01" : field);
+  }
+  text(id_maps_.uid_map);
+  text(id_maps_.gid_map);
+  number(static_cast<uint64_t>(level_));
+  for (const std::string& name : required_.Names()) text(name);
+  text("provided");
+  for (const std::string& name : provided_.Names()) text(name);
+  text(RungsText(rungs_));
+  for (const std::string& dropped : dropped_) text(dropped);
+  return Sha256Hex(bytes);
 }
 
 }  // namespace corral

@@ -32,9 +32,11 @@
 #include "confine/host.h"
 #include "confine/mount_plan.h"
 #include "confine/rung.h"
+#include "kernel/cgroup.h"
 #include "kernel/landlock.h"
 #include "kernel/loopback.h"
 #include "kernel/namespaces.h"
+#include "kernel/rlimits.h"
 #include "policy/policy.h"
 
 namespace corral {
@@ -80,6 +82,18 @@ struct CompileOptions {
   // The masked-proc rung: the best-effort retry after the kernel refused a
   // fresh /proc.
   bool masked_proc = false;
+  // Under --overlay-root (Policy::overlay_roots): each root's directory
+  // holding its own `upper` and `work`, in the policy's order.
+  std::vector<std::string> overlay_root_dirs;
+};
+
+// The run's own cgroup (kernel/cgroup.h), when a limit needs one and the
+// host offers it: made in `parent` before the spawn, removed after.
+struct PlanCgroup {
+  CgroupLimits limits;
+  std::string parent;
+  bool enable = false;  // write the parent's cgroup.subtree_control first (the hierarchy's root)
+  bool wanted() const { return limits.pids_max.has_value() || limits.memory_max.has_value(); }
 };
 
 class Plan {
@@ -107,6 +121,12 @@ class Plan {
   const LandlockRights& landlock() const { return landlock_; }
   const MountPlan& mounts() const { return mounts_; }
   const IdMaps& id_maps() const { return id_maps_; }
+  // The command's rlimits (--max-procs, --max-memory, --max-cpu-seconds,
+  // --max-file-size, --max-open-files), applied before exec by
+  // ApplyRlimitsChild; and the cgroup of the whole sandbox, when one is
+  // used (docs/limits.md).
+  const RlimitSet& rlimits() const { return rlimits_; }
+  const PlanCgroup& cgroup() const { return cgroup_; }
   Level level() const { return level_; }
   Guarantees required() const { return required_; }
   Guarantees provided() const { return provided_; }
@@ -123,6 +143,12 @@ class Plan {
   bool StageFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir);
   // Mechanisms dropped under --best-effort, each with the reason.
   const std::vector<std::string>& dropped() const { return dropped_; }
+  // The SHA-256 (hex) of everything the sandbox is set up from, but the
+  // per-run working directory (cwd()): two plans with one fingerprint build
+  // the same sandbox, so a warm sandbox (exec/warm_sandbox.h) started from
+  // one may run a call compiled as the other. A field added to the plan
+  // belongs here too.
+  std::string Fingerprint() const;
 
  private:
   friend Result<Plan> Compile(const Policy&, const HostSupport&, const CompileOptions&);
@@ -138,6 +164,8 @@ class Plan {
   LandlockRights landlock_;
   MountPlan mounts_;
   IdMaps id_maps_;
+  RlimitSet rlimits_;
+  PlanCgroup cgroup_;
   Level level_ = Level::kNone;
   Guarantees required_;
   Guarantees provided_;

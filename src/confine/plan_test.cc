@@ -23,6 +23,7 @@
 #include "testing/test_scratch_dir.h"
 #include "kernel/kernel_abi.h"
 #include "kernel/seccomp.h"
+#include "policy/tmpfs_size.h"
 
 namespace corral {
 namespace {
@@ -530,3 +531,127 @@ TEST_F(PlanTest, RootMasksEtcOneByOneWhereItCannotBeIdmapped) {
 }  // namespace
 }  // namespace corral
 
+
+namespace corral {
+namespace {
+
+// Plan::Fingerprint, which a warm sandbox (exec/warm_sandbox.h) compares:
+// the same policy compiled twice, or for another working directory inside
+// it, gives the same; another network or another grant does not.
+TEST_F(PlanTest, TheFingerprintIsTheSandboxNotTheWorkingDirectory) {
+  auto fingerprint = [this](const PolicyBuilder& builder) {
+    Result<Plan> plan = CompileWith(builder, FullHost());
+    EXPECT_TRUE(plan.ok()) << plan.error().ToString();
+    return plan.ok() ? std::make_pair(plan->Fingerprint(), plan->cwd()) : std::make_pair(std::string(), std::string());
+  };
+  auto first = fingerprint(Builder());
+  EXPECT_EQ(first.first.size(), 64u);
+  EXPECT_EQ(fingerprint(Builder()).first, first.first);
+  std::string sub = tree_.Dir("ws/sub");
+  auto inside = fingerprint(
+      PolicyBuilder(HostContext{sub, home_, ::getuid(), ::getgid(), {}, {}, {}}).Workspace(workspace_));
+  EXPECT_NE(inside.second, first.second);
+  EXPECT_EQ(inside.first, first.first);
+  EXPECT_NE(fingerprint(Builder().Network(NetworkMode::kAll)).first, first.first);
+  EXPECT_NE(fingerprint(Builder().AllowRead(tree_.Dir("data"))).first, first.first);
+}
+
+// The resource limits: an rlimit each, and the cgroup where the host offers
+// one; as root a process limit needs the pids controller.
+class PlanLimitsTest : public PlanTest {
+ protected:
+  PolicyBuilder BuilderAs(uid_t uid) const {
+    return PolicyBuilder(HostContext{workspace_, home_, uid, ::getgid(), {}, {}, {}});
+  }
+  static const FeatureReport* Limits(const Plan& plan) {
+    for (const FeatureReport& feature : plan.report().features) {
+      if (feature.feature == "limits") return &feature;
+    }
+    return nullptr;
+  }
+  static std::map<int, std::pair<rlim_t, rlim_t>> Rlimits(const Plan& plan) {
+    std::map<int, std::pair<rlim_t, rlim_t>> out;
+    for (size_t i = 0; i < plan.rlimits().count; ++i) {
+      out[plan.rlimits().entries[i].resource] = {plan.rlimits().entries[i].soft, plan.rlimits().entries[i].hard};
+    }
+    return out;
+  }
+};
+
+TEST_F(PlanLimitsTest, EachLimitIsAnRlimitOfTheCommand) {
+  PolicyBuilder builder = BuilderAs(1000);
+  builder.MaxProcs(10).MaxMemory(64 * kMiB).MaxCpuSeconds(std::chrono::seconds(5)).MaxFileSize(kMiB).MaxOpenFiles(32);
+  Result<Plan> plan = CompileWith(builder, FullHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  std::map<int, std::pair<rlim_t, rlim_t>> want = {{RLIMIT_NPROC, {11, 11}},  // the command's 10 and init
+                                                   {RLIMIT_AS, {64 * kMiB, 64 * kMiB}},
+                                                   {RLIMIT_CPU, {5, 6}},  // SIGXCPU, then SIGKILL a second later
+                                                   {RLIMIT_FSIZE, {kMiB, kMiB}},
+                                                   {RLIMIT_NOFILE, {32, 32}}};
+  EXPECT_EQ(Rlimits(*plan), want);
+  EXPECT_FALSE(plan->cgroup().wanted());  // the host offers no cgroup
+  ASSERT_NE(Limits(*plan), nullptr);
+  // Memory without a cgroup is per process only, and the report says so.
+  EXPECT_EQ(Limits(*plan)->status, FeatureStatus::kNarrowed);
+  EXPECT_NE(Limits(*plan)->detail.find("each process's address space only"), std::string::npos)
+      << Limits(*plan)->detail;
+  EXPECT_EQ(plan->level(), Level::kFull);
+}
+
+TEST_F(PlanLimitsTest, NoLimitsNoRlimitsAndTheReportSaysWhatTheHostGives) {
+  HostSupport host = FullHost();
+  host.cgroup_offer.detail = "no cgroup v2 hierarchy is mounted";
+  Result<Plan> plan = CompileWith(BuilderAs(1000), host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_TRUE(plan->rlimits().empty());
+  ASSERT_NE(Limits(*plan), nullptr);
+  EXPECT_EQ(Limits(*plan)->detail, "none asked; the host gives rlimits, and no cgroup v2 hierarchy is mounted");
+}
+
+// Global root is exempt from RLIMIT_NPROC: without a pids controller
+// nothing holds --max-procs, so the plan refuses, naming why and the fix.
+TEST_F(PlanLimitsTest, AProcessLimitAsRootWithoutAPidsControllerIsRefused) {
+  HostSupport host = FullHost();
+  host.cgroup_offer.detail = "cgroup v2 at /sys/fs/cgroup/unified offers neither the pids nor the memory controller";
+  PolicyBuilder builder = BuilderAs(0);
+  builder.MaxProcs(10);
+  Result<Plan> plan = CompileWith(builder, host);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(plan.error().message().find("process limit: --max-procs as root needs the pids controller"),
+            std::string::npos)
+      << plan.error().message();
+  EXPECT_NE(plan.error().message().find("offers neither the pids"), std::string::npos) << plan.error().message();
+  EXPECT_NE(plan.error().message().find("--best-effort"), std::string::npos) << plan.error().message();
+
+  // Under --best-effort it runs without the limit, and says so.
+  builder.SetEnforcement(Enforcement::kBestEffort);
+  Result<Plan> degraded = CompileWith(builder, host);
+  ASSERT_TRUE(degraded.ok()) << degraded.error().ToString();
+  EXPECT_EQ(degraded->level(), Level::kDegraded);
+  ASSERT_FALSE(degraded->dropped().empty());
+  EXPECT_EQ(degraded->dropped().back().rfind("process limit: ", 0), 0u) << degraded->dropped().back();
+  EXPECT_EQ(Rlimits(*degraded).count(RLIMIT_NPROC), 0u);  // nothing pretends to hold it
+}
+
+// Where the host offers a cgroup, processes and memory are limits of the
+// whole sandbox too; as root the pids controller alone holds --max-procs.
+TEST_F(PlanLimitsTest, WithACgroupOfferProcessesAndMemoryBoundTheWholeSandbox) {
+  HostSupport host = FullHost();
+  host.cgroup_offer = CgroupOffer{.parent = "/sys/fs/cgroup/corral.slice", .pids = true, .memory = true,
+                                  .enable = false, .detail = "offered"};
+  PolicyBuilder builder = BuilderAs(0);
+  builder.MaxProcs(10).MaxMemory(64 * kMiB);
+  Result<Plan> plan = CompileWith(builder, host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  ASSERT_TRUE(plan->cgroup().wanted());
+  EXPECT_EQ(plan->cgroup().parent, "/sys/fs/cgroup/corral.slice");
+  EXPECT_EQ(plan->cgroup().limits.pids_max, std::optional<uint64_t>(11));
+  EXPECT_EQ(plan->cgroup().limits.memory_max, std::optional<uint64_t>(64 * kMiB));
+  EXPECT_EQ(Rlimits(*plan).count(RLIMIT_NPROC), 0u);  // root: no use
+  EXPECT_EQ(Limits(*plan)->status, FeatureStatus::kEnforced);
+  EXPECT_EQ(plan->level(), Level::kFull);
+}
+
+}  // namespace
+}  // namespace corral

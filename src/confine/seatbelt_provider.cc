@@ -91,6 +91,9 @@ std::vector<std::string> SeatbeltGaps(const Policy& policy, const std::string& p
       "not refused",
   };
   if (policy.timeout()) gaps.push_back("timeout: --timeout is not enforced (sandbox-exec has no deadline)");
+  if (policy.limits().any()) {
+    gaps.push_back("limits: " + policy.limits().Describe() + " not applied (sandbox-exec sets no rlimits and no cgroup)");
+  }
   if (policy.pin_sha256()) {
     gaps.push_back("pin: --pin-sha256 is not checked; the program is resolved by path inside the sandbox");
   }

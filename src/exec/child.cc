@@ -5,6 +5,8 @@
 #include <sched.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +18,7 @@
 
 #include "base/mutant.h"
 #include "exec/descriptor_message.h"
+#include "exec/warm_protocol.h"
 #include "kernel/hardening.h"
 #include "kernel/kernel_abi.h"
 #include "kernel/seccomp.h"
@@ -190,6 +193,10 @@ int CommandMain(void* arg) {
   if (!ctx.namespaces && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
     ChildFail(ctx, ChildStage::kLifeline, errno);
   }
+  // The resource limits, the command's alone: init keeps its own.
+  if (ctx.rlimits != nullptr) {
+    if (int e = ApplyRlimitsChild(*ctx.rlimits); e != 0) ChildFail(ctx, ChildStage::kRlimit, e);
+  }
   ExecCommand(ctx);
 }
 
@@ -292,6 +299,268 @@ int CatchSignals(sigset_t* waitset) {
   }
 }
 
+// ---- A warm sandbox's init (SpawnMode::kWarm, exec/warm_sandbox.h). It has
+// set up the namespaces, the mount view and lo, dropped its capabilities,
+// set no_new_privs and installed the command's seccomp filter (once: each
+// call inherits it, and installing it per call cost more than the rest of
+// the call), and holds the Landlock ruleset unenforced. It has no signal
+// handler:
+// SIGCHLD is blocked and read from a signalfd, so a signal a call sends it
+// can only wake it (and under Landlock's signal scoping, ABI 6, none
+// arrives); as PID 1 of the namespace it gets no other signal from inside.
+
+// One call: the context its process reads (argv, envp, cwd and descriptors
+// point into init's buffers) and the ruleset its fresh domain comes from.
+struct WarmCall {
+  ChildContext ctx;
+  int ruleset = -1;
+};
+
+// A call's process, cloned by init (sharing its memory until exec): a
+// session and process group of its own, a fresh Landlock domain from the
+// ruleset, the working directory inside the view, exec. It inherits from
+// init no capability, no_new_privs and the seccomp filter (exactly init's
+// one: a filter or a Landlock layer call N adds dies with call N, and call
+// N+1 is a fork of init again); every descriptor >= 3 (the control
+// channel, the ruleset) closes at exec.
+int WarmCallMain(void* arg) {
+  const WarmCall& call = *static_cast<const WarmCall*>(arg);
+  const ChildContext& ctx = call.ctx;
+  if (::setsid() < 0) ChildFail(ctx, ChildStage::kSetsid, errno);
+  if (call.ruleset >= 0 && !MutantActive(Mutant::kWarmLandlock)) {
+    if (int e = LandlockRestrictSelfChild(call.ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
+  }
+  if (::chdir(ctx.cwd) != 0) ChildFail(ctx, ChildStage::kChdir, errno);
+  ExecCommand(ctx);
+}
+
+// EOF on the control channel (corral closed it, or died): the sandbox ends,
+// and the kernel kills every process of the namespace with its init.
+[[noreturn]] void EndWarmInit() { ::_exit(0); }
+
+void CloseFds(const int* fds, int count) {
+  for (int i = 0; i < count; ++i) ::close(fds[i]);
+}
+
+// One request and the descriptors it carries (close-on-exec). 1: a whole
+// request; -1: a malformed one (its descriptors closed); EOF or a broken
+// channel end the sandbox.
+int ReceiveWarmRequest(int channel, WarmRequest* request, int* fds, int* count) {
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kWarmCallFds)];
+  struct iovec data = {request, sizeof *request};
+  struct msghdr message = {};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t n;
+  do {
+    n = ::recvmsg(channel, &message, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) EndWarmInit();
+  *count = 0;
+  for (struct cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
+       header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    size_t carried = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < carried; ++i) {
+      int fd = -1;
+      ::memcpy(&fd, CMSG_DATA(header) + i * sizeof(int), sizeof fd);
+      if (*count < kWarmCallFds) {
+        fds[(*count)++] = fd;
+      } else {
+        ::close(fd);
+      }
+    }
+  }
+  if (n != static_cast<ssize_t>(sizeof *request) || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+    CloseFds(fds, *count);
+    *count = 0;
+    return -1;
+  }
+  return 1;
+}
+
+void SendWarmReply(int channel, const WarmReply& reply) {
+  ssize_t n;
+  do {
+    n = ::send(channel, &reply, sizeof reply, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof reply)) EndWarmInit();
+}
+
+// Reads a call's `payload` bytes into init's buffer and points argv, envp
+// and cwd into it. False when they are not argc + envc + 1 NUL-terminated
+// strings.
+bool ReceiveWarmPayload(int channel, const WarmRequest& request, const ChildContext& ctx, WarmCall* call) {
+  if (request.payload > kWarmPayloadMax) EndWarmInit();  // corral never sends one: a broken channel
+  size_t got = 0;
+  while (got < request.payload) {
+    size_t want = request.payload - got;
+    if (want > kWarmChunk) want = kWarmChunk;
+    ssize_t n = ::recv(channel, ctx.warm_payload + got, want, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) EndWarmInit();
+    got += static_cast<size_t>(n);
+  }
+  ctx.warm_payload[got] = '\0';
+  size_t strings = static_cast<size_t>(request.argc) + request.envc + 1;
+  if (request.argc == 0 || strings + 2 > kWarmStringSlots) return false;
+  char** slot = ctx.warm_strings;
+  char* p = ctx.warm_payload;
+  char* end = ctx.warm_payload + got;
+  call->ctx.path_env = ctx.path_env;
+  for (size_t i = 0; i < strings; ++i) {
+    if (p >= end) return false;
+    char* text = p;
+    p += ::strlen(p) + 1;
+    if (p > end) return false;
+    if (i < request.argc) {
+      *slot++ = text;
+      if (i + 1 == request.argc) *slot++ = nullptr;
+    } else if (i < request.argc + request.envc) {
+      *slot++ = text;
+      if (::strncmp(text, "PATH=", 5) == 0) call->ctx.path_env = text + 5;
+      if (i + 1 == request.argc + request.envc) *slot++ = nullptr;
+    } else {
+      call->ctx.cwd = text;
+    }
+  }
+  if (request.envc == 0) *slot++ = nullptr;
+  if (p != end) return false;
+  call->ctx.argv = ctx.warm_strings;
+  call->ctx.envp = ctx.warm_strings + request.argc + 1;
+  return true;
+}
+
+// Runs one call to its end: clone, the reply, then signals and kills from
+// corral until the call's process exits; then the namespace is emptied and
+// the status written.
+void RunWarmCall(const ChildContext& ctx, int ruleset, int reaper, const WarmRequest& request, int* fds,
+                 int count) {
+  const int channel = ctx.warm_control_fd;
+  const bool pinned = (static_cast<uint32_t>(request.flags) & static_cast<uint32_t>(WarmCallFlags::kPinnedProgram)) != 0;
+  WarmReply reply;
+  reply.sequence = request.sequence;
+  WarmCall call;
+  call.ctx = ctx;
+  call.ruleset = ruleset;
+  bool whole = count == (pinned ? 5 : 4);
+  whole = ReceiveWarmPayload(channel, request, ctx, &call) && whole;
+  if (!whole) {
+    CloseFds(fds, count);
+    reply.report.stage = ChildStage::kExec;
+    reply.report.error = EINVAL;
+    SendWarmReply(channel, reply);
+    return;
+  }
+  call.ctx.stdin_fd = fds[0];
+  call.ctx.stdout_fd = fds[1];
+  call.ctx.stderr_fd = fds[2];
+  const int status_fd = fds[3];
+  call.ctx.program_fd = pinned ? fds[4] : -1;
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    reply.report.stage = ChildStage::kFork;
+    reply.report.error = errno;
+    CloseFds(fds, count);
+    SendWarmReply(channel, reply);
+    return;
+  }
+  call.ctx.report_fd = report[1];
+  pid_t pid = ::clone(WarmCallMain, ctx.command_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &call);
+  int clone_errno = errno;
+  ::close(report[1]);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  ::close(fds[2]);
+  if (pinned) ::close(fds[4]);
+  ChildReport failed;
+  ssize_t n = pid < 0 ? 0 : ::read(report[0], &failed, sizeof failed);
+  ::close(report[0]);
+  if (pid < 0 || n == static_cast<ssize_t>(sizeof failed)) {
+    if (pid < 0) {
+      failed.stage = ChildStage::kFork;
+      failed.error = clone_errno;
+    }
+    EmptyNamespace();
+    ::close(status_fd);
+    reply.report = failed;
+    SendWarmReply(channel, reply);
+    return;
+  }
+  reply.started = 1;
+  SendWarmReply(channel, reply);
+  for (;;) {
+    struct pollfd watch[2] = {{channel, POLLIN, 0}, {reaper, POLLIN, 0}};
+    if (::poll(watch, 2, -1) < 0) continue;
+    if (watch[0].revents != 0) {
+      WarmRequest control;
+      int carried[kWarmCallFds];
+      int carried_count = 0;
+      int got = ReceiveWarmRequest(channel, &control, carried, &carried_count);
+      CloseFds(carried, carried_count);
+      if (got > 0 && control.sequence == request.sequence) {
+        if (control.kind == WarmRequestKind::kSignal && control.signal > 0 && control.signal < NSIG) {
+          ::kill(-pid, control.signal);
+          ::kill(-pid, SIGCONT);
+        } else if (control.kind == WarmRequestKind::kKill) {
+          ::kill(-1, SIGKILL);  // every process but init: the call's whole tree
+        }
+      }
+    }
+    if (watch[1].revents != 0) {
+      struct signalfd_siginfo info;
+      while (::read(reaper, &info, sizeof info) > 0) {
+      }
+      for (;;) {
+        int status = 0;
+        pid_t done = ::waitpid(-1, &status, WNOHANG | __WALL);
+        if (done <= 0) break;
+        if (done != pid) continue;
+        EmptyNamespace();
+        ssize_t ignored = ::write(status_fd, &status, sizeof status);
+        (void)ignored;
+        ::close(status_fd);
+        return;
+      }
+    }
+  }
+}
+
+// The warm init's loop: one call at a time, until the channel closes.
+[[noreturn]] void RunWarmInit(const ChildContext& ctx, int ruleset) {
+  if (!MutantActive(Mutant::kInitDumpable) && ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    ChildFail(ctx, ChildStage::kDumpable, errno);
+  }
+  sigset_t child;
+  ::sigemptyset(&child);
+  ::sigaddset(&child, SIGCHLD);
+  if (::sigprocmask(SIG_BLOCK, &child, nullptr) != 0) ChildFail(ctx, ChildStage::kSignals, errno);
+  int reaper = ::signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (reaper < 0) ChildFail(ctx, ChildStage::kSignals, errno);
+  if (::chdir("/") != 0) ChildFail(ctx, ChildStage::kChdir, errno);
+  // The command's filter, which every call inherits: the loop below makes
+  // only calls a command may make too.
+  if (ctx.filter.len > 0 && !MutantActive(Mutant::kWarmSeccomp)) {
+    if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
+  }
+  // Set up: EOF on the report pipe tells corral the sandbox takes calls.
+  ::close(ctx.status_fd);
+  ::close(ctx.report_fd);
+  for (;;) {
+    WarmRequest request;
+    int fds[kWarmCallFds];
+    int count = 0;
+    if (ReceiveWarmRequest(ctx.warm_control_fd, &request, fds, &count) < 0) continue;
+    if (request.kind != WarmRequestKind::kCall) {  // a stale signal or kill for a call that has ended
+      CloseFds(fds, count);
+      continue;
+    }
+    RunWarmCall(ctx, ruleset, reaper, request, fds, count);
+  }
+}
+
 // danger-full-access: its own session, nothing else.
 [[noreturn]] void RunUnconfined(const ChildContext& ctx) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) ChildFail(ctx, ChildStage::kLifeline, errno);
@@ -309,7 +578,10 @@ int CatchSignals(sigset_t* waitset) {
 int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(arg)); }
 
 [[noreturn]] void RunSandboxed(const ChildContext& ctx) {
-  if (!MutantActive(Mutant::kLifeline) && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+  // A warm sandbox outlives the thread that started it: its lifeline is
+  // the control channel, whose EOF ends it (RunWarmInit).
+  const bool warm = ctx.warm_control_fd >= 0;
+  if (!warm && !MutantActive(Mutant::kLifeline) && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
     ChildFail(ctx, ChildStage::kLifeline, errno);
   }
   struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
@@ -349,6 +621,10 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
     ChildFail(ctx, ChildStage::kCaps, e);
   }
   if (int e = SetNoNewPrivsChild(); e != 0) ChildFail(ctx, ChildStage::kNoNewPrivs, e);
+  if (warm) {
+    if (int e = AwaitServicesGoChild(ctx); e != 0) ChildFail(ctx, ChildStage::kServiceSockets, e);
+    RunWarmInit(ctx, ruleset);
+  }
   if (ruleset >= 0 && !MutantActive(Mutant::kLandlock)) {
     if (int e = LandlockRestrictSelfChild(ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
     ::close(ruleset);

@@ -27,8 +27,11 @@
 // capabilities dropped -> no_new_privs -> Landlock -> working directory ->
 // seccomp -> the go from corral (under --allow-host or --allow-local: once
 // its egress proxy serves what was passed out) -> non-dumpable -> signals ->
-// clone of the command -> init's own allowlist filter (kernel/seccomp.h) ->
-// wait loop. The command's clone
+// clone of the command (which sets its rlimits, then execs) -> init's own
+// allowlist filter (kernel/seccomp.h) -> wait loop. A warm sandbox's init
+// (SpawnMode::kWarm) stops after no_new_privs: it keeps the Landlock
+// ruleset unenforced, installs the command's filter on itself (each call
+// inherits it), and serves calls (RunWarmInit in child.cc). The command's clone
 // shares init's memory until it execs (CLONE_VM | CLONE_VFORK). With a pty
 // the command leads a session of its own with the pty as its controlling
 // terminal (a shell gets job control); without one it leads a process group
@@ -49,6 +52,7 @@
 #include "kernel/loopback.h"
 #include "kernel/mounts.h"
 #include "kernel/namespaces.h"
+#include "kernel/rlimits.h"
 
 namespace corral {
 
@@ -73,6 +77,7 @@ struct ChildContext {
   sock_fprog init_filter = {};              // init's allowlist; len 0: off
   const char* fallback_cwd = "/";
   bool probe_only = false;                  // set everything up, then _exit(0)
+  const RlimitSet* rlimits = nullptr;       // the command's (kernel/rlimits.h), set in its process before exec
   // Tests only (a CORRAL_HOST_SIMULATION build, CORRAL_TEST_USERNS_WITHOUT_CAPS=1):
   // the child empties its capability sets as soon as its user namespace
   // exists, as AppArmor's kernel.apparmor_restrict_unprivileged_userns does
@@ -107,7 +112,14 @@ struct ChildContext {
   // order, to corral over this socket.
   int services_socket_fd = -1;
   SandboxServices services;
-  int keep_fds[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
+  // A warm sandbox's init (SpawnMode::kWarm, exec/warm_protocol.h), when
+  // warm_control_fd >= 0: the control channel it serves calls on, and the
+  // buffers the parent allocated for a call's strings (kWarmPayloadMax + 1
+  // bytes, kWarmStringSlots pointers).
+  int warm_control_fd = -1;
+  char* warm_payload = nullptr;
+  char** warm_strings = nullptr;
+  int keep_fds[10] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};  // what init keeps open, sorted ascending by the parent
   char* command_stack = nullptr;       // top of the stack the command's clone runs on
   sigset_t original_mask = {};
   mode_t umask = 022;

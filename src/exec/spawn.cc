@@ -17,6 +17,7 @@
 
 #include "exec/child.h"
 #include "exec/descriptor_message.h"
+#include "exec/warm_protocol.h"
 #include "confine/env.h"
 #include "confine/host.h"
 #include "kernel/kernel_abi.h"
@@ -131,7 +132,7 @@ Result<UniqueFd> OpenServicesChannel(const Plan& plan, ChildContext& ctx, Unique
 // can run. A child that failed first closed its end: the error is then its
 // report's.
 Result<void> ReceiveServiceSockets(int channel, const SandboxServices& services, Command& command,
-                                   std::unique_ptr<DnsStub>& dns) {
+                                   std::shared_ptr<DnsStub>& dns) {
   auto next = [channel] { return UniqueFd(DescriptorMessage::Receive(channel, ReceiveWait::kWait)); };
   UniqueFd udp = next();
   UniqueFd tcp = next();
@@ -304,10 +305,23 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
 class Spawner {
  public:
   static Result<SandboxProcess> Confined(const Plan& plan, Command& command, SpawnMode mode) {
-    if (command.argv.empty() || command.argv[0].empty()) return Error(ErrorKind::kUsage, "empty command");
+    if (mode != SpawnMode::kWarm && (command.argv.empty() || command.argv[0].empty())) {
+      return Error(ErrorKind::kUsage, "empty command");
+    }
     ChildContext ctx;
     std::vector<char*> argv, envp;
     PrepareCommand(command, ctx, argv, envp);
+    // A warm init's buffers for its calls, allocated here: init has its own
+    // copy after the clone and allocates nothing.
+    std::unique_ptr<char[]> warm_payload;
+    std::unique_ptr<char*[]> warm_strings;
+    if (mode == SpawnMode::kWarm) {
+      warm_payload.reset(new char[kWarmPayloadMax + 1]);
+      warm_strings.reset(new char*[kWarmStringSlots]);
+      ctx.warm_control_fd = command.warm_control_fd;
+      ctx.warm_payload = warm_payload.get();
+      ctx.warm_strings = warm_strings.get();
+    }
     ctx.namespaces = plan.mechanisms().namespaces;
     ctx.id_maps = &plan.id_maps();
     ctx.loopback = plan.loopback();
@@ -321,6 +335,7 @@ class Spawner {
     ctx.cwd = plan.cwd().c_str();
     ctx.fallback_cwd = plan.fallback_cwd().c_str();
     ctx.probe_only = mode == SpawnMode::kProbeOnly;
+    ctx.rlimits = &plan.rlimits();
 #if defined(CORRAL_HOST_SIMULATION) && CORRAL_HOST_SIMULATION
     const char* without_caps = std::getenv("CORRAL_TEST_USERNS_WITHOUT_CAPS");
     ctx.userns_without_caps = without_caps != nullptr && std::string_view(without_caps) == "1";
@@ -340,8 +355,8 @@ class Spawner {
     for (const MountOp& op : ops) {
       if (op.Has(MountFlag::kPrepared)) prepared = op.fd;
     }
-    int keep[] = {ctx.report_fd,     ctx.status_fd,         ctx.program_fd, ctx.stderr_fd, ctx.stdin_fd,
-                  ctx.stdout_fd,     ctx.pty_socket_fd, ctx.services_socket_fd, prepared};
+    int keep[] = {ctx.report_fd,     ctx.status_fd,     ctx.program_fd,         ctx.stderr_fd, ctx.stdin_fd,
+                  ctx.stdout_fd,     ctx.pty_socket_fd, ctx.services_socket_fd, prepared,      ctx.warm_control_fd};
     std::sort(std::begin(keep), std::end(keep));  // here, not in the child
     std::copy(std::begin(keep), std::end(keep), ctx.keep_fds);
     ChildStack stack;
@@ -351,10 +366,27 @@ class Spawner {
     // The sandbox's init: a copy of corral in the new namespaces.
     int pidfd = -1;
     uint64_t flags = SIGCHLD | kabi::kClonePidfd | plan.clone_flags();
-    pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags, 0, &pidfd, 0, 0));
+    pid_t pid = -1;
+    if (command.cgroup_fd >= 0) {
+      kabi::CloneArgs args = {};
+      args.flags = (flags & ~uint64_t{0xff}) | kabi::kCloneIntoCgroup;
+      args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
+      args.exit_signal = SIGCHLD;
+      args.cgroup = static_cast<uint64_t>(command.cgroup_fd);
+      pid = static_cast<pid_t>(::syscall(SYS_clone3, &args, sizeof args));
+    } else {
+      pid = static_cast<pid_t>(::syscall(SYS_clone, flags, 0, &pidfd, 0, 0));
+    }
     if (pid == 0) RunSandboxed(ctx);
     int clone_errno = errno;
     stack.Unmap();
+    if (pid < 0 && command.cgroup_fd >= 0 && clone_errno == ENOSYS) {
+      // A container's seccomp profile may answer clone3 with ENOSYS.
+      return Error(ErrorKind::kUnsupported,
+                   "limits: the sandbox cannot start inside its cgroup: clone3 is not available here (an outer "
+                   "seccomp profile?); the command was not run",
+                   "clone3", clone_errno);
+    }
     if (pid < 0) {
       const HostSupport& host = ProbeHost();
       std::string where = !host.container.empty()
@@ -486,6 +518,7 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
     status_ = std::move(other.status_);
     pty_master_ = std::move(other.pty_master_);
     dns_ = std::move(other.dns_);
+    call_ = std::move(other.call_);
     status_taken_ = other.status_taken_;
     command_status_ = other.command_status_;
     reaped_ = std::exchange(other.reaped_, true);
@@ -503,6 +536,7 @@ SandboxProcess::~SandboxProcess() {
 
 Result<void> SandboxProcess::Kill() {
   if (reaped_) return {};
+  if (call_) return status_taken_ ? Result<void>() : call_->Kill();  // the call's tree; its warm sandbox stays
   // In its own PID namespace the tree dies with init. Without one (best
   // effort, or unconfined) the process group is all corral can name.
   if (!own_pid_namespace_ && ::kill(-pid_, SIGKILL) != 0 && errno != ESRCH) {
@@ -516,6 +550,7 @@ Result<void> SandboxProcess::Kill() {
 
 Result<void> SandboxProcess::Forward(int signal) {
   if (reaped_) return {};
+  if (call_) return call_->Forward(signal);
   // An unconfined command: to its process group, as a terminal does. A
   // sandbox: to init, which passes it to the command's process group.
   long rc = unconfined_ ? ::kill(-pid_, signal) : ::syscall(SYS_pidfd_send_signal, pidfd_.get(), signal, nullptr, 0);
@@ -537,6 +572,7 @@ bool SandboxProcess::TakeStatus() {
 }
 
 void SandboxProcess::Release() {
+  if (call_) return Reap();  // the status is taken: nothing waits
   if (emptied()) reaped_ = true;
 }
 
@@ -556,6 +592,14 @@ std::optional<int> SandboxProcess::CommandStatus() const {
 
 void SandboxProcess::Reap() {
   if (reaped_ || pid_ <= 0) return;
+  if (call_) {
+    // A warm call: its init stays; its status (or EOF, when init died) says
+    // the call's tree is gone.
+    TakeStatus();
+    reaped_ = true;
+    call_->Ended();
+    return;
+  }
   while (::waitpid(pid_, &wait_status_, __WALL) < 0 && errno == EINTR) {
   }
   reaped_ = true;

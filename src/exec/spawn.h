@@ -70,12 +70,16 @@ struct CommandPty {
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in the sandbox's PATH unless it has a '/'
   std::vector<std::string> env;   // "NAME=value", already scrubbed
-  std::string cwd;                // SpawnUnconfined only: a confined spawn enters the plan's
+  std::string cwd;                // SpawnUnconfined and a warm call (inside the view): a cold spawn enters the plan's
   UniqueFd program;               // a pinned program to exec by descriptor, or invalid
   int stdin_fd = -1;              // becomes the command's fd 0 when >= 0 (the caller keeps ownership)
   int stdout_fd = -1;             // becomes the command's fd 1 when >= 0 (the caller keeps ownership)
   int stderr_fd = -1;             // becomes the command's fd 2 when >= 0 (the caller keeps ownership)
   std::optional<CommandPty> pty;  // given: the command's own pty, its master in SandboxProcess::pty_master
+  // A cgroup's directory (kernel/cgroup.h's RunCgroup, for the plan's
+  // PlanCgroup): the sandbox's init starts in it (clone3 CLONE_INTO_CGROUP),
+  // so nothing of the sandbox ever runs outside it. -1: corral's own cgroup.
+  int cgroup_fd = -1;
   // Under --allow-host and --allow-local: called with the listeners of the
   // egress proxy that the sandbox's init passed out, after its set-up and
   // before the command's exec, which waits for it. The caller starts serving
@@ -85,6 +89,22 @@ struct Command {
   // Under --allow-host: the table the sandbox's name server gives allowed
   // names their synthetic addresses from, shared with the proxy.
   std::shared_ptr<SyntheticNames> synthetic_names;
+  // SpawnMode::kWarm only: the sandbox's end of a warm sandbox's control
+  // channel (exec/warm_sandbox.h), which its init serves calls on.
+  int warm_control_fd = -1;
+};
+
+// How one call of a warm sandbox (exec/warm_sandbox.h) is ended and
+// signalled: through its init, which holds the call's process group.
+class CallChannel {
+ public:
+  virtual ~CallChannel() = default;
+  // Kills every process of the call (init stays, for the next call).
+  virtual Result<void> Kill() = 0;
+  // Passes `signal` to the call's process group.
+  virtual Result<void> Forward(int signal) = 0;
+  // The call's status was read: the sandbox takes the next call.
+  virtual void Ended() = 0;
 };
 
 // The signals corral forwards to the sandbox.
@@ -109,6 +129,10 @@ class SandboxProcess {
   // The sandbox's name server (net/dns_stub.h) under --network none, served
   // by Supervise; null otherwise.
   DnsStub* dns() const { return dns_.get(); }
+  // A call of a warm sandbox (exec/warm_sandbox.h): pid() and pidfd() are
+  // its init's, which stays when the call ends; Kill, Forward and Reap act
+  // on the call alone.
+  bool warm_call() const { return call_ != nullptr; }
 
   // Kills the sandbox (with its own PID namespace, the whole tree).
   Result<void> Kill();
@@ -127,8 +151,10 @@ class SandboxProcess {
   bool emptied() const { return command_status_.has_value() && own_pid_namespace_; }
   // Once emptied(): stop owning init without waiting for its exit, in which
   // the kernel frees the namespaces (a few hundred microseconds). Its zombie
-  // passes to whoever reaps this process's orphans, so only a caller about
-  // to exit should do this.
+  // passes to whoever reaps this process's orphans (a container's PID 1 that
+  // does not reap collects one per run), so no caller does this: RunConfined
+  // reaps init last instead, after its post-run work. Only the reap_last
+  // mutant (src/base/mutant.h) calls it, to show that the test sees it.
   void Release();
   // The command's wait status: from TakeStatus, or after Reap from init's
   // pipe, or directly for an unconfined command.
@@ -141,13 +167,15 @@ class SandboxProcess {
 
  private:
   friend class Spawner;
+  friend class WarmSandbox;
   bool unconfined_ = false;
   bool own_pid_namespace_ = false;
   pid_t pid_ = -1;
   UniqueFd pidfd_;
   UniqueFd status_;  // init writes the command's wait status here
   UniqueFd pty_master_;
-  std::unique_ptr<DnsStub> dns_;
+  std::shared_ptr<DnsStub> dns_;  // a warm sandbox's calls share its init's
+  std::shared_ptr<CallChannel> call_;  // set for a warm call
   bool status_taken_ = false;
   std::optional<int> command_status_;
   bool reaped_ = false;
@@ -155,8 +183,12 @@ class SandboxProcess {
 };
 
 // kProbeOnly: the child sets up every mechanism and exits 0 instead of
-// running anything (for `corral check`).
-enum class SpawnMode { kRun, kProbeOnly };
+// running anything (for `corral check`). kWarm: the child sets up the
+// sandbox (namespaces, id maps, mount view, lo, capabilities dropped,
+// no_new_privs) and becomes a warm sandbox's init, which runs each call it
+// gets on Command::warm_control_fd under a fresh Landlock domain and the
+// seccomp filter (exec/warm_sandbox.h); `command` carries no argv.
+enum class SpawnMode { kRun, kProbeOnly, kWarm };
 
 // Spawns `command` under `plan`. The forwarded signals must already be
 // blocked in the calling thread (BlockForwardedSignals) so none is lost

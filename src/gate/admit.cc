@@ -197,7 +197,15 @@ Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
     return refused(granted.error());
   }
   if (policy->unconfined()) RecordAcknowledged(resolved, *policy, trail);
-  return AdmittedRun(std::move(policy).value(), std::move(request.argv), request.trail);
+  std::shared_ptr<NetworkApprover> network;
+  bool asks = resolved.approval == ApprovalPolicy::kAskDangerous ||
+              resolved.approval == ApprovalPolicy::kAskDangerousToolEdit;
+  if (request.network_questions == NetworkQuestions::kAskedDuringRun && asks && policy->egress().active() &&
+      request.destination == Destination::kSpawn && !policy->unconfined()) {
+    network = std::make_shared<NetworkApprover>(approver, ContextOf(resolved, request.host), std::move(resolved.session),
+                                                resolved.spec.mode, request.argv, request.network_approval_timeout);
+  }
+  return AdmittedRun(std::move(policy).value(), std::move(request.argv), request.trail, std::move(network));
 }
 
 }  // namespace corral::gate

@@ -26,6 +26,10 @@
 //      `grant` (issued or refused)           -> kDenied "grant_refused"
 //   7. an unconfined (danger-full-access) run records `acknowledged`: who
 //      chose it and through which layer (and the session's source)
+//   8. with NetworkQuestions::kAskedDuringRun, under --allow-host and an
+//      approval policy that asks, the run gets a NetworkApprover
+//      (network_approval.h): its connections to places no rule names are
+//      asked about while it runs
 // A PolicyFile (`corral run --policy-file`) passed steps 1, 2 and 4 when
 // `corral wrap` wrote it for its one command (so it has no Gated dimension
 // and no escalation); only step 5 applies, and it is not asked about again.
@@ -55,6 +59,8 @@
 // channel), every question is a "no".
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -63,6 +69,7 @@
 #include "audit/audit.h"
 #include "base/result.h"
 #include "gate/approval.h"
+#include "gate/network_approval.h"
 #include "resolve/request.h"
 #include "policy/policy.h"
 #include "policy/roots.h"
@@ -90,6 +97,11 @@ class PolicyFile {
   std::vector<std::string> argv_;
 };
 
+// Whether the run may ask the approver about connections its allowlist does
+// not name (network approval on demand, network_approval.h). kAskedDuringRun
+// is a promise: the approver outlives RunConfined.
+enum class NetworkQuestions { kNotAsked, kAskedDuringRun };
+
 // Where the admitted command runs.
 enum class Destination {
   kSpawn,    // here, through RunConfined
@@ -108,6 +120,11 @@ struct AdmitRequest {
   // records nowhere. Not owned: it must outlive the AdmittedRun. RunConfined
   // writes to this trail, the one whose file the gate kept out of reach.
   const AuditTrail* trail = nullptr;
+  // With kAskedDuringRun, a spawned run under --allow-host whose approval
+  // policy asks (ask-dangerous, ask-dangerous-tool-edit) gets a
+  // NetworkApprover on `approver`, and keeps the session for its answers.
+  NetworkQuestions network_questions = NetworkQuestions::kNotAsked;
+  std::chrono::milliseconds network_approval_timeout = kDefaultNetworkApprovalTimeout;
 };
 
 class AdmittedRun;
@@ -128,15 +145,20 @@ class AdmittedRun {
   // The trail the gate checked and recorded to (AdmitRequest::trail), or one
   // that records nowhere.
   const AuditTrail& trail() const;
+  // Who is asked about a connection the allowlist does not name; null:
+  // nobody, such a connection is refused.
+  const std::shared_ptr<NetworkApprover>& network_approver() const { return network_approver_; }
 
  private:
   friend Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver);
-  AdmittedRun(Policy policy, std::vector<std::string> argv, const AuditTrail* trail)
-      : policy_(std::move(policy)), argv_(std::move(argv)), trail_(trail) {}
+  AdmittedRun(Policy policy, std::vector<std::string> argv, const AuditTrail* trail,
+              std::shared_ptr<NetworkApprover> network_approver = nullptr)
+      : policy_(std::move(policy)), argv_(std::move(argv)), trail_(trail), network_approver_(std::move(network_approver)) {}
 
   Policy policy_;
   std::vector<std::string> argv_;
   const AuditTrail* trail_;
+  std::shared_ptr<NetworkApprover> network_approver_;
 };
 
 }  // namespace corral::gate

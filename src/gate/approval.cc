@@ -150,6 +150,7 @@ std::string_view QuestionKindName(QuestionKind kind) {
     case QuestionKind::kApproval: return "approval";
     case QuestionKind::kEscalation: return "escalation";
     case QuestionKind::kGrant: return "grant";
+    case QuestionKind::kNetwork: return "network";
   }
   return "approval";
 }

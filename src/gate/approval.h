@@ -34,6 +34,8 @@
 // the sandbox is then the only control.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -89,13 +91,17 @@ enum class ApprovalAnswer {
 std::string_view ApprovalAnswerName(ApprovalAnswer answer);
 
 // What is asked: whether a command may run (approval), a wider mode for one
-// call (escalation, escalation.h), or a profile's Gated dimension for one
-// command (grant, admit.h).
-enum class QuestionKind { kApproval, kEscalation, kGrant };
-std::string_view QuestionKindName(QuestionKind kind);  // "approval", "escalation", "grant"
+// call (escalation, escalation.h), a profile's Gated dimension for one
+// command (grant, admit.h), or whether a running command may connect to a
+// host the allowlist does not name (network, network_approval.h).
+enum class QuestionKind { kApproval, kEscalation, kGrant, kNetwork };
+std::string_view QuestionKindName(QuestionKind kind);  // "approval", "escalation", "grant", "network"
 
 // Whether allow-for-session may be answered.
 enum class SessionAnswer { kNotOffered, kOffered };
+// Whether allow-for-run may be answered on the approval channel (a network
+// question only; the terminal's "a" is always offered).
+enum class RunAnswer { kNotOffered, kOffered };
 
 // The run a question is about, for an approver that is a program.
 struct ApprovalContext {
@@ -114,6 +120,13 @@ struct ApprovalRequest {
   std::vector<std::string> argv{};  // the command asked about
   ApprovalContext context{};
   SessionAnswer session_answer = SessionAnswer::kNotOffered;
+  RunAnswer run_answer = RunAnswer::kNotOffered;
+  // A network question: the host (as the command named it) and the port.
+  std::string host{};
+  uint16_t port = 0;
+  // When set, no answer by then is an Error (the approver gives up then,
+  // or sooner by its own timeout).
+  std::optional<std::chrono::steady_clock::time_point> deadline{};
 };
 
 // Asks someone. An Error means nobody could answer: the gate denies.
@@ -121,6 +134,8 @@ class Approver {
  public:
   virtual ~Approver() = default;
   virtual Result<ApprovalAnswer> Request(const ApprovalRequest& request) = 0;
+  // Who answers, for the trail: "the terminal", "the approval channel".
+  virtual std::string Who() const { return "the approver"; }
 };
 
 // How the gate reached its outcome.

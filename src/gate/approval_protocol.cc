@@ -24,6 +24,7 @@ Json OrNull(const std::string& text) { return text.empty() ? Json(nullptr) : Jso
 
 std::string ApprovalRequestLine(const ApprovalRequest& request, std::string_view id) {
   Json answers = Json::array({"allow-once"});
+  if (request.run_answer == RunAnswer::kOffered) answers.push_back("allow-for-run");
   if (request.session_answer == SessionAnswer::kOffered) answers.push_back("allow-for-session");
   answers.push_back("deny");
   nlohmann::ordered_json line;
@@ -40,12 +41,17 @@ std::string ApprovalRequestLine(const ApprovalRequest& request, std::string_view
   line["cwd"] = EncodeBytes(Json(request.context.cwd));
   line["workspace"] = EncodeBytes(OrNull(request.context.workspace));
   line["session"] = OrNull(request.context.session);
+  if (request.kind == QuestionKind::kNetwork) {
+    line["host"] = EncodeBytes(Json(request.host));
+    line["port"] = request.port;
+  }
   line["answers"] = std::move(answers);
   // EncodeBytes left only valid UTF-8; ASCII keeps the line one line.
   return line.dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-Result<ApprovalAnswer> ParseApprovalAnswer(std::string_view line, std::string_view id, SessionAnswer offered) {
+Result<ApprovalAnswer> ParseApprovalAnswer(std::string_view line, std::string_view id, SessionAnswer offered,
+                                           RunAnswer run_offered) {
   if (MutantActive(Mutant::kApprovalAnswerParse)) return ApprovalAnswer::kAllowOnce;
   if (line.size() > kMaxAnswerLineBytes) {
     return Bad("approval_channel_oversize",
@@ -90,8 +96,13 @@ Result<ApprovalAnswer> ParseApprovalAnswer(std::string_view line, std::string_vi
     return Bad("approval_answer_not_offered",
                "allow-for-session was not offered (the run has no --session, or the question is not an approval)");
   }
+  if (text == "allow-for-run") {
+    if (run_offered == RunAnswer::kOffered) return ApprovalAnswer::kAllowForRun;
+    return Bad("approval_answer_not_offered", "allow-for-run was not offered (only a network question offers it)");
+  }
   return Bad("approval_channel_unknown_answer",
-             "unknown answer " + QuoteForError(text) + " (expected allow-once, allow-for-session or deny)");
+             "unknown answer " + QuoteForError(text) +
+                 " (expected allow-once, allow-for-run, allow-for-session or deny, as the question offered)");
 }
 
 }  // namespace corral

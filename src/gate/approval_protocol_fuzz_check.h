@@ -5,8 +5,9 @@
 //   - a rejection is ErrorKind::kDenied, with one of the documented codes,
 //     a message starting "approval channel: " and holding printable ASCII only;
 //   - an acceptance comes from a line of at most kMaxAnswerLineBytes that is
-//     a JSON object whose "id" is the question's; allow-for-session only when
-//     it was offered; the same line asked with another id is refused.
+//     a JSON object whose "id" is the question's; allow-for-session and
+//     allow-for-run only when offered; the same line asked with another id
+//     is refused.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -20,8 +21,8 @@ namespace corral::testing {
 
 inline constexpr std::string_view kFuzzQuestionId = "00112233445566778899aabb";
 
-inline std::optional<std::string> CheckOneAnswer(std::string_view line, SessionAnswer offered) {
-  Result<ApprovalAnswer> answer = ParseApprovalAnswer(line, kFuzzQuestionId, offered);
+inline std::optional<std::string> CheckOneAnswer(std::string_view line, SessionAnswer offered, RunAnswer run_offered) {
+  Result<ApprovalAnswer> answer = ParseApprovalAnswer(line, kFuzzQuestionId, offered, run_offered);
   if (!answer.ok()) {
     const Error& error = answer.error();
     if (error.kind() != ErrorKind::kDenied) return "rejection of kind " + std::string(ErrorKindName(error.kind()));
@@ -49,16 +50,23 @@ inline std::optional<std::string> CheckOneAnswer(std::string_view line, SessionA
   if (*answer == ApprovalAnswer::kAllowForSession && offered == SessionAnswer::kNotOffered) {
     return "accepted allow-for-session where it was not offered";
   }
-  if (*answer == ApprovalAnswer::kAllowForRun) return "accepted allow-for-run, which the channel does not offer";
-  if (ParseApprovalAnswer(line, "ffeeddccbbaa998877665544", offered).ok()) return "accepted under another id";
+  if (*answer == ApprovalAnswer::kAllowForRun && run_offered == RunAnswer::kNotOffered) {
+    return "accepted allow-for-run where it was not offered";
+  }
+  if (ParseApprovalAnswer(line, "ffeeddccbbaa998877665544", offered, run_offered).ok()) return "accepted under another id";
   return std::nullopt;
 }
 
 // nullopt when the property holds for `line`, asked with and without the
-// session answer offered; otherwise what broke.
+// session answer and the run answer (a network question's) offered;
+// otherwise what broke.
 inline std::optional<std::string> CheckApprovalAnswerParser(std::string_view line) {
-  if (std::optional<std::string> bad = CheckOneAnswer(line, SessionAnswer::kOffered)) return bad;
-  return CheckOneAnswer(line, SessionAnswer::kNotOffered);
+  for (SessionAnswer session : {SessionAnswer::kOffered, SessionAnswer::kNotOffered}) {
+    for (RunAnswer run : {RunAnswer::kOffered, RunAnswer::kNotOffered}) {
+      if (std::optional<std::string> bad = CheckOneAnswer(line, session, run)) return bad;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace corral::testing

@@ -121,9 +121,11 @@ Result<ApprovalAnswer> ChannelApprover::Request(const ApprovalRequest& request) 
   CORRAL_ASSIGN_OR_RETURN(std::string nonce, RandomBytes(12));
   std::string id = HexEncode(nonce);
   Clock::time_point deadline = Clock::now() + timeout_;
+  if (request.deadline && *request.deadline < deadline) deadline = *request.deadline;
   CORRAL_TRY(WriteLine(ApprovalRequestLine(request, id) + "\n", deadline));
   CORRAL_ASSIGN_OR_RETURN(std::string line, ReadLine(deadline));
-  CORRAL_ASSIGN_OR_RETURN(ApprovalAnswer answer, ParseApprovalAnswer(line, id, request.session_answer));
+  CORRAL_ASSIGN_OR_RETURN(ApprovalAnswer answer,
+                          ParseApprovalAnswer(line, id, request.session_answer, request.run_answer));
   failed_ = false;
   return answer;
 }

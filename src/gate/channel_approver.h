@@ -14,7 +14,8 @@
 //   channel.Close();  // before anything runs
 //
 // Security: every failure is a refusal, never an allow: end of input, a
-// timeout (kDefaultTimeout unless told otherwise) and every parse error of
+// timeout (kDefaultTimeout unless told otherwise, or the request's own
+// deadline when that comes first) and every parse error of
 // approval_protocol.h. After one failure the channel answers nothing more:
 // each later question fails too (approval_channel_failed), so a harness out
 // of step never has its next line taken as an answer. Nothing past the
@@ -48,6 +49,8 @@ class ChannelApprover : public Approver {
   // "approval_channel_timeout" (no whole answer in time), or
   // "approval_channel_failed" (an earlier question failed, or Close).
   Result<ApprovalAnswer> Request(const ApprovalRequest& request) override;
+
+  std::string Who() const override { return "the approval channel"; }
 
   // Closes the descriptor now.
   void Close() { fd_.Reset(); }

@@ -113,6 +113,40 @@ TEST_F(ChannelApproverTest, AllowForSessionIsTakenOnlyWhereOffered) {
   EXPECT_EQ(refused.error().code(), "approval_answer_not_offered");
 }
 
+// A network question (gate/network_approval.h) names the place and offers
+// allow-for-run, which no other question does; its deadline bounds the wait.
+TEST_F(ChannelApproverTest, ANetworkQuestionNamesThePlaceAndOffersAllowForRun) {
+  ChannelApprover approver = Approver();
+  ApprovalRequest network = Question();
+  network.kind = QuestionKind::kNetwork;
+  network.class_key = "network:registry.test:443";
+  network.host = "registry.test";
+  network.port = 443;
+  network.run_answer = RunAnswer::kOffered;
+  Result<ApprovalAnswer> answer =
+      Ask(approver, network, [](const std::string& id) { return Answer(id, "allow-for-run"); });
+  ASSERT_TRUE(answer.ok()) << answer.error().ToString();
+  EXPECT_EQ(*answer, ApprovalAnswer::kAllowForRun);
+  EXPECT_EQ(asked_["kind"], "network");
+  EXPECT_EQ(asked_["host"], "registry.test");
+  EXPECT_EQ(asked_["port"], 443);
+  EXPECT_EQ(asked_["answers"], nlohmann::json({"allow-once", "allow-for-run", "deny"}));
+  Result<ApprovalAnswer> refused =
+      Ask(approver, Question(), [](const std::string& id) { return Answer(id, "allow-for-run"); });
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), "approval_answer_not_offered");
+  EXPECT_FALSE(asked_.contains("host"));  // only a network question names a place
+}
+
+TEST_F(ChannelApproverTest, ARequestDeadlineEarlierThanTheTimeoutIsKept) {
+  ChannelApprover approver = Approver(10s);
+  ApprovalRequest request = Question();
+  request.deadline = std::chrono::steady_clock::now();
+  Result<ApprovalAnswer> answer = approver.Request(request);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.error().code(), "approval_channel_timeout");
+}
+
 TEST_F(ChannelApproverTest, BadAnswersAreRefusedEachWithItsCode) {
   const std::pair<std::function<std::string(const std::string&)>, std::string> cases[] = {
       {[](const std::string&) { return std::string("not json\n"); }, "approval_channel_malformed"},

@@ -1,11 +1,14 @@
 #include "gate/tty_approver.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "base/mutant.h"
 #include "base/terminal.h"
@@ -33,9 +36,18 @@ Status WriteAll(int fd, std::string_view text) {
 
 // One line from the terminal (LF or CR ends it), at most kMaxAnswer bytes
 // kept. End of input or a read error (a hang-up gives EIO) is an Error.
-Result<std::string> ReadLine(int fd) {
+Result<std::string> ReadLine(int fd, std::optional<std::chrono::steady_clock::time_point> deadline) {
   std::string line;
   for (;;) {
+    if (deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+      struct pollfd entry = {fd, POLLIN, 0};
+      int ready = ::poll(&entry, 1, left.count() > 0 ? static_cast<int>(left.count()) : 0);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        return Error(ErrorKind::kDenied, "no answer on the terminal in time").WithCode("approval_tty_timeout");
+      }
+    }
     char c;
     ssize_t got = ::read(fd, &c, 1);
     if (got < 0 && errno == EINTR) continue;
@@ -88,12 +100,17 @@ Result<ApprovalAnswer> TtyApprover::Request(const ApprovalRequest& request) {
   // Keys pressed before the question was shown must not answer it.
   if (!MutantActive(Mutant::kApprovalFlush)) ::tcflush(tty.get(), TCIFLUSH);
 
-  std::string question = "\ncorral: approve " + EscapeForTerminal(request.summary) + "?\n  why: " +
-                         EscapeForTerminal(request.rationale) + "\n  [y] this call  [n] refuse  [a] every " +
-                         EscapeForTerminal(request.class_key) + " call for the rest of this run\n> ";
+  std::string question =
+      request.kind == QuestionKind::kNetwork
+          ? "\ncorral: allow " + EscapeForTerminal(request.summary) + "?\n  why: " +
+                EscapeForTerminal(request.rationale) + "\n  [y] this connection  [n] refuse  [a] " +
+                EscapeForTerminal(request.class_key) + " for the rest of this run\n> "
+          : "\ncorral: approve " + EscapeForTerminal(request.summary) + "?\n  why: " +
+                EscapeForTerminal(request.rationale) + "\n  [y] this call  [n] refuse  [a] every " +
+                EscapeForTerminal(request.class_key) + " call for the rest of this run\n> ";
   CORRAL_TRY(WriteAll(tty.get(), question));
   for (int attempt = 0; attempt < max_attempts_; ++attempt) {
-    CORRAL_ASSIGN_OR_RETURN(std::string line, ReadLine(tty.get()));
+    CORRAL_ASSIGN_OR_RETURN(std::string line, ReadLine(tty.get(), request.deadline));
     if (std::optional<ApprovalAnswer> answer = ParseAnswer(line)) return *answer;
     if (attempt + 1 < max_attempts_) CORRAL_TRY(WriteAll(tty.get(), "please answer y, n or a\n> "));
   }

@@ -30,7 +30,10 @@ class TtyApprover : public Approver {
   // Errors: ErrorKind::kDenied with code "approval_no_tty" (cannot open, or
   // not a terminal) or "approval_tty_closed" (end of input or a read error
   // before an answer).
+  // With a deadline in the request, no answer by then is an Error
+  // ("approval_tty_timeout").
   Result<ApprovalAnswer> Request(const ApprovalRequest& request) override;
+  std::string Who() const override { return "the terminal"; }
 
  private:
   std::string tty_path_;

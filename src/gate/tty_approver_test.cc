@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <future>
 #include <string>
 
@@ -55,6 +56,27 @@ class Pty {
 };
 
 const ApprovalRequest kPushRequest{"command: git push", "git push publishes commits to a remote", "command:git-push"};
+
+// A network question (gate/network_approval.h) names the connection and
+// what "a" covers, and gives up at its deadline.
+TEST(ApprovalTty, ANetworkQuestionIsAskedAsAConnectionAndEndsAtItsDeadline) {
+  Pty pty;
+  ASSERT_TRUE(pty.ok());
+  TtyApprover approver(pty.slave_path());
+  ApprovalRequest network;
+  network.kind = QuestionKind::kNetwork;
+  network.summary = "a connection to registry.test:443 from: command: npm install";
+  network.rationale = "registry.test:443 is not in --allow-host";
+  network.class_key = "network:registry.test:443";
+  network.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  auto answer = std::async(std::launch::async, [&] { return approver.Request(network); });
+  std::string shown = pty.ReadUntil("> ");
+  EXPECT_THAT(shown, HasSubstr("allow a connection to registry.test:443 from: command: npm install?"));
+  EXPECT_THAT(shown, HasSubstr("[y] this connection  [n] refuse  [a] network:registry.test:443 for the rest of this run"));
+  Result<ApprovalAnswer> result = answer.get();
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code(), "approval_tty_timeout");
+}
 
 TEST(ApprovalTty, AsksOnTheTerminalAndReadsEachAnswer) {
   struct Row {

@@ -117,6 +117,22 @@ struct MountAttr {
 
 // ---- clone / close_range ----
 inline constexpr uint64_t kClonePidfd = 0x00001000;
+// clone3(2) (Linux 5.3), and CLONE_INTO_CGROUP (5.7): the child starts in
+// the cgroup whose directory `cgroup` is a descriptor of.
+inline constexpr uint64_t kCloneIntoCgroup = 0x200000000ULL;
+struct CloneArgs {
+  uint64_t flags;
+  uint64_t pidfd;
+  uint64_t child_tid;
+  uint64_t parent_tid;
+  uint64_t exit_signal;
+  uint64_t stack;
+  uint64_t stack_size;
+  uint64_t tls;
+  uint64_t set_tid;
+  uint64_t set_tid_size;
+  uint64_t cgroup;
+};
 inline constexpr unsigned kCloseRangeCloexec = 1u << 2;
 
 // ---- securebits (linux/securebits.h) ----

@@ -191,6 +191,14 @@ int OpenSources(MountOp* ops, size_t count, ChildReport* report) {
 // kernel as /proc/self/fd/N, so no path is walked again (and no ',' or ':'
 // in a path can add an option). Returns the new mount's fd, or -errno.
 int MakeOverlay(int lower, const char* dir) {
+#if defined(CORRAL_HOST_SIMULATION) && CORRAL_HOST_SIMULATION
+  // Tests only (CMakeLists.txt): a kernel, or a state directory's
+  // filesystem, on which overlayfs cannot work.
+  if (const char* refused = std::getenv("CORRAL_TEST_OVERLAY_REFUSED");
+      refused != nullptr && std::string_view(refused) == "1") {
+    return -EINVAL;
+  }
+#endif
   int dir_fd = OpenNoFollow(dir);
   if (dir_fd < 0) return -errno;
   int upper = ::openat(dir_fd, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -18,10 +18,22 @@
 // Both are called from the proxy's own thread; an implementation must be
 // safe to call from another thread than the one that built it (a const,
 // immutable object is).
+//
+// A gate that may put a refusal to someone (net/asking_gate.h) answers
+// Decide with kDenied and the basis kAsk: the connection is held, not
+// refused, and the proxy calls Ask, whose answer comes later, on any
+// thread. A proxy that knew nothing of asking would refuse it: kAsk is a
+// refusal until someone answers.
+//
+//   EgressRuling ruling = gate.Decide(host, port);
+//   if (ruling.basis == EgressBasis::kAsk) gate.Ask(host, port, [](EgressRuling answer) { ... });
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "base/result.h"
 #include "net/address.h"
@@ -30,11 +42,33 @@ namespace corral {
 
 enum class EgressVerdict { kAllowed, kDenied };
 
+// What the ruling rests on.
+enum class EgressBasis {
+  kRule,       // a rule of the lists, or corral's own refusal
+  kNotListed,  // no rule names the place (the allowlist's "not in --allow-host")
+  kAsk,        // not listed, and someone may be asked: held until Ask answers
+  kAnswered,   // someone answered (answered_by, scope)
+};
+
+// What an answer allowed: this one connection, this host and port for the
+// rest of the run, or for the rest of the session.
+enum class EgressScope { kConnection, kRun, kSession };
+std::string_view EgressScopeName(EgressScope scope);  // "connection", "run", "session"
+
 struct EgressRuling {
+  EgressRuling() = default;
+  EgressRuling(EgressVerdict verdict, std::string rule, EgressBasis basis = EgressBasis::kRule)
+      : verdict(verdict), rule(std::move(rule)), basis(basis) {}
+
   EgressVerdict verdict = EgressVerdict::kDenied;
   // The rule that decided, for the trail and the refusal's line: "--allow-host
   // *.npmjs.org:443", "--deny-host evil.test", "not in --allow-host".
   std::string rule;
+  EgressBasis basis = EgressBasis::kRule;
+  // kAnswered: who answered ("the approval channel", "the terminal", "MCP
+  // elicitation", "the session log") and, when allowed, for what.
+  std::string answered_by;
+  EgressScope scope = EgressScope::kConnection;
 };
 
 class EgressGate {
@@ -43,6 +77,14 @@ class EgressGate {
   virtual EgressRuling Decide(const std::string& host, uint16_t port) const = 0;
   // Ok, or a kDenied Error whose message names the address and its range.
   virtual Result<void> CheckAddress(const Address& address) const = 0;
+  // Only after Decide said kAsk: `answered` is called once, on any thread,
+  // with the answer (kAllowed or kDenied, basis kAnswered). A gate that
+  // never asks refuses.
+  virtual void Ask(const std::string& host, uint16_t port, std::function<void(EgressRuling)> answered) const {
+    (void)host;
+    (void)port;
+    answered(EgressRuling(EgressVerdict::kDenied, "not in --allow-host; nobody to ask", EgressBasis::kAnswered));
+  }
 };
 
 }  // namespace corral

@@ -125,6 +125,20 @@ class EgressProxy::Impl {
   bool Lookup(const std::string& name, std::function<void(std::vector<Address>)> done);
   void EnableLookups() { lookups_->io = &io_; }
 
+  // Shared with the threads that answer the proxy (lookups, questions),
+  // which may outlive it.
+  struct Lookups {
+    std::mutex mutex;
+    asio::io_context* io = nullptr;  // none once the proxy has stopped
+    int running = 0;
+  };
+  std::shared_ptr<Lookups> posts() const { return lookups_; }
+  // Runs `step` on the proxy's thread, unless the proxy has stopped.
+  static void PostIfRunning(const std::shared_ptr<Lookups>& posts, std::function<void()> step) {
+    std::lock_guard<std::mutex> lock(posts->mutex);
+    if (posts->io != nullptr) asio::post(*posts->io, std::move(step));
+  }
+
  private:
   void Accept(tcp::acceptor& acceptor, EgressProtocol protocol, uint16_t local_port = 0);
   void AbortAll();
@@ -141,12 +155,6 @@ class EgressProxy::Impl {
   std::thread thread_;
   std::promise<void> finished_;
   bool stopped_ = false;
-  // Shared with the lookup threads, which may outlive the proxy.
-  struct Lookups {
-    std::mutex mutex;
-    asio::io_context* io = nullptr;  // none once the proxy has stopped
-    int running = 0;
-  };
   std::shared_ptr<Lookups> lookups_ = std::make_shared<Lookups>();
 };
 
@@ -210,7 +218,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
-  enum class Phase { kHead, kSocksRequest, kResolving, kConnecting, kRelaying, kDone };
+  enum class Phase { kHead, kSocksRequest, kAsking, kResolving, kConnecting, kRelaying, kRefused, kDone };
 
   // The name is the one the synthetic address the client connected to was
   // given; the port is the listener's. Then the gate, as for CONNECT.
@@ -299,7 +307,39 @@ class Session : public std::enable_shared_from_this<Session> {
   void Decide() {
     timer_.cancel();
     EgressRuling ruling = proxy_.gate().Decide(decision_.host, decision_.port);
+    if (ruling.basis == EgressBasis::kAsk) return Hold();
+    Ruled(ruling);
+  }
+
+  // Held for an answer (net/asking_gate.h): the question is asked off this
+  // thread, the answer comes back through the proxy's loop, and no answer
+  // within ask_timeout is a refusal.
+  void Hold() {
+    phase_ = Phase::kAsking;
+    timer_.expires_after(proxy_.options().ask_timeout);
+    timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+      if (error || self->phase_ != Phase::kAsking) return;
+      self->Refuse("not in --allow-host; no answer within " +
+                       std::to_string(self->proxy_.options().ask_timeout.count() / 1000) + " s",
+                   Socks5Reply::kNotAllowed);
+    });
+    std::weak_ptr<Session> weak = weak_from_this();
+    proxy_.gate().Ask(decision_.host, decision_.port, [weak, posts = proxy_.posts()](EgressRuling answer) {
+      EgressProxy::Impl::PostIfRunning(posts, [weak, answer = std::move(answer)] {
+        auto self = weak.lock();
+        if (!self || self->phase_ != Phase::kAsking) return;
+        self->timer_.cancel();
+        self->Ruled(answer);
+      });
+    });
+  }
+
+  void Ruled(const EgressRuling& ruling) {
     decision_.rule = ruling.rule;
+    if (ruling.basis == EgressBasis::kAnswered) {
+      decision_.answered_by = ruling.answered_by;
+      if (ruling.verdict == EgressVerdict::kAllowed) decision_.scope = ruling.scope;
+    }
     if (ruling.verdict != EgressVerdict::kAllowed) return Refuse(ruling.rule, Socks5Reply::kNotAllowed);
     decision_.verdict = EgressVerdict::kAllowed;
     phase_ = Phase::kResolving;
@@ -435,7 +475,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // to socket with splice(2): the kernel hands the pages on and the proxy
   // never copies them. The pipe is held only while bytes come (a channel
   // waiting for input gives it back): an idle tunnel holds no descriptor
-  // and none of the user's pipe quota (fs/pipe-user-pages-soft). Without a
+  // and none of the user's pipe quota (fs/pipe-user-pages-soft). A stream's
+  // large pipe is the exception: it is kept across a wait for input, since
+  // a download waits for its server many times a second and a new pipe
+  // each time cost a third of the proxy's CPU; at most kLargePipes are held
+  // at once, so at most that many idle tunnels hold one. Without a
   // pipe (none could be made: out of descriptors) the bytes are copied
   // through a buffer instead.
   struct Channel {
@@ -503,7 +547,7 @@ class Session : public std::enable_shared_from_this<Session> {
                              Want(channel, room), kFlags);
         if (n == 0) return End(channel, true);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-          DropPipe(channel);
+          if (!channel.large) DropPipe(channel);
           return Await(channel, channel.from, tcp::socket::wait_read);
         }
         if (n < 0) return End(channel, false);
@@ -577,6 +621,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // A refusal: reported at once, answered in the protocol's own terms.
   void Refuse(const std::string& rule, Socks5Reply code) {
+    if (phase_ == Phase::kRefused || phase_ == Phase::kDone) return;  // once: a late answer and its timer race
+    phase_ = Phase::kRefused;
     decision_.verdict = EgressVerdict::kDenied;
     decision_.rule = rule;
     proxy_.Report(decision_);

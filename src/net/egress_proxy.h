@@ -29,7 +29,12 @@
 // port as asked, before any lookup; the name is then resolved here (the
 // static names first, then the system resolver), each address is checked,
 // and the proxy connects to the first address that passed: never to an
-// address it did not check, never after a second lookup. A refusal gets a
+// address it did not check, never after a second lookup. A gate that asks
+// (net/asking_gate.h) may hold a connection instead (EgressBasis::kAsk):
+// the question runs off the proxy's thread, the other connections go on,
+// and the held one goes on with the answer, or is refused when none comes
+// within `ask_timeout`; an allowed answer still has its addresses checked.
+// A refusal gets a
 // 403 whose one-line body names the host, the port and the rule (SOCKS5: the
 // "not allowed by ruleset" or "host unreachable" code), and is reported to
 // `on_decision`; so is a request the readers refused (no host, the reader's
@@ -58,6 +63,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +90,10 @@ struct EgressDecision {
   std::string address;  // the address connected to; empty when none was
   uint64_t bytes_sent = 0;      // from the sandbox to the destination
   uint64_t bytes_received = 0;  // from the destination to the sandbox
+  // A place someone was asked about (net/asking_gate.h): who answered (or
+  // could not), and, when allowed, for what scope. Empty when nobody was asked.
+  std::string answered_by;
+  std::optional<EgressScope> scope;
 };
 
 // A --allow-local listener: a connection to it is relayed, byte for byte,
@@ -114,6 +124,9 @@ struct EgressOptions {
   // domain appended), on a thread of its own, at most 64 at once; one that
   // takes longer than this is refused.
   std::chrono::milliseconds lookup_timeout{10000};
+  // A connection the gate holds for an answer (EgressBasis::kAsk) is
+  // refused when none comes within this.
+  std::chrono::milliseconds ask_timeout{60000};
   // Called on the proxy's thread: for a refusal at once, for an allowed
   // connection when it ends.
   std::function<void(const EgressDecision&)> on_decision;

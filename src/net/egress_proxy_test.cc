@@ -5,6 +5,8 @@
 // judged at that server: it saw no connection.
 #include "net/egress_proxy.h"
 
+#include "net/asking_gate.h"
+
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -15,6 +17,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -27,11 +32,13 @@ namespace {
 class FakeGate : public EgressGate {
  public:
   std::set<std::pair<std::string, uint16_t>> allowed;
+  std::set<std::string> denied;  // names a deny rule matches
   std::set<std::string> refused_addresses;
 
   EgressRuling Decide(const std::string& host, uint16_t port) const override {
+    if (denied.count(host)) return {EgressVerdict::kDenied, "--deny-host " + host};
     if (allowed.count({host, port})) return {EgressVerdict::kAllowed, "--allow-host " + host};
-    return {EgressVerdict::kDenied, "not in --allow-host"};
+    return {EgressVerdict::kDenied, "not in --allow-host", EgressBasis::kNotListed};
   }
   Result<void> CheckAddress(const Address& address) const override {
     if (refused_addresses.count(address.ToString())) {
@@ -148,12 +155,17 @@ class Destination {
 
 class EgressProxyTest : public ::testing::Test {
  protected:
-  void StartProxy(Destination& destination, EgressOptions options = {}) {
+  void StartProxy(Destination& destination, EgressOptions options = {},
+                  std::function<std::shared_ptr<const EgressGate>(std::shared_ptr<FakeGate>)> wrap = nullptr) {
     gate_ = std::make_shared<FakeGate>();
     gate_->allowed = {{"allowed.test", destination.port()}, {"inside.test", destination.port()}};
+    gate_->denied = {"evil.test"};
     gate_->refused_addresses = {"127.0.0.2"};
+    std::shared_ptr<const EgressGate> gate = wrap ? wrap(gate_) : gate_;
     options.names["allowed.test"] = {*ParseAddress("127.0.0.1")};
     options.names["inside.test"] = {*ParseAddress("127.0.0.2")};
+    options.names["asked.test"] = {*ParseAddress("127.0.0.1")};
+    options.names["evil.test"] = {*ParseAddress("127.0.0.1")};
     options.on_decision = [this](const EgressDecision& decision) {
       std::lock_guard<std::mutex> lock(mutex_);
       decisions_.push_back(decision);
@@ -161,7 +173,7 @@ class EgressProxyTest : public ::testing::Test {
     EgressListeners listeners;
     listeners.http = Listener(&http_port_);
     listeners.socks = Listener(&socks_port_);
-    Result<std::unique_ptr<EgressProxy>> proxy = EgressProxy::Start(std::move(listeners), gate_, std::move(options));
+    Result<std::unique_ptr<EgressProxy>> proxy = EgressProxy::Start(std::move(listeners), gate, std::move(options));
     ASSERT_TRUE(proxy.ok()) << proxy.error().ToString();
     proxy_ = std::move(*proxy);
   }
@@ -391,6 +403,199 @@ TEST_F(EgressProxyTest, WithNoDescriptorLeftForAPipeATunnelCopiesItsBytesInstead
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// Network approval on demand (net/asking_gate.h) in front of the proxy: a
+// scripted asker stands in for the approval channel. Every refusal is judged
+// at the destination: it saw no connection.
+class ScriptedAsker {
+ public:
+  // The answer for each host:port; a place with none waits until Release.
+  std::map<std::pair<std::string, uint16_t>, EgressAnswer> answers;
+
+  EgressAsker Asker() {
+    return [this](const std::string& host, uint16_t port, std::chrono::steady_clock::time_point deadline) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      asked_.push_back(host + ":" + std::to_string(port));
+      changed_.notify_all();
+      auto answer = answers.find({host, port});
+      if (answer == answers.end()) {
+        changed_.wait_until(lock, deadline, [this] { return released_; });
+        if (!released_) return EgressAnswerGiven{EgressAnswer::kDeny, "the script", "no answer in time"};
+        return EgressAnswerGiven{EgressAnswer::kAllowConnection, "the script", ""};
+      }
+      return EgressAnswerGiven{answer->second, "the script", ""};
+    };
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+  }
+  // Waits up to two seconds for `count` questions.
+  bool WaitAsked(size_t count) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(2), [&] { return asked_.size() >= count; });
+  }
+  std::vector<std::string> asked() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return asked_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::string> asked_;
+  bool released_ = false;
+};
+
+class AskingProxyTest : public EgressProxyTest {
+ protected:
+  void StartAsking(Destination& destination, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    EgressOptions options;
+    options.ask_timeout = timeout;
+    StartProxy(destination, std::move(options), [this, timeout](std::shared_ptr<FakeGate> inner) {
+      asking_ = std::make_shared<AskingGate>(std::move(inner), asker_.Asker(), timeout);
+      return asking_;
+    });
+  }
+  std::string Tunnel(const std::string& authority) {
+    UniqueFd client = Connect(http_port_);
+    SendAll(client.get(), ConnectHead(authority, "ping"));
+    return ReadUntil(client.get(), "ping");
+  }
+  ScriptedAsker asker_;
+  std::shared_ptr<AskingGate> asking_;
+};
+
+TEST_F(AskingProxyTest, AnAllowedAnswerLetsTheHeldConnectionThroughAndTheTrailSaysWho) {
+  Destination echo("");
+  asker_.answers[{"asked.test", echo.port()}] = EgressAnswer::kAllowConnection;
+  StartAsking(echo);
+  const std::string authority = "asked.test:" + std::to_string(echo.port());
+  EXPECT_EQ(Tunnel(authority), "HTTP/1.1 200 Connection established\r\n\r\nping");
+  EXPECT_EQ(echo.connections(), 1);
+  std::vector<EgressDecision> decisions = StopAndDecisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].verdict, EgressVerdict::kAllowed);
+  EXPECT_EQ(decisions[0].answered_by, "the script");
+  ASSERT_TRUE(decisions[0].scope.has_value());
+  EXPECT_EQ(*decisions[0].scope, EgressScope::kConnection);
+  EXPECT_EQ(decisions[0].rule, "allowed by the script for this connection (not in --allow-host)");
+}
+
+TEST_F(AskingProxyTest, ADeniedAnswerRefusesAndTheDestinationSeesNothing) {
+  Destination echo("");
+  asker_.answers[{"asked.test", echo.port()}] = EgressAnswer::kDeny;
+  StartAsking(echo);
+  const std::string authority = "asked.test:" + std::to_string(echo.port());
+  std::string reply = Tunnel(authority);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 403 Forbidden\r\n", 0), 0u) << reply;
+  EXPECT_NE(reply.find("corral: blocked connection to " + authority + ": not in --allow-host; denied by the script"),
+            std::string::npos)
+      << reply;
+  EXPECT_EQ(echo.connections(), 0);
+  std::vector<EgressDecision> decisions = StopAndDecisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].verdict, EgressVerdict::kDenied);
+  EXPECT_EQ(decisions[0].answered_by, "the script");
+  EXPECT_FALSE(decisions[0].scope.has_value());
+}
+
+// The held connection waits on the asking thread; the proxy serves an
+// allowed place meanwhile, and no answer within the timeout is a refusal.
+TEST_F(AskingProxyTest, AHeldConnectionStallsNoOtherAndNoAnswerInTimeIsARefusal) {
+  Destination echo("");
+  StartAsking(echo, std::chrono::milliseconds(1500));
+  UniqueFd held = Connect(http_port_);
+  const std::string asked = "asked.test:" + std::to_string(echo.port());
+  SendAll(held.get(), ConnectHead(asked));
+  ASSERT_TRUE(asker_.WaitAsked(1));
+  EXPECT_EQ(Tunnel("allowed.test:" + std::to_string(echo.port())), "HTTP/1.1 200 Connection established\r\n\r\nping");
+  std::string reply = ReadUntil(held.get(), "\n403");
+  reply += ReadUntil(held.get());
+  EXPECT_EQ(reply.rfind("HTTP/1.1 403 Forbidden\r\n", 0), 0u) << reply;
+  EXPECT_NE(reply.find("not in --allow-host; no answer"), std::string::npos) << reply;
+  EXPECT_EQ(echo.connections(), 1);  // the allowed tunnel only
+  StopAndDecisions();
+}
+
+TEST_F(AskingProxyTest, ForTheRunCoversTheSamePlaceAgainButNotAnotherPort) {
+  Destination echo("");
+  Destination other("");
+  asker_.answers[{"asked.test", echo.port()}] = EgressAnswer::kAllowRun;
+  asker_.answers[{"asked.test", other.port()}] = EgressAnswer::kDeny;
+  StartAsking(echo);
+  const std::string authority = "asked.test:" + std::to_string(echo.port());
+  EXPECT_EQ(Tunnel(authority), "HTTP/1.1 200 Connection established\r\n\r\nping");
+  EXPECT_EQ(Tunnel(authority), "HTTP/1.1 200 Connection established\r\n\r\nping");
+  EXPECT_NE(Tunnel("asked.test:" + std::to_string(other.port())).find("403 Forbidden"), std::string::npos);
+  EXPECT_EQ(echo.connections(), 2);
+  EXPECT_EQ(other.connections(), 0);
+  EXPECT_EQ(asker_.asked(), (std::vector<std::string>{authority, "asked.test:" + std::to_string(other.port())}));
+  std::vector<EgressDecision> decisions = StopAndDecisions();
+  ASSERT_EQ(decisions.size(), 3u);
+}
+
+TEST_F(AskingProxyTest, IdenticalWaitingQuestionsAreAskedOnce) {
+  Destination echo("");
+  StartAsking(echo);
+  const std::string authority = "asked.test:" + std::to_string(echo.port());
+  std::vector<UniqueFd> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(Connect(http_port_));
+    SendAll(held.back().get(), ConnectHead(authority, "ping"));
+  }
+  ASSERT_TRUE(asker_.WaitAsked(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the other two join the open question
+  asker_.Release();
+  // The destination serves one connection at a time: each is closed once echoed.
+  for (UniqueFd& client : held) {
+    EXPECT_EQ(ReadUntil(client.get(), "ping"), "HTTP/1.1 200 Connection established\r\n\r\nping");
+    client.Reset();
+  }
+  EXPECT_EQ(asker_.asked().size(), 1u);
+  EXPECT_EQ(asking_->questions_asked(), 1u);
+  EXPECT_EQ(echo.connections(), 3);
+  StopAndDecisions();
+}
+
+// The deny list and corral's own address refusals are never asked about,
+// and an allowed answer still has its addresses checked.
+TEST_F(AskingProxyTest, TheDenyListAndRefusedAddressesAreNeverAskedAndAlwaysWin) {
+  Destination echo("");
+  asker_.answers[{"evil.test", echo.port()}] = EgressAnswer::kAllowConnection;
+  asker_.answers[{"127.0.0.2", echo.port()}] = EgressAnswer::kAllowConnection;
+  StartAsking(echo);
+  std::string denied = Tunnel("evil.test:" + std::to_string(echo.port()));
+  EXPECT_NE(denied.find("--deny-host evil.test"), std::string::npos) << denied;
+  std::string inside = Tunnel("127.0.0.2:" + std::to_string(echo.port()));
+  EXPECT_NE(inside.find("127.0.0.2 is the loopback address"), std::string::npos) << inside;
+  EXPECT_EQ(echo.connections(), 0);
+  EXPECT_EQ(asker_.asked(), std::vector<std::string>{});
+  StopAndDecisions();
+}
+
+TEST(AskingGate, ThePlacesTheSessionAllowedAreAllowedWithoutAsking) {
+  auto inner = std::make_shared<FakeGate>();
+  inner->denied = {"evil.test"};
+  size_t asked = 0;
+  AskingGate gate(
+      inner,
+      [&asked](const std::string&, uint16_t, std::chrono::steady_clock::time_point) {
+        ++asked;
+        return EgressAnswerGiven{};
+      },
+      std::chrono::seconds(1), {{"registry.test", 443}});
+  EgressRuling known = gate.Decide("registry.test", 443);
+  EXPECT_EQ(known.verdict, EgressVerdict::kAllowed);
+  EXPECT_EQ(known.answered_by, "the session log");
+  EXPECT_EQ(known.scope, EgressScope::kSession);
+  EgressRuling other = gate.Decide("registry.test", 80);
+  EXPECT_EQ(other.verdict, EgressVerdict::kDenied);
+  EXPECT_EQ(other.basis, EgressBasis::kAsk);
+  EXPECT_EQ(gate.Decide("evil.test", 443).basis, EgressBasis::kRule);  // the inner gate's deny rule
+  EXPECT_EQ(asked, 0u);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ EgressRuling HostAllowlist::Decide(const std::string& host, uint16_t port) const
     case HostVerdict::kDenied: return {EgressVerdict::kDenied, "--deny-host " + match.rule->Describe()};
     case HostVerdict::kNotListed: break;
   }
-  return {EgressVerdict::kDenied, "not in --allow-host"};
+  return {EgressVerdict::kDenied, "not in --allow-host", EgressBasis::kNotListed};
 }
 
 std::vector<Address> InterfaceAddresses() {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "base/directory_names.h"
@@ -17,6 +18,7 @@
 #include "base/mutant.h"
 #include "base/random.h"
 #include "base/sha256.h"
+#include "base/terminal.h"
 #include "policy/path.h"
 #include "policy/protected.h"
 
@@ -79,6 +81,117 @@ bool MatchesBaseline(const Baseline& base, const Change& change, int parent, con
     Result<std::string> digest = fd ? Sha256HexOfFd(fd.get()) : Result<std::string>(Error(ErrorKind::kIo, "open"));
     if (!digest.ok() || *digest != base.sha256) {
       *why = "the real file's contents changed since the run";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether the real entries below the directory `dir` (at `path`) are the
+// ones the baseline recorded when the run ended: none added, removed, or
+// changed (type, mode, inode, size, mtime, ctime), none changed while the
+// run ran. `seen` counts what was compared.
+bool TreeMatches(int dir, const std::string& path, const std::map<std::string, Baseline>& trees, size_t& seen,
+                 int depth, std::string* why) {
+  if (depth > 256) {
+    *why = EscapeControls(path) + " is nested too deep to compare";
+    return false;
+  }
+  for (const std::string& name : DirectoryNames(dir)) {
+    const std::string child = path + "/" + name;
+    auto found = trees.find(child);
+    struct stat st;
+    if (found == trees.end()) {
+      *why = EscapeControls(child) + " was created since the run, and deleting what is above it would lose it";
+      return false;
+    }
+    const Baseline& base = found->second;
+    if (base.changed_in_run) {
+      *why = EscapeControls(child) + " changed while the run ran";
+      return false;
+    }
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      *why = EscapeControls(child) + " was removed since the run";
+      return false;
+    }
+    // What is below first, so the message names the deepest change.
+    if (S_ISDIR(st.st_mode) && S_ISDIR(base.mode)) {
+      UniqueFd below(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!below) {
+        *why = EscapeControls(child) + " cannot be read to compare";
+        return false;
+      }
+      if (!TreeMatches(below.get(), child, trees, seen, depth + 1, why)) return false;
+    }
+    const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    const int64_t ctime = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+    if (st.st_mode != base.mode || st.st_ino != base.ino || static_cast<uint64_t>(st.st_size) != base.size ||
+        mtime != base.mtime_ns || ctime != base.ctime_ns) {
+      *why = EscapeControls(child) + " changed since the run";
+      return false;
+    }
+    ++seen;
+  }
+  return true;
+}
+
+// Whether deleting or replacing the real directory `name` in `parent` (the
+// change at `change.path`) would throw away only what the run saw: the
+// whole tree below it is still what the baseline recorded.
+bool TreeMatchesBaseline(const Change& change, const Baseline& base, const std::map<std::string, Baseline>& trees,
+                         int parent, const std::string& name, std::string* why) {
+  if (!base.tree) {
+    *why = "what is below the directory was not recorded when the run ended";
+    return false;
+  }
+  UniqueFd dir(OpenBeneath(parent, name, O_RDONLY | O_DIRECTORY));
+  if (dir.get() < 0) {
+    *why = "the real directory cannot be read to compare";
+    return false;
+  }
+  size_t seen = 0;
+  if (!TreeMatches(dir.get(), change.path, trees, seen, 0, why)) return false;
+  size_t recorded = 0;
+  for (auto it = trees.lower_bound(change.path + "/");
+       it != trees.end() && it->first.compare(0, change.path.size() + 1, change.path + "/") == 0; ++it) {
+    ++recorded;
+  }
+  if (seen != recorded) {
+    *why = "an entry below the directory was removed since the run";
+    return false;
+  }
+  return true;
+}
+
+// Whether each real directory above `path` that the run passed through
+// without changing is still the one the run saw (the same inode and mode,
+// not made while the run ran). `checked` caches the answers by directory.
+bool DirectoriesAboveMatch(int root, const std::string& path, const std::set<std::string>& changed,
+                           const std::map<std::string, Baseline>& above, std::map<std::string, std::string>& checked,
+                           std::string* why) {
+  for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (changed.count(dir)) continue;  // a change of its own: held back or landed
+    auto cached = checked.find(dir);
+    if (cached == checked.end()) {
+      std::string problem;
+      auto found = above.find(dir);
+      struct stat st;
+      int fd = OpenBeneath(root, dir, O_PATH | O_DIRECTORY);
+      UniqueFd real(fd < 0 ? -1 : fd);
+      if (found == above.end()) {
+        problem = "the directory " + EscapeControls(dir) + " above it has no baseline";
+      } else if (found->second.changed_in_run) {
+        problem = "the directory " + EscapeControls(dir) + " above it was made while the run ran";
+      } else if (!real || ::fstat(real.get(), &st) != 0) {
+        problem = "the directory " + EscapeControls(dir) + " above it was removed or replaced since the run";
+      } else if (st.st_ino != found->second.ino || (st.st_mode & 07777) != (found->second.mode & 07777)) {
+        problem = "the directory " + EscapeControls(dir) + " above it was replaced or its mode changed since the run";
+      }
+      cached = checked.emplace(dir, problem).first;
+    }
+    if (!cached->second.empty()) {
+      *why = cached->second;
       return false;
     }
   }
@@ -264,15 +377,17 @@ class Applier {
   int root_;
 };
 
-Result<ChangeSet> ReadRun(const OverlayRun& run, UniqueFd& upper, UniqueFd& root) {
-  CORRAL_ASSIGN_OR_RETURN(upper, run.Upper());
-  CORRAL_ASSIGN_OR_RETURN(root, run.OpenRoot());
+Result<ChangeSet> ReadRun(const OverlayRun& run, size_t index, UniqueFd& upper, UniqueFd& root) {
+  CORRAL_ASSIGN_OR_RETURN(upper, run.Upper(index));
+  CORRAL_ASSIGN_OR_RETURN(root, run.OpenRoot(index));
   CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ScanChanges(upper.get(), root.get(), 0));
   for (Baseline& base : set.baseline) {
     base = Baseline();
     base.changed_in_run = true;  // none recorded: a conflict
   }
-  CORRAL_ASSIGN_OR_RETURN(std::string text, run.ReadBaseline());
+  set.above.clear();  // only what the run's end recorded counts
+  set.trees.clear();
+  CORRAL_ASSIGN_OR_RETURN(std::string text, run.ReadBaseline(index));
   CORRAL_TRY(AttachBaseline(text, set));
   return set;
 }
@@ -306,12 +421,16 @@ Result<std::string> RelativeSelection(const std::string& root, const std::string
   return out;
 }
 
-Result<ApplyReport> ApplyChanges(const OverlayRun& run, const ApplyOptions& options) {
+Result<ApplyReport> ApplyChanges(const OverlayRun& run, size_t index, const ApplyOptions& options) {
   UniqueFd upper, root;
-  CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, upper, root));
+  CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, index, upper, root));
   Applier applier(upper.get(), root.get());
   ApplyReport report;
   std::vector<std::string> held_dirs;  // directories that did not land: nothing goes in them
+  std::set<std::string> changed;
+  for (const Change& change : set.changes) changed.insert(change.path);
+  std::map<std::string, std::string> checked_above;
+  const bool deep = !MutantActive(Mutant::kApplyDeepConflict);
   for (size_t i = 0; i < set.changes.size(); ++i) {
     const Change& change = set.changes[i];
     AppliedChange out{change.path, ApplyOutcome::kApplied, ""};
@@ -332,15 +451,20 @@ Result<ApplyReport> ApplyChanges(const OverlayRun& run, const ApplyOptions& opti
                            [&](const std::string& dir) { return Under(change.path, dir); })) {
       out.outcome = ApplyOutcome::kConflict;
       out.detail = "a directory above it was not applied";
+    } else if (std::string why; deep && !DirectoriesAboveMatch(root.get(), change.path, changed, set.above,
+                                                               checked_above, &why)) {
+      out.outcome = ApplyOutcome::kConflict;
+      out.detail = why + "; left alone";
     } else {
       Result<UniqueFd> parent = applier.RealParent(change.path);
-      std::string why;
       if (!parent.ok()) {
         out.outcome = ApplyOutcome::kFailed;
         out.detail = parent.error().ToString();
       } else if (AlreadyApplied(change, upper.get(), parent->get(), Name(change.path))) {
         out.outcome = ApplyOutcome::kAlreadyApplied;
-      } else if (!MatchesBaseline(set.baseline[i], change, parent->get(), Name(change.path), &why)) {
+      } else if (!MatchesBaseline(set.baseline[i], change, parent->get(), Name(change.path), &why) ||
+                 (deep && RemovesRealDirectory(change) &&
+                  !TreeMatchesBaseline(change, set.baseline[i], set.trees, parent->get(), Name(change.path), &why))) {
         out.outcome = ApplyOutcome::kConflict;
         out.detail = why + "; left alone";
       } else if (std::string failed = applier.Land(change, parent->get()); !failed.empty()) {
@@ -360,13 +484,15 @@ Result<ApplyReport> ApplyChanges(const OverlayRun& run, const ApplyOptions& opti
 }
 
 Result<size_t> PendingChanges(const OverlayRun& run) {
-  UniqueFd upper, root;
-  CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, upper, root));
   size_t pending = 0;
-  for (const Change& change : set.changes) {
-    int parent = OpenBeneath(root.get(), Parent(change.path), O_PATH | O_DIRECTORY);
-    UniqueFd parent_fd(parent < 0 ? -1 : parent);
-    if (!parent_fd || !AlreadyApplied(change, upper.get(), parent_fd.get(), Name(change.path))) ++pending;
+  for (size_t index = 0; index < run.roots().size(); ++index) {
+    UniqueFd upper, root;
+    CORRAL_ASSIGN_OR_RETURN(ChangeSet set, ReadRun(run, index, upper, root));
+    for (const Change& change : set.changes) {
+      int parent = OpenBeneath(root.get(), Parent(change.path), O_PATH | O_DIRECTORY);
+      UniqueFd parent_fd(parent < 0 ? -1 : parent);
+      if (!parent_fd || !AlreadyApplied(change, upper.get(), parent_fd.get(), Name(change.path))) ++pending;
+    }
   }
   return pending;
 }

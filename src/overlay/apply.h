@@ -60,10 +60,12 @@ struct ApplyReport {
   size_t held_back = 0;
 };
 
-Result<ApplyReport> ApplyChanges(const OverlayRun& run, const ApplyOptions& options);
+// Root `index` of the run (0: the workspace, then each --overlay-root);
+// ApplyOptions' paths are relative to that root.
+Result<ApplyReport> ApplyChanges(const OverlayRun& run, size_t index, const ApplyOptions& options);
 
-// How many of the run's changes are not in the real tree yet (for `corral
-// changes`); an error when the run cannot be read.
+// How many of the run's changes (every root's) are not in the real tree yet
+// (for `corral changes`); an error when the run cannot be read.
 Result<size_t> PendingChanges(const OverlayRun& run);
 
 // A path the user named (relative, or absolute inside `root`) as the

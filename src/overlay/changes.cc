@@ -96,8 +96,8 @@ Baseline BaselineOf(int real_dir, const std::string& name, int64_t started_ns) {
   base.size = static_cast<uint64_t>(st.st_size);
   base.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   base.ino = st.st_ino;
-  int64_t ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
-  base.changed_in_run = started_ns != 0 && ctime_ns > started_ns;
+  base.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  base.changed_in_run = started_ns != 0 && base.ctime_ns > started_ns;
   if (S_ISREG(st.st_mode) && base.size <= kHashLimit) {
     UniqueFd fd(::openat(real_dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (fd) {
@@ -106,6 +106,18 @@ Baseline BaselineOf(int real_dir, const std::string& name, int64_t started_ns) {
     }
   }
   return base;
+}
+
+// Whether `name` in `dir` was made after `started_ns` (its birth time,
+// where the filesystem keeps one; false where it does not).
+bool BornAfter(int dir, const std::string& name, int64_t started_ns) {
+  struct statx stx;
+  if (started_ns == 0 ||
+      ::statx(dir, name.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME, &stx) != 0 ||
+      (stx.stx_mask & STATX_BTIME) == 0) {
+    return false;
+  }
+  return static_cast<int64_t>(stx.stx_btime.tv_sec) * 1000000000 + stx.stx_btime.tv_nsec > started_ns;
 }
 
 class Scanner {
@@ -132,7 +144,7 @@ class Scanner {
         if (!in_real) continue;  // a whiteout over nothing
         change.kind = ChangeKind::kDeleted;
         change.after = 0;
-        Add(change, real, name);
+        CORRAL_TRY(Add(change, real, name));
         continue;
       }
       if (S_ISREG(up.st_mode)) out_.upper_bytes += static_cast<uint64_t>(up.st_size);
@@ -142,13 +154,19 @@ class Scanner {
         const bool opaque = IsOpaque(upper, name);
         if (!in_real) {
           change.kind = ChangeKind::kAdded;
-          Add(change, real, name);
+          CORRAL_TRY(Add(change, real, name));
         } else if (!same_type || opaque) {
           change.kind = ChangeKind::kReplaced;
-          Add(change, real, name);
+          CORRAL_TRY(Add(change, real, name));
         } else if ((re.st_mode & 07777) != (up.st_mode & 07777) || !change.refusal.empty()) {
           change.kind = ChangeKind::kMode;
-          Add(change, real, name);
+          CORRAL_TRY(Add(change, real, name));
+        } else {
+          // Passed through: what is below it was changed against this
+          // directory, so it must still be this one at apply.
+          Baseline above = BaselineOf(real, name, 0);
+          above.changed_in_run = BornAfter(real, name, started_ns_);
+          out_.above[path] = above;
         }
         UniqueFd upper_child(::openat(upper, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!upper_child) return Io("cannot open " + path + " in the upper layer", "openat", errno);
@@ -172,15 +190,54 @@ class Scanner {
       } else {
         change.kind = ChangeKind::kModified;
       }
-      Add(change, real, name);
+      CORRAL_TRY(Add(change, real, name));
     }
     return {};
   }
 
  private:
-  void Add(const Change& change, int real, const std::string& name) {
+  Result<void> Add(const Change& change, int real, const std::string& name) {
     out_.changes.push_back(change);
     out_.baseline.push_back(BaselineOf(real, name, started_ns_));
+    if (RemovesRealDirectory(change)) {
+      bool whole = true;
+      UniqueFd dir(OpenBeneath(real, name, O_RDONLY | O_DIRECTORY));
+      if (dir.get() < 0) {
+        whole = false;
+      } else {
+        CORRAL_TRY(RecordTree(dir.get(), change.path, 0, whole));
+      }
+      out_.baseline.back().tree = whole;
+    }
+    return {};
+  }
+
+  // Records every real entry below `dir` (at `path`) in `trees`; `whole`
+  // turns false where a directory cannot be read (apply then holds the
+  // change back: it cannot tell what it would remove).
+  Result<void> RecordTree(int dir, const std::string& path, int depth, bool& whole) {
+    if (depth > kMaxDepth) {
+      whole = false;
+      return {};
+    }
+    for (const std::string& name : DirectoryNames(dir)) {
+      const std::string child = path + "/" + name;
+      Baseline entry = BaselineOf(dir, name, started_ns_);
+      entry.sha256.clear();  // the ctime sees what a hash would, for less
+      if (!entry.exists) {
+        whole = false;
+        continue;
+      }
+      out_.trees[child] = entry;
+      if (!S_ISDIR(entry.mode)) continue;
+      UniqueFd below(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!below) {
+        whole = false;
+        continue;
+      }
+      CORRAL_TRY(RecordTree(below.get(), child, depth + 1, whole));
+    }
+    return {};
   }
   ChangeSet& out_;
   int64_t started_ns_;
@@ -272,6 +329,10 @@ int OpenBeneath(int root, const std::string& relative, int flags) {
   return fd < 0 ? -errno : fd;
 }
 
+bool RemovesRealDirectory(const Change& change) {
+  return (change.kind == ChangeKind::kDeleted || change.kind == ChangeKind::kReplaced) && S_ISDIR(change.before);
+}
+
 std::string_view ChangeKindName(ChangeKind kind) {
   switch (kind) {
     case ChangeKind::kAdded: return "added";
@@ -291,40 +352,96 @@ Result<ChangeSet> ScanChanges(int upper, int real_root, int64_t started_ns) {
   return set;
 }
 
+namespace {
+
+constexpr char kBaselineHeader[] = "corral-baseline 2";
+
+// One record: ROLE HEX exists mode size mtime ino during ctime tree SHA.
+void WriteRecord(std::ostream& out, char role, const std::string& path, const Baseline& b) {
+  out << role << ' ' << HexEncode(path) << ' ' << (b.exists ? 1 : 0) << ' ' << b.mode << ' ' << b.size << ' '
+      << b.mtime_ns << ' ' << b.ino << ' ' << (b.changed_in_run ? 1 : 0) << ' ' << b.ctime_ns << ' '
+      << (b.tree ? 1 : 0) << ' ' << (b.sha256.empty() ? "-" : b.sha256) << '\n';
+}
+
+bool ReadRecord(const std::string& line, bool versioned, char& role, std::string& hex, Baseline& b) {
+  std::istringstream fields(line);
+  std::string sha;
+  int exists = 0, during = 0, tree = 0;
+  unsigned long long mode = 0;
+  role = 'c';
+  if (versioned) {
+    std::string tag;
+    if (!(fields >> tag) || tag.size() != 1 || (tag[0] != 'c' && tag[0] != 'a' && tag[0] != 't')) return false;
+    role = tag[0];
+    if (!(fields >> hex >> exists >> mode >> b.size >> b.mtime_ns >> b.ino >> during >> b.ctime_ns >> tree >> sha)) {
+      return false;
+    }
+  } else if (!(fields >> hex >> exists >> mode >> b.size >> b.mtime_ns >> b.ino >> during >> sha)) {
+    return false;
+  }
+  b.exists = exists != 0;
+  b.mode = static_cast<mode_t>(mode);
+  b.changed_in_run = during != 0;
+  b.tree = tree != 0;
+  if (sha != "-") b.sha256 = sha;
+  return true;
+}
+
+bool Below(const std::string& path, const std::string& top) {
+  return path.size() > top.size() && path.compare(0, top.size(), top) == 0 && path[top.size()] == '/';
+}
+
+}  // namespace
+
 std::string SerializeBaseline(const ChangeSet& set) {
   std::ostringstream out;
-  for (size_t i = 0; i < set.changes.size(); ++i) {
-    const Baseline& b = set.baseline[i];
-    out << HexEncode(set.changes[i].path) << ' ' << (b.exists ? 1 : 0) << ' ' << b.mode << ' ' << b.size << ' '
-        << b.mtime_ns << ' ' << b.ino << ' ' << (b.changed_in_run ? 1 : 0) << ' '
-        << (b.sha256.empty() ? "-" : b.sha256) << '\n';
-  }
+  out << kBaselineHeader << '\n';
+  for (size_t i = 0; i < set.changes.size(); ++i) WriteRecord(out, 'c', set.changes[i].path, set.baseline[i]);
+  for (const auto& [path, b] : set.above) WriteRecord(out, 'a', path, b);
+  for (const auto& [path, b] : set.trees) WriteRecord(out, 't', path, b);
   return out.str();
 }
 
 Result<void> AttachBaseline(const std::string& text, ChangeSet& set) {
-  std::map<std::string, Baseline> by_path;
+  std::map<std::string, Baseline> changes;        // by the path's hex
+  std::map<std::string, Baseline> above, trees;   // by the path
   std::istringstream in(text);
   std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string hex, sha;
-    int exists = 0, during = 0;
-    Baseline b;
-    unsigned long long mode = 0;
-    if (!(fields >> hex >> exists >> mode >> b.size >> b.mtime_ns >> b.ino >> during >> sha)) {
-      return Error(ErrorKind::kPolicy, "overlay: the run's baseline is damaged; nothing was applied");
+  bool versioned = false;
+  const Error damaged(ErrorKind::kPolicy, "overlay: the run's baseline is damaged; nothing was applied");
+  for (bool first = true; std::getline(in, line); first = false) {
+    if (first && line == kBaselineHeader) {
+      versioned = true;
+      continue;
     }
-    b.exists = exists != 0;
-    b.mode = static_cast<mode_t>(mode);
-    b.changed_in_run = during != 0;
-    if (sha != "-") b.sha256 = sha;
-    by_path[hex] = b;
+    char role = 'c';
+    std::string hex;
+    Baseline b;
+    if (!ReadRecord(line, versioned, role, hex, b)) return damaged;
+    if (role == 'c') {
+      changes[hex] = b;
+      continue;
+    }
+    Result<std::string> path = HexDecode(hex);
+    if (!path.ok()) return damaged;
+    (role == 'a' ? above : trees)[*path] = b;
   }
   for (size_t i = 0; i < set.changes.size(); ++i) {
-    auto found = by_path.find(HexEncode(set.changes[i].path));
-    if (found != by_path.end()) set.baseline[i] = found->second;
+    const std::string& path = set.changes[i].path;
+    auto found = changes.find(HexEncode(path));
+    if (found == changes.end()) continue;
+    set.baseline[i] = found->second;
+    if (!found->second.tree) continue;
+    // The tree below it is the text's, whole: an entry only the scan saw
+    // appeared since the text's run, and must stay unrecorded.
+    for (auto it = set.trees.lower_bound(path + "/"); it != set.trees.end() && Below(it->first, path);) {
+      it = set.trees.erase(it);
+    }
+    for (auto it = trees.lower_bound(path + "/"); it != trees.end() && Below(it->first, path); ++it) {
+      set.trees[it->first] = it->second;
+    }
   }
+  for (const auto& [path, b] : above) set.above[path] = b;
   return {};
 }
 

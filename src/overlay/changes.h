@@ -22,12 +22,22 @@
 // ended (type, mode, size, mtime, inode, and a SHA-256 up to 1 MiB); apply
 // compares the tree with it, and a path whose real file changed (ctime)
 // after the run started is a conflict from the start: the user edited it
-// while the command ran.
+// while the command ran. It covers what the run changed at any depth:
+//   - `above`: each real directory the upper passes through without
+//     changing it (a/ and a/b/ for a changed a/b/c.txt): one removed,
+//     replaced (another inode), or re-moded since, or made after the run
+//     started (its birth time, where the filesystem keeps one), holds back
+//     every change below it;
+//   - `trees`: every real entry below a directory the run deleted or
+//     replaced whole (type, mode, inode, size, mtime, ctime): one changed,
+//     added or removed since (or changed while the run ran) holds the
+//     deletion back, so apply never throws away an edit it did not see.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,21 +71,32 @@ struct Baseline {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
   uint64_t ino = 0;
+  int64_t ctime_ns = 0;         // compared for `trees` entries (0: not recorded)
   std::string sha256;           // regular files up to 1 MiB
-  bool changed_in_run = false;  // its ctime is after the run started
+  bool changed_in_run = false;  // its ctime (`above`: its birth time) is after the run started
+  bool tree = false;            // a directory deleted or replaced whole: its entries are in `trees`
 };
 
 struct ChangeSet {
   std::vector<Change> changes;     // sorted, each directory before what is in it
   std::vector<Baseline> baseline;  // one per change, same order
+  std::map<std::string, Baseline> above;  // directories the upper passes through, by path
+  std::map<std::string, Baseline> trees;  // the real entries below a deleted or replaced directory
   uint64_t upper_bytes = 0;        // the regular files' bytes in the upper
 };
+
+// Whether a change removes a real directory with what is in it (so its
+// `trees` entries are compared at apply).
+bool RemovesRealDirectory(const Change& change);
 
 // Reads the upper against the real tree. `started_ns`: when the run
 // started (CLOCK_REALTIME, ns); 0 skips the changed-in-run check.
 Result<ChangeSet> ScanChanges(int upper, int real_root, int64_t started_ns);
 
-// The baseline file's text, and back (the path is the key).
+// The baseline file's text, and back (the path is the key). Attaching
+// replaces each change's record, and the `trees` entries below it, by the
+// text's where it has one (a stacked run keeps its run's); `above` entries
+// likewise.
 std::string SerializeBaseline(const ChangeSet& changes);
 Result<void> AttachBaseline(const std::string& text, ChangeSet& changes);
 

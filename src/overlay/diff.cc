@@ -56,10 +56,15 @@ std::string LinkText(int root, const std::string& path) {
   return n < 0 ? std::string() : EscapeControls(std::string(text, static_cast<size_t>(n)));
 }
 
+// "a/src/x.c", or "a/tmp/cache/x" for an --overlay-root's "/tmp/cache/x".
+std::string Label(const char* side, const std::string& shown) {
+  return std::string(side) + "/" + (shown.starts_with('/') ? shown.substr(1) : shown);
+}
+
 // diff -u of `before` and `after` (either may be invalid: /dev/null).
 Result<void> UnifiedDiff(int before, int after, const std::string& shown, int out) {
-  const std::string old_label = before >= 0 ? "a/" + shown : "/dev/null";
-  const std::string new_label = after >= 0 ? "b/" + shown : "/dev/null";
+  const std::string old_label = before >= 0 ? Label("a", shown) : "/dev/null";
+  const std::string new_label = after >= 0 ? Label("b", shown) : "/dev/null";
   pid_t child = ::fork();
   if (child < 0) return Error::FromErrno(ErrorKind::kIo, "diff: cannot start diff(1)", "fork", errno);
   if (child == 0) {
@@ -91,10 +96,10 @@ Result<void> UnifiedDiff(int before, int after, const std::string& shown, int ou
 
 }  // namespace
 
-Result<void> WriteDiff(int upper, int real_root, const ChangeSet& changes, int out) {
+Result<void> WriteDiff(int upper, int real_root, const ChangeSet& changes, int out, const std::string& shown_root) {
   for (const Change& change : changes.changes) {
-    const std::string shown = EscapeControls(change.path);
-    std::string head = "diff --corral a/" + shown + " b/" + shown + "\n";
+    const std::string shown = EscapeControls(shown_root.empty() ? change.path : shown_root + "/" + change.path);
+    std::string head = "diff --corral " + Label("a", shown) + " " + Label("b", shown) + "\n";
     if (!change.refusal.empty()) head += "refused by apply: " + change.refusal + "\n";
     if (change.kind == ChangeKind::kMode) {
       char text[64];
@@ -128,8 +133,8 @@ Result<void> WriteDiff(int upper, int real_root, const ChangeSet& changes, int o
     UniqueFd before = was_file ? OpenRegular(real_root, change.path) : UniqueFd();
     UniqueFd after = is_file ? OpenRegular(upper, change.path) : UniqueFd();
     if (LooksBinary(before.get()) || LooksBinary(after.get())) {
-      CORRAL_TRY(Write(out, head + "Binary files " + (before ? "a/" + shown : "/dev/null") + " and " +
-                                (after ? "b/" + shown : "/dev/null") + " differ\n"));
+      CORRAL_TRY(Write(out, head + "Binary files " + (before ? Label("a", shown) : "/dev/null") + " and " +
+                                (after ? Label("b", shown) : "/dev/null") + " differ\n"));
       continue;
     }
     CORRAL_TRY(Write(out, head));

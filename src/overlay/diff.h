@@ -12,11 +12,16 @@
 // (base/terminal.h), so a file name cannot write to the reader's terminal.
 #pragma once
 
+#include <string>
+
 #include "base/result.h"
 #include "overlay/changes.h"
 
 namespace corral {
 
-Result<void> WriteDiff(int upper, int real_root, const ChangeSet& changes, int out);
+// `shown_root`: "" for the workspace (paths shown relative), else an
+// --overlay-root's path, shown before each of its paths.
+Result<void> WriteDiff(int upper, int real_root, const ChangeSet& changes, int out,
+                       const std::string& shown_root = "");
 
 }  // namespace corral

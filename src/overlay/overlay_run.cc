@@ -125,7 +125,7 @@ Result<void> RemoveTreeAt(int dir, const std::string& name) {
 }
 
 Result<OverlayRun> OverlayRun::Create(const StateDir& state, const std::string& id, const std::string& root,
-                                      FileIdentity root_id) {
+                                      FileIdentity root_id, const std::vector<OverlayRoot>& extra_roots) {
   if (!IsOverlayRunId(id)) return Error(ErrorKind::kInternal, "overlay: not a run id: " + id);
   OverlayRun run;
   CORRAL_ASSIGN_OR_RETURN(run.overlays_, state.Subdir(kOverlays, StateDir::Create::kYes));
@@ -134,16 +134,26 @@ Result<OverlayRun> OverlayRun::Create(const StateDir& state, const std::string& 
   run.dir_.Reset(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!run.dir_) return Io("cannot open run " + id, "openat", errno);
   CORRAL_ASSIGN_OR_RETURN(run.lock_, Lock(run.dir_.get(), Wait::kNo, id));
-  for (const char* name : {"upper", "work"}) {
-    if (::mkdirat(run.dir_.get(), name, 0700) != 0) return Io(std::string("cannot create ") + name, "mkdirat", errno);
-  }
-  std::ostringstream text;
-  text << root << "\n" << root_id.dev << " " << root_id.ino << "\n";
-  CORRAL_TRY(WriteSmallFile(run.dir_.get(), "root", text.str()));
   run.id_ = id;
   run.path_ = state.path() + "/" + kOverlays + "/" + id;
-  run.root_ = root;
-  run.root_id_ = root_id;
+  run.roots_.push_back(OverlayRoot{root, root_id});
+  run.roots_.insert(run.roots_.end(), extra_roots.begin(), extra_roots.end());
+  std::ostringstream text;
+  for (size_t i = 0; i < run.roots_.size(); ++i) {
+    const OverlayRoot& one = run.roots_[i];
+    if (one.path.find('\n') != std::string::npos) {
+      return Error(ErrorKind::kUsage, "overlay: a path with a line break cannot be overlaid");
+    }
+    text << one.path << "\n" << one.id.dev << " " << one.id.ino << "\n";
+    if (i > 0 && ::mkdirat(run.dir_.get(), ("root." + std::to_string(i)).c_str(), 0700) != 0) {
+      return Io("cannot create the directory of root " + std::to_string(i), "mkdirat", errno);
+    }
+    CORRAL_ASSIGN_OR_RETURN(UniqueFd layer, run.LayerDir(i));
+    for (const char* name : {"upper", "work"}) {
+      if (::mkdirat(layer.get(), name, 0700) != 0) return Io(std::string("cannot create ") + name, "mkdirat", errno);
+    }
+  }
+  CORRAL_TRY(WriteSmallFile(run.dir_.get(), "root", text.str()));
   return run;
 }
 
@@ -166,12 +176,16 @@ Result<OverlayRun> OverlayRun::Open(const StateDir& state, const std::string& id
   CORRAL_ASSIGN_OR_RETURN(run.lock_, Lock(run.dir_.get(), wait, id));
   CORRAL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(run.dir_.get(), "root"));
   std::istringstream in(text);
-  std::getline(in, run.root_);
-  unsigned long long dev = 0, ino = 0;
-  if (run.root_.empty() || run.root_[0] != '/' || !(in >> dev >> ino)) {
+  for (std::string path, ids; std::getline(in, path);) {
+    unsigned long long dev = 0, ino = 0;
+    if (path.empty() || path[0] != '/' || !std::getline(in, ids) || !(std::istringstream(ids) >> dev >> ino)) {
+      return Error(ErrorKind::kPolicy, "overlay: run " + id + " names no workspace (its root file is damaged)");
+    }
+    run.roots_.push_back(OverlayRoot{path, FileIdentity{static_cast<dev_t>(dev), static_cast<ino_t>(ino)}});
+  }
+  if (run.roots_.empty()) {
     return Error(ErrorKind::kPolicy, "overlay: run " + id + " names no workspace (its root file is damaged)");
   }
-  run.root_id_ = FileIdentity{static_cast<dev_t>(dev), static_cast<ino_t>(ino)};
   run.id_ = id;
   run.path_ = state.path() + "/" + kOverlays + "/" + id;
   return run;
@@ -218,36 +232,57 @@ Result<std::string> OverlayRun::Newest(const StateDir& state) {
   return newest;
 }
 
-Result<UniqueFd> OverlayRun::Upper() const {
-  UniqueFd fd(::openat(dir_.get(), "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+Result<UniqueFd> OverlayRun::LayerDir(size_t index) const {
+  if (index >= roots_.size()) return Error(ErrorKind::kInternal, "overlay: no root " + std::to_string(index));
+  const std::string name = index == 0 ? std::string(".") : "root." + std::to_string(index);
+  UniqueFd fd(::openat(dir_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) return Io("cannot open " + name + " of run " + id_, "openat", errno);
+  return fd;
+}
+
+std::string OverlayRun::LayerPath(size_t index) const {
+  return index == 0 ? path_ : path_ + "/root." + std::to_string(index);
+}
+
+Result<UniqueFd> OverlayRun::Upper(size_t index) const {
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd layer, LayerDir(index));
+  UniqueFd fd(::openat(layer.get(), "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) return Io("cannot open the upper layer of run " + id_, "openat", errno);
   return fd;
 }
 
-Result<UniqueFd> OverlayRun::OpenRoot() const {
+Result<UniqueFd> OverlayRun::OpenRoot(size_t index) const {
+  if (index >= roots_.size()) return Error(ErrorKind::kInternal, "overlay: no root " + std::to_string(index));
+  const OverlayRoot& root = roots_[index];
+  const std::string named = index == 0 ? "the workspace " + root.path : root.path;
   struct open_how how = {};
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   if (MutantActive(Mutant::kApplyNoFollow)) how.resolve = 0;  // the mutant: the path is followed
-  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, root_.c_str(), &how, sizeof how)));
-  if (!fd) return Io("cannot open the workspace " + root_ + " without following a symlink", "openat2", errno);
+  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, root.path.c_str(), &how, sizeof how)));
+  if (!fd) return Io("cannot open " + named + " without following a symlink", "openat2", errno);
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return Io("cannot examine " + root_, "fstat", errno);
-  if ((st.st_dev != root_id_.dev || st.st_ino != root_id_.ino) && !MutantActive(Mutant::kApplyNoFollow)) {
-    return Error(ErrorKind::kPolicy, "overlay: the workspace " + root_ +
+  if (::fstat(fd.get(), &st) != 0) return Io("cannot examine " + root.path, "fstat", errno);
+  if ((st.st_dev != root.id.dev || st.st_ino != root.id.ino) && !MutantActive(Mutant::kApplyNoFollow)) {
+    return Error(ErrorKind::kPolicy, "overlay: " + named +
                                          " is not the directory the run overlaid (it was moved or replaced); "
                                          "nothing was applied");
   }
   return fd;
 }
 
-Result<std::string> OverlayRun::ReadBaseline() const { return ReadSmallFile(dir_.get(), "baseline"); }
+Result<std::string> OverlayRun::ReadBaseline(size_t index) const {
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd layer, LayerDir(index));
+  return ReadSmallFile(layer.get(), "baseline");
+}
 
-Result<void> OverlayRun::WriteBaseline(const std::string& text) const {
-  return WriteSmallFile(dir_.get(), "baseline", text);
+Result<void> OverlayRun::WriteBaseline(const std::string& text, size_t index) const {
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd layer, LayerDir(index));
+  return WriteSmallFile(layer.get(), "baseline", text);
 }
 
 Result<void> OverlayRun::Remove() {
+  for (size_t i = 1; i < roots_.size(); ++i) CORRAL_TRY(RemoveTreeAt(dir_.get(), "root." + std::to_string(i)));
   for (const char* name : {"upper", "work", "baseline", "root", ".baseline.new", ".root.new"}) {
     CORRAL_TRY(RemoveTreeAt(dir_.get(), name));
   }

@@ -6,9 +6,12 @@
 //     upper/     the overlayfs upper layer: every file the command wrote,
 //                whiteouts (deletions) and opaque directories
 //     work/      overlayfs's work directory
-//     root       the real workspace's path, then its (dev, inode), one a line
+//     root       the real workspace's path, then its (dev, inode), one a line;
+//                then the same two lines for each --overlay-root
 //     baseline   what each changed path was in the real tree when the run
 //                ended (overlay/changes.h): apply's conflict check
+//     root.N/    the N-th --overlay-root's (N from 1) own upper/, work/ and
+//                baseline, as above for the workspace
 //     lock       held (flock) by the run while it lives and by apply and
 //                discard: one of them at a time per run id
 //
@@ -36,14 +39,21 @@
 
 namespace corral {
 
+// One real tree a run overlays: the workspace (index 0) or an --overlay-root.
+struct OverlayRoot {
+  std::string path;
+  FileIdentity id;
+};
+
 class OverlayRun {
  public:
   enum class Wait { kNo, kYes };
 
-  // A new run's directory (upper, work, root, lock), locked. Refused when
-  // `id` is not a plain name or is taken.
+  // A new run's directory (upper, work, root, lock, and a root.N/ for each
+  // of `extra_roots`), locked. Refused when `id` is not a plain name or is
+  // taken.
   static Result<OverlayRun> Create(const StateDir& state, const std::string& id, const std::string& root,
-                                   FileIdentity root_id);
+                                   FileIdentity root_id, const std::vector<OverlayRoot>& extra_roots = {});
   // An existing run, locked (kNo: refused at once, code overlay_busy, when
   // a run or an apply holds it).
   static Result<OverlayRun> Open(const StateDir& state, const std::string& id, Wait wait);
@@ -54,28 +64,34 @@ class OverlayRun {
 
   const std::string& id() const { return id_; }
   const std::string& path() const { return path_; }  // for the overlayfs options only
-  const std::string& root() const { return root_; }   // the real workspace
-  FileIdentity root_id() const { return root_id_; }
+  const std::string& root() const { return roots_[0].path; }   // the real workspace
+  FileIdentity root_id() const { return roots_[0].id; }
+  // Every tree the run overlays: the workspace first, then each --overlay-root.
+  const std::vector<OverlayRoot>& roots() const { return roots_; }
   int dir() const { return dir_.get(); }
-  // The upper layer, O_PATH, opened without following a symlink.
-  Result<UniqueFd> Upper() const;
-  // The real workspace, opened without following a symlink at any
+  // The directory holding root `index`'s upper and work (for the overlayfs
+  // options only).
+  std::string LayerPath(size_t index) const;
+  // The upper layer of root `index`, O_PATH, opened without following a symlink.
+  Result<UniqueFd> Upper(size_t index = 0) const;
+  // The real tree `index`, opened without following a symlink at any
   // component, and only when it is still the (dev, inode) of the run.
-  Result<UniqueFd> OpenRoot() const;
+  Result<UniqueFd> OpenRoot(size_t index = 0) const;
 
-  // The baseline file's text ("" before the run ended).
-  Result<std::string> ReadBaseline() const;
-  Result<void> WriteBaseline(const std::string& text) const;
+  // Root `index`'s baseline file's text ("" before the run ended).
+  Result<std::string> ReadBaseline(size_t index = 0) const;
+  Result<void> WriteBaseline(const std::string& text, size_t index = 0) const;
 
   // Removes the run's directory and everything in it (the caller holds the
   // lock; the lock file goes last).
   Result<void> Remove();
 
  private:
+  // Root `index`'s own directory: the run's for the workspace, root.N for the others.
+  Result<UniqueFd> LayerDir(size_t index) const;
   std::string id_;
   std::string path_;
-  std::string root_;
-  FileIdentity root_id_;
+  std::vector<OverlayRoot> roots_;
   UniqueFd dir_;
   UniqueFd lock_;
   UniqueFd overlays_;  // <state>/overlay

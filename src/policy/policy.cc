@@ -315,6 +315,7 @@ Result<Policy> PolicyBuilder::Build() const {
     }
   }
   std::vector<std::string> flag_paths;
+  std::vector<std::string> write_grants;  // the --allow-write paths, pinned
   struct Requested {
     const std::vector<std::string>& paths;
     Access access;
@@ -478,6 +479,7 @@ Result<Policy> PolicyBuilder::Build() const {
         policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
       }
       if (credential) allowed_credentials.push_back(pinned.path);
+      if (&request.paths == &spec_.allow_write) write_grants.push_back(pinned.path);
       flag_paths.push_back(pinned.path);
       user_roots.push_back(pinned.path);
       user_grants.emplace_back(request.flag, pinned.path);
@@ -525,6 +527,33 @@ Result<Policy> PolicyBuilder::Build() const {
                                              ", so the grant would show nothing of it; drop one of the two");
       }
     }
+  }
+  // --overlay-root: a write grant outside the workspace, overlaid like it.
+  for (const std::string& path : spec_.overlay_root) {
+    const std::string flag(kOverlayRootList.flag);
+    CORRAL_ASSIGN_OR_RETURN(PinnedPath pinned, PinPath(path, flag));
+    if (!pinned.is_dir()) return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": not a directory");
+    if (std::find(write_grants.begin(), write_grants.end(), pinned.path) == write_grants.end()) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path +
+                                          ": not an --allow-write grant of this run; only a root the command may "
+                                          "write can be overlaid (grant it with --allow-write " + pinned.path + ")");
+    }
+    if (read_only) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": read-only mode writes nothing to overlay");
+    }
+    if (policy.workspace_ && (IsWithin(pinned.path, policy.workspace_->path) ||
+                              IsWithin(policy.workspace_->path, pinned.path))) {
+      return Error(ErrorKind::kUsage, flag + " " + pinned.path +
+                                          ": it holds or lies inside the workspace, which --overlay already "
+                                          "overlays; name roots outside it");
+    }
+    for (const PinnedPath& other : policy.overlay_roots_) {
+      if (IsWithin(pinned.path, other.path) || IsWithin(other.path, pinned.path)) {
+        return Error(ErrorKind::kUsage, flag + " " + pinned.path + ": it holds or lies inside the overlay root " +
+                                            other.path + "; name each tree once");
+      }
+    }
+    policy.overlay_roots_.push_back(pinned);
   }
   if (read_only && policy.workspace_) policy.notes_.push_back("the workspace is read-only under read-only mode");
 
@@ -706,6 +735,30 @@ Result<Policy> PolicyBuilder::Build() const {
     return Error(ErrorKind::kUsage, "--tmpfs-size " + TmpfsSizeText(spec_.tmpfs_size) + ": must be between " +
                                         TmpfsSizeText(kMinTmpfsSize) + " and " + TmpfsSizeText(kMaxTmpfsSize));
   }
+  // The limits: in range whichever vocabulary set them (a PolicyBuilder
+  // caller too).
+  auto limit = [](const LimitSetting& setting, const std::optional<uint64_t>& value) -> Status {
+    if (value && (*value < setting.minimum || *value > setting.maximum)) {
+      return Error(ErrorKind::kUsage, std::string(setting.flag) + " " + LimitText(setting, *value) +
+                                          ": must be between " + LimitText(setting, setting.minimum) + " and " +
+                                          LimitText(setting, setting.maximum));
+    }
+    return Ok();
+  };
+  CORRAL_TRY(limit(kMaxProcsSetting, spec_.max_procs));
+  CORRAL_TRY(limit(kMaxMemorySetting, spec_.max_memory));
+  CORRAL_TRY(limit(kMaxFileSizeSetting, spec_.max_file_size));
+  CORRAL_TRY(limit(kMaxOpenFilesSetting, spec_.max_open_files));
+  if (spec_.max_cpu_seconds && (*spec_.max_cpu_seconds < kMaxCpuSecondsSetting.minimum ||
+                                *spec_.max_cpu_seconds > kMaxCpuSecondsSetting.maximum)) {
+    return Error(ErrorKind::kUsage, "--max-cpu-seconds: must be between 1 and " +
+                                        std::to_string(kMaxCpuSecondsSetting.maximum.count()) + " seconds");
+  }
+  policy.limits_.procs = spec_.max_procs;
+  policy.limits_.memory_bytes = spec_.max_memory;
+  if (spec_.max_cpu_seconds) policy.limits_.cpu_seconds = static_cast<uint64_t>(spec_.max_cpu_seconds->count());
+  policy.limits_.file_size_bytes = spec_.max_file_size;
+  policy.limits_.open_files = spec_.max_open_files;
   if (spec_.pin_sha256) {
     if (!IsSha256Hex(*spec_.pin_sha256)) {
       return Error(ErrorKind::kUsage, "--pin-sha256 " + *spec_.pin_sha256 +
@@ -736,6 +789,15 @@ Result<Policy> PolicyBuilder::Build() const {
   // Only when set: a default policy keeps the fingerprint it had before the
   // size existed.
   if (spec_.tmpfs_size != kDefaultTmpfsSize) canonical["tmpfs_size"] = spec_.tmpfs_size;
+  // Only when set, likewise: a policy without limits keeps its fingerprint.
+  if (policy.limits_.any()) {
+    auto value = [](const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    canonical["limits"] = {{"procs", value(policy.limits_.procs)},
+                           {"memory", value(policy.limits_.memory_bytes)},
+                           {"cpu_seconds", value(policy.limits_.cpu_seconds)},
+                           {"file_size", value(policy.limits_.file_size_bytes)},
+                           {"open_files", value(policy.limits_.open_files)}};
+  }
   if (!policy.egress_.allow_text.empty() || !policy.egress_.deny_text.empty() || !policy.egress_.local_ports.empty()) {
     canonical["egress"] = {{"allow_host", policy.egress_.allow_text},
                            {"deny_host", policy.egress_.deny_text},

@@ -25,6 +25,7 @@
 #include "policy/mode.h"
 #include "policy/path.h"
 #include "policy/protected.h"
+#include "policy/resource_limits.h"
 #include "policy/roots.h"
 #include "policy/spec.h"
 
@@ -98,6 +99,8 @@ class Policy {
   std::optional<std::chrono::seconds> timeout() const { return timeout_; }
   // The size of each private tmpfs (policy/tmpfs_size.h), in bytes.
   uint64_t tmpfs_size() const { return spec_.tmpfs_size; }
+  // The resource limits (policy/resource_limits.h); none set by default.
+  const ResourceLimits& limits() const { return limits_; }
   // The SHA-256 the program must hash to, if pinned.
   const std::optional<std::string>& pin_sha256() const { return pin_sha256_; }
   Enforcement enforcement() const { return enforcement_; }
@@ -105,7 +108,13 @@ class Policy {
   // --best-effort: --accept-rung and the user config's accept_rung.
   const std::vector<std::string>& accepted_rungs() const { return spec_.accept_rung; }
   // Where the workspace's writes go: the real tree, or a per-run overlay.
-  WriteView write_view() const { return spec_.overlay ? WriteView::kOverlay : WriteView::kDirect; }
+  // --overlay-root implies --overlay.
+  WriteView write_view() const {
+    return spec_.overlay || !spec_.overlay_root.empty() ? WriteView::kOverlay : WriteView::kDirect;
+  }
+  // The --overlay-root trees (write grants outside the workspace), overlaid
+  // besides the workspace, in the order given.
+  const std::vector<PinnedPath>& overlay_roots() const { return overlay_roots_; }
   const HostContext& host() const { return host_; }
 
   // Credential stores shown by --allow-credential (each is audited).
@@ -141,6 +150,7 @@ class Policy {
   std::vector<std::string> notes_;
   std::string home_gitconfig_;
   std::optional<PinnedPath> workspace_;
+  std::vector<PinnedPath> overlay_roots_;
   std::vector<PathGrant> grants_;
   std::vector<SystemSymlink> symlinks_;
   std::vector<MaskedPath> masks_;
@@ -151,6 +161,7 @@ class Policy {
   EgressRules egress_;
   std::vector<std::string> env_allow_;
   std::optional<std::chrono::seconds> timeout_;
+  ResourceLimits limits_;
   std::optional<std::string> pin_sha256_;
   Enforcement enforcement_ = Enforcement::kRequired;
   std::string canonical_json_;
@@ -187,7 +198,10 @@ class PolicyBuilder {
   PolicyBuilder& AcknowledgeDangerFullAccess();
   // One setter per scalar sandbox setting (spec_fields.h, where each one's
   // meaning and danger is said): SetEnforcement(Enforcement), Home(HomeMode),
-  // Network(NetworkMode), Timeout(std::chrono::seconds), TmpfsSize(uint64_t).
+  // Network(NetworkMode), Timeout(std::chrono::seconds), TmpfsSize(uint64_t),
+  // and the resource limits MaxProcs(uint64_t), MaxMemory(uint64_t bytes),
+  // MaxCpuSeconds(std::chrono::seconds), MaxFileSize(uint64_t bytes),
+  // MaxOpenFiles(uint64_t).
   // SetEnforcement(Enforcement::kBestEffort) is dangerous: the run goes
   // ahead on a host that cannot enforce everything.
 #define CORRAL_DECLARE_SETTER(member, Setter, setting) PolicyBuilder& Setter(SettingArg<setting> value);

@@ -83,6 +83,30 @@ std::string RenderNarrowingRow(const Setting<uint64_t>& setting) {
                       "raise it above the user's or the default");
 }
 
+std::string RenderNarrowingRow(const LimitSetting& setting) {
+  return NarrowingRow(setting.key, "lower it, or set one when the user has none", "raise it above the user's");
+}
+
+std::string LimitText(const LimitSetting& setting, uint64_t value) {
+  return setting.unit == LimitUnit::kBytes ? TmpfsSizeText(value) : std::to_string(value);
+}
+
+Result<uint64_t> ParseLimit(const LimitSetting& setting, std::string_view text) {
+  const std::string what(setting.key);
+  if (setting.unit == LimitUnit::kBytes) return ParseSize(text, setting.minimum, setting.maximum, what);
+  auto bad = [&](const std::string& why) { return Error(ErrorKind::kUsage, what + " \"" + std::string(text) + "\": " + why); };
+  if (text.empty() || text.size() > 19) return bad("expected a whole number");
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return bad("expected a whole number");
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (value < setting.minimum || value > setting.maximum) {
+    return bad("must be between " + std::to_string(setting.minimum) + " and " + std::to_string(setting.maximum));
+  }
+  return value;
+}
+
 std::string_view NetworkModeName(NetworkMode mode) { return ChoiceName(kNetworkSetting, mode); }
 std::string_view HomeModeName(HomeMode mode) { return ChoiceName(kHomeSetting, mode); }
 
@@ -96,6 +120,9 @@ std::string RenderDocRow(const Setting<std::chrono::seconds, std::optional<std::
              "integer, seconds, " + std::to_string(setting.minimum.count()) + " to " +
                  std::to_string(setting.maximum.count()) + " (" + std::string(setting.maximum_text) + ")",
              std::string(setting.doc_default), setting.flag, setting.doc);
+}
+std::string RenderDocRow(const LimitSetting& setting) {
+  return Row(setting.key, std::string(setting.doc_type), std::string(setting.doc_default), setting.flag, setting.doc);
 }
 std::string RenderDocRow(const Setting<uint64_t>& setting) {
   return Row(setting.key, std::string(setting.doc_type), std::string(setting.doc_default), setting.flag, setting.doc);

@@ -101,6 +101,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/result.h"
 #include "policy/tmpfs_size.h"
 
 namespace corral {
@@ -147,6 +148,10 @@ enum class WriteView {
   kOverlay,  // into a per-run upper layer; the real tree changes only on `corral apply` (overlay/overlay.h)
 };
 
+// What a resource limit (max_procs, max_memory, ...) counts: a limit is a
+// whole number read as such, or a size read like tmpfs_size ("512m").
+enum class LimitUnit { kCount, kBytes };
+
 // Whether a run may go ahead with mechanisms the host cannot provide
 // (best_effort, and PolicyBuilder::SetEnforcement).
 enum class Enforcement {
@@ -178,6 +183,7 @@ struct Setting {
   T minimum{};       // seconds and sizes: the smallest value a file or flag may give
   T maximum{};       // the largest value a file or flag may give (JSON: a size's largest)
   std::string_view maximum_text{};  // seconds: the maximum in words ("one year")
+  LimitUnit unit = LimitUnit::kCount;  // a limit: what it counts
   // docs/config.md: the row's type and default columns (derived for all
   // but a size, so they cannot drift from `choices` or the limits), and its
   // notes.
@@ -291,6 +297,104 @@ inline constexpr Setting<uint64_t> kTmpfsSizeSetting{
            "gets `--size` for `/tmp` and `$HOME`).",
 };
 
+// The resource limits (docs/limits.md): unset is no limit; a project file
+// may lower the user's, or set one when the user has none, never raise it.
+// Each becomes an rlimit of the command (policy/resource_limits.h), and
+// max_procs and max_memory a cgroup v2 limit of the whole sandbox where the
+// host gives one (confine/cgroup.h).
+using LimitSetting = Setting<uint64_t, std::optional<uint64_t>>;
+
+inline constexpr LimitSetting kMaxProcsSetting{
+    .key = "max_procs",
+    .spec_default = std::nullopt,
+    .flag = "--max-procs",
+    .flag_value = "N",
+    .flag_help = "at most N processes (and threads) in the sandbox: RLIMIT_NPROC, and pids.max where corral can "
+                 "make a cgroup; refused where neither holds (root without a pids cgroup) unless --best-effort",
+    .project = ProjectRule::kLowerOnly,
+    .refusal = "process limit",
+    .minimum = 1,
+    .maximum = 4194304,
+    .unit = LimitUnit::kCount,
+    .doc_type = "integer, 1 to 4194304",
+    .doc_default = "no limit",
+    .doc = "Processes and threads the command may have at once. RLIMIT_NPROC, counted per user in the sandbox's "
+           "user namespace, plus `pids.max` of a cgroup of the run's own where the host gives one. Global root "
+           "is exempt from RLIMIT_NPROC, so as root it needs the cgroup: refused without one unless "
+           "`best_effort`. See [limits](limits.md).",
+};
+
+inline constexpr LimitSetting kMaxMemorySetting{
+    .key = "max_memory",
+    .spec_default = std::nullopt,
+    .flag = "--max-memory",
+    .flag_value = "SIZE",
+    .flag_help = "cap each process's address space at SIZE (RLIMIT_AS; 512m, 2g), and the whole sandbox's memory "
+                 "where corral can make a cgroup (memory.max, no swap)",
+    .project = ProjectRule::kLowerOnly,
+    .refusal = "memory limit",
+    .minimum = 16 * 1024 * 1024,
+    .maximum = 16ull * 1024 * 1024 * 1024 * 1024,
+    .unit = LimitUnit::kBytes,
+    .doc_type = "string: a whole number with `k`, `m`, `g` or `t` (binary units), or an integer (bytes); 16m "
+                "to 16t",
+    .doc_default = "no limit",
+    .doc = "Each process's address space (RLIMIT_AS): an allocation past it fails inside. Where the host gives a "
+           "cgroup of the run's own, also the whole sandbox's memory (`memory.max`, `memory.swap.max` 0). "
+           "Without one the cap is per process, and the report says so. See [limits](limits.md).",
+};
+
+inline constexpr Setting<std::chrono::seconds, std::optional<std::chrono::seconds>> kMaxCpuSecondsSetting{
+    .key = "max_cpu_seconds",
+    .spec_default = std::nullopt,
+    .flag = "--max-cpu-seconds",
+    .flag_value = "SECONDS",
+    .flag_help = "kill a process of the command that has used SECONDS of CPU time (RLIMIT_CPU: SIGXCPU)",
+    .project = ProjectRule::kLowerOnly,
+    .refusal = "CPU time limit",
+    .minimum = std::chrono::seconds(1),
+    .maximum = std::chrono::seconds(365LL * 24 * 3600),
+    .maximum_text = "one year",
+    .doc_default = "no limit",
+    .doc = "CPU time of each process (RLIMIT_CPU): past it the kernel sends SIGXCPU, then SIGKILL a second "
+           "later. The exit record names the limit. See [limits](limits.md).",
+};
+
+inline constexpr LimitSetting kMaxFileSizeSetting{
+    .key = "max_file_size",
+    .spec_default = std::nullopt,
+    .flag = "--max-file-size",
+    .flag_value = "SIZE",
+    .flag_help = "no file written larger than SIZE (RLIMIT_FSIZE: the write fails and SIGXFSZ ends the process)",
+    .project = ProjectRule::kLowerOnly,
+    .refusal = "file size limit",
+    .minimum = 1024,
+    .maximum = 16ull * 1024 * 1024 * 1024 * 1024,
+    .unit = LimitUnit::kBytes,
+    .doc_type = "string: a whole number with `k`, `m`, `g` or `t` (binary units), or an integer (bytes); 1k to "
+                "16t",
+    .doc_default = "no limit",
+    .doc = "The largest file a process may write (RLIMIT_FSIZE): a write past it fails and SIGXFSZ ends the "
+           "process; the exit record names the limit. See [limits](limits.md).",
+};
+
+inline constexpr LimitSetting kMaxOpenFilesSetting{
+    .key = "max_open_files",
+    .spec_default = std::nullopt,
+    .flag = "--max-open-files",
+    .flag_value = "N",
+    .flag_help = "at most N open descriptors per process (RLIMIT_NOFILE: the next open fails with EMFILE)",
+    .project = ProjectRule::kLowerOnly,
+    .refusal = "open file limit",
+    .minimum = 4,
+    .maximum = 1048576,
+    .unit = LimitUnit::kCount,
+    .doc_type = "integer, 4 to 1048576",
+    .doc_default = "no limit",
+    .doc = "Descriptors each process may hold (RLIMIT_NOFILE): the next open fails with \"Too many open files\". "
+           "Never above the limit corral itself runs under. See [limits](limits.md).",
+};
+
 // X(member, Setter, setting): the PolicySpec member, the PolicyBuilder
 // setter, the description. The order is the order of the project file's
 // checks (the first refusal is the one reported).
@@ -300,7 +404,12 @@ inline constexpr Setting<uint64_t> kTmpfsSizeSetting{
   X(network, Network, kNetworkSetting)               \
   X(overlay, Overlay, kOverlaySetting)               \
   X(timeout, Timeout, kTimeoutSetting)               \
-  X(tmpfs_size, TmpfsSize, kTmpfsSizeSetting)
+  X(tmpfs_size, TmpfsSize, kTmpfsSizeSetting)         \
+  X(max_procs, MaxProcs, kMaxProcsSetting)            \
+  X(max_memory, MaxMemory, kMaxMemorySetting)         \
+  X(max_cpu_seconds, MaxCpuSeconds, kMaxCpuSecondsSetting) \
+  X(max_file_size, MaxFileSize, kMaxFileSizeSetting)  \
+  X(max_open_files, MaxOpenFiles, kMaxOpenFilesSetting)
 
 // The list settings: grants and names, each given any number of times.
 
@@ -362,6 +471,20 @@ inline constexpr ListSetting kAllowWriteList{
     .flag_help = "grant read and write on PATH (repeatable)",
     .project = ProjectListRule::kInsideWorkspace,
     .doc = "Read and write grants (read-only under `mode = \"read-only\"`).",
+};
+
+// An --allow-write root outside the workspace made an overlay like the
+// workspace (docs/overlay.md): only a root that is already a write grant.
+inline constexpr ListSetting kOverlayRootList{
+    .key = "overlay_root",
+    .element = ListElement::kPath,
+    .flag = "--overlay-root",
+    .flag_help = "make the --allow-write root PATH (outside the workspace) a copy-on-write overlay too, reviewed "
+                 "with the workspace's by corral diff, apply and discard (implies --overlay; repeatable)",
+    .project = ProjectListRule::kInsideWorkspace,
+    .profile = ProfileRule::kCombines,
+    .doc = "`allow_write` roots outside the workspace that are copy-on-write overlays too (implies `overlay`); "
+           "each must be an `allow_write` grant. See [docs/overlay.md](overlay.md).",
 };
 
 inline constexpr ListSetting kAllowExecList{
@@ -562,6 +685,7 @@ inline constexpr ListSetting kAcceptRungList{
 #define CORRAL_CONFIG_LISTS(X)                 \
   X(allow_read, AllowRead, kAllowReadList)     \
   X(allow_write, AllowWrite, kAllowWriteList)  \
+  X(overlay_root, OverlayRoot, kOverlayRootList) \
   X(allow_exec, AllowExec, kAllowExecList)     \
   X(allow_env, AllowEnv, kAllowEnvList)        \
   X(allow_toolchain, AllowToolchain, kAllowToolchainList) \
@@ -642,6 +766,7 @@ std::string RenderDocRow(const Setting<HomeMode>& setting);
 std::string RenderDocRow(const Setting<NetworkMode>& setting);
 std::string RenderDocRow(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting);
 std::string RenderDocRow(const Setting<uint64_t>& setting);
+std::string RenderDocRow(const LimitSetting& setting);
 // Its row of docs/config.md's project-narrowing table, from `project`:
 // | `key` | the project config may | it may not |
 std::string RenderSwitchNarrowingRow(std::string_view key, ProjectRule project, NarrowSide narrow);
@@ -653,6 +778,13 @@ std::string RenderNarrowingRow(const Setting<HomeMode>& setting);
 std::string RenderNarrowingRow(const Setting<NetworkMode>& setting);
 std::string RenderNarrowingRow(const Setting<std::chrono::seconds, std::optional<std::chrono::seconds>>& setting);
 std::string RenderNarrowingRow(const Setting<uint64_t>& setting);
+std::string RenderNarrowingRow(const LimitSetting& setting);
+// A limit's value as a flag or file would write it: "512m" for a size, "64"
+// for a count.
+std::string LimitText(const LimitSetting& setting, uint64_t value);
+// A limit as typed ("64", "512m"; a size with k, m, g or t): kUsage outside
+// the setting's minimum..maximum, naming its key.
+Result<uint64_t> ParseLimit(const LimitSetting& setting, std::string_view text);
 // A list's row of the [sandbox] table (a flag-only list's key column says
 // "(no key)"), and the narrowing table's rows of `settings`: one per rule,
 // naming every list it governs, in the order first met; flag-only lists have

@@ -145,6 +145,11 @@ TEST(SpecFields, JsonRoundTripsEverySetting) {
   spec.network = NetworkMode::kAll;
   spec.timeout = std::chrono::seconds(42);
   spec.tmpfs_size = 512 * kMiB;
+  spec.max_procs = 64;
+  spec.max_memory = 256 * kMiB;
+  spec.max_cpu_seconds = std::chrono::seconds(9);
+  spec.max_file_size = 4096;
+  spec.max_open_files = 100;
   spec.user_config_grants = {"/user"};
   spec.project_config_grants = {"/project"};
 #define CORRAL_FILL_LIST(member, Adder, setting) spec.member = {"/" #member, "/" #member "/2"};
@@ -158,6 +163,21 @@ TEST(SpecFields, JsonRoundTripsEverySetting) {
   Result<PolicySpec> back = SpecFromJson(json);
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, spec);
+}
+
+// A limit in JSON: null is no limit; a number outside the range, or not a
+// whole number, is refused naming the key.
+TEST(SpecFields, JsonLimitsAreChecked) {
+  Result<PolicySpec> unset = SpecFromJson(nlohmann::json{{"max_procs", nullptr}});
+  ASSERT_TRUE(unset.ok()) << unset.error().message();
+  EXPECT_FALSE(unset->max_procs.has_value());
+  for (const nlohmann::json& bad : {nlohmann::json{{"max_procs", 0}}, nlohmann::json{{"max_procs", -1}},
+                                    nlohmann::json{{"max_open_files", 3}}, nlohmann::json{{"max_memory", "1g"}},
+                                    nlohmann::json{{"max_file_size", 1.5}}}) {
+    Result<PolicySpec> refused = SpecFromJson(bad);
+    ASSERT_FALSE(refused.ok()) << bad.dump();
+    EXPECT_NE(refused.error().message().find(bad.begin().key()), std::string::npos) << refused.error().message();
+  }
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ nlohmann::json SettingToJson(const Setting<std::chrono::seconds, std::optional<s
   return value ? nlohmann::json(value->count()) : nlohmann::json(nullptr);
 }
 nlohmann::json SettingToJson(const Setting<uint64_t>&, uint64_t value) { return value; }
+nlohmann::json SettingToJson(const LimitSetting&, const std::optional<uint64_t>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
 
 template <typename E>
 Status SettingFromJson(const Switch<E>& setting, const nlohmann::json& value, bool& out) {
@@ -83,6 +86,20 @@ Status SettingFromJson(const Setting<uint64_t>& setting, const nlohmann::json& v
   if (!in_range) {
     return Bad(std::string(setting.key), "expected a number of bytes between " + TmpfsSizeText(setting.minimum) +
                                              " and " + TmpfsSizeText(setting.maximum));
+  }
+  out = value.get<uint64_t>();
+  return Ok();
+}
+
+// null leaves the default (no limit); a number must be in the limit's range.
+Status SettingFromJson(const LimitSetting& setting, const nlohmann::json& value, std::optional<uint64_t>& out) {
+  if (value.is_null()) return Ok();
+  bool in_range = value.is_number_unsigned() && value.get<uint64_t>() >= setting.minimum &&
+                  value.get<uint64_t>() <= setting.maximum;
+  if (!in_range) {
+    return Bad(std::string(setting.key), "expected null or a number between " +
+                                             LimitText(setting, setting.minimum) + " and " +
+                                             LimitText(setting, setting.maximum));
   }
   out = value.get<uint64_t>();
   return Ok();

@@ -24,8 +24,12 @@ std::string Options(uint64_t size, std::string_view mode) {
 }  // namespace
 
 Result<uint64_t> ParseTmpfsSize(std::string_view text) {
+  return ParseSize(text, kMinTmpfsSize, kMaxTmpfsSize, "tmpfs size");
+}
+
+Result<uint64_t> ParseSize(std::string_view text, uint64_t minimum, uint64_t maximum, std::string_view what) {
   auto bad = [&](const std::string& why) {
-    return Error(ErrorKind::kUsage, "tmpfs size \"" + std::string(text) + "\": " + why);
+    return Error(ErrorKind::kUsage, std::string(what) + " \"" + std::string(text) + "\": " + why);
   };
   std::string_view digits = text;
   uint64_t unit = 1;
@@ -38,14 +42,14 @@ Result<uint64_t> ParseTmpfsSize(std::string_view text) {
       }
     }
   }
-  if (digits.empty() || digits.size() > 13) return bad("expected a whole number with k, m, g or t (for example 1g)");
+  if (digits.empty() || digits.size() > 19) return bad("expected a whole number with k, m, g or t (for example 1g)");
   uint64_t value = 0;
   for (char c : digits) {
     if (c < '0' || c > '9') return bad("expected a whole number with k, m, g or t (for example 1g)");
     value = value * 10 + static_cast<uint64_t>(c - '0');
   }
-  if (value > kMaxTmpfsSize / unit || value * unit < kMinTmpfsSize) {
-    return bad("must be between " + TmpfsSizeText(kMinTmpfsSize) + " and " + TmpfsSizeText(kMaxTmpfsSize));
+  if (value > maximum / unit || value * unit < minimum) {
+    return bad("must be between " + TmpfsSizeText(minimum) + " and " + TmpfsSizeText(maximum));
   }
   return value * unit;
 }

@@ -33,6 +33,9 @@ inline constexpr uint64_t kMaxTmpfsSize = 1024 * 1024 * kMiB;  // 1 TiB
 // "N", "Nk", "Nm", "Ng" or "Nt" (binary units, either case); whole numbers.
 // Refused (kUsage) outside kMinTmpfsSize..kMaxTmpfsSize.
 Result<uint64_t> ParseTmpfsSize(std::string_view text);
+// The same spelling for any size (a resource limit): kUsage outside
+// minimum..maximum or on overflow, the message starting with `what`.
+Result<uint64_t> ParseSize(std::string_view text, uint64_t minimum, uint64_t maximum, std::string_view what);
 // The shortest exact form ParseTmpfsSize reads back ("1g", "1536m", "5000").
 std::string TmpfsSizeText(uint64_t bytes);
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "base/mutant.h"
+#include "net/asking_gate.h"
 #include "net/host_allowlist.h"
 #include "net/hosts_file.h"
 #include "policy/egress_capture.h"
@@ -152,7 +153,8 @@ std::shared_ptr<SyntheticNames> SyntheticNamesFor(const Policy& policy) {
 
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
                                                       EgressReporter& reporter,
-                                                      std::shared_ptr<const SyntheticNames> synthetic) {
+                                                      std::shared_ptr<const SyntheticNames> synthetic,
+                                                      std::shared_ptr<gate::NetworkApprover> network) {
   // Two descriptors a connection, and a pipe's two for each direction
   // while its bytes move: room for the proxy's connections under corral's
   // own soft limit, up to the hard one (the sandbox, cloned already, keeps
@@ -165,8 +167,31 @@ Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, Egre
       (void)::setrlimit(RLIMIT_NOFILE, &files);
     }
   }
-  auto gate = std::make_shared<HostAllowlist>(policy.egress().hosts, policy.egress().private_ranges);
+  std::shared_ptr<const EgressGate> gate =
+      std::make_shared<HostAllowlist>(policy.egress().hosts, policy.egress().private_ranges);
   EgressOptions options;
+  if (network) {
+    // Network approval on demand: what the lists do not name is held and
+    // asked about (gate/network_approval.h); the lists and corral's own
+    // refusals still decide everything else.
+    options.ask_timeout = network->timeout();
+    EgressAsker asker = [network](const std::string& host, uint16_t port,
+                                  std::chrono::steady_clock::time_point deadline) {
+      gate::NetworkAnswer given = network->Ask(host, port, deadline);
+      EgressAnswerGiven answer;
+      answer.by = given.by;
+      answer.why = given.why;
+      switch (given.answer) {
+        case ApprovalAnswer::kDeny: answer.answer = EgressAnswer::kDeny; break;
+        case ApprovalAnswer::kAllowOnce: answer.answer = EgressAnswer::kAllowConnection; break;
+        case ApprovalAnswer::kAllowForRun: answer.answer = EgressAnswer::kAllowRun; break;
+        case ApprovalAnswer::kAllowForSession: answer.answer = EgressAnswer::kAllowSession; break;
+      }
+      return answer;
+    };
+    gate = std::make_shared<AskingGate>(std::move(gate), std::move(asker), network->timeout(),
+                                        network->AllowedForSession());
+  }
   // The host's own names table, read here: every other name is looked up as
   // an absolute name (no search domain ever appended).
   options.names = ReadHostsFile("/etc/hosts");
@@ -183,6 +208,8 @@ AuditEvent EgressEvent(const EgressDecision& decision) {
       .Set("verdict", decision.verdict == EgressVerdict::kAllowed ? "allowed" : "denied")
       .Set("rule", decision.rule);
   if (!decision.address.empty()) event.Set("address", decision.address);
+  if (!decision.answered_by.empty()) event.Set("answered_by", decision.answered_by);
+  if (decision.scope) event.Set("scope", EgressScopeName(*decision.scope));
   event.Set("sent", static_cast<int64_t>(decision.bytes_sent))
       .Set("received", static_cast<int64_t>(decision.bytes_received));
   return event;

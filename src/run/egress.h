@@ -4,7 +4,9 @@
 //
 // Each decision is one `egress` record in the trail as it happens:
 // protocol, host, port, verdict, rule, the address connected to and the
-// bytes each way; never a payload, a header or a URL. The proxy's thread
+// bytes each way, and for a place someone was asked about, who answered
+// (`answered_by`) and, when allowed, for what (`scope`: connection, run or
+// session); never a payload, a header or a URL. The proxy's thread
 // never writes a record itself: it queues it for the reporter's writer
 // thread, which writes each with one write(2) (the trail's), so a trail that
 // stalls (`--audit -` with a reader that stopped reading) never stalls the
@@ -41,6 +43,7 @@
 #include <tuple>
 
 #include "audit/audit.h"
+#include "gate/network_approval.h"
 #include "net/egress_proxy.h"
 #include "policy/policy.h"
 
@@ -88,10 +91,13 @@ class EgressReporter {
 
 // Called from Spawn (Command::serve_egress), before the command's exec.
 // `synthetic`: the names behind the synthetic addresses the sandbox's name
-// server gives (null: no transparent capture).
+// server gives (null: no transparent capture). `network`: who is asked about
+// a place no --allow-host rule names (net/asking_gate.h wraps the
+// allowlist); null: such a place is refused.
 Result<std::unique_ptr<EgressProxy>> StartEgressProxy(const Policy& policy, EgressListeners listeners,
                                                       EgressReporter& reporter,
-                                                      std::shared_ptr<const SyntheticNames> synthetic = nullptr);
+                                                      std::shared_ptr<const SyntheticNames> synthetic = nullptr,
+                                                      std::shared_ptr<gate::NetworkApprover> network = nullptr);
 
 // The table of synthetic addresses for the policy's allowed names, under
 // --allow-host; null otherwise.

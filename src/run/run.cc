@@ -1,6 +1,7 @@
 #include "run/run.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/mutant.h"
+#include "kernel/cgroup.h"
+#include "policy/tmpfs_size.h"
 #include "confine/plan.h"
 #include "exec/denials.h"
 #include "confine/env.h"
@@ -72,18 +75,38 @@ int64_t NowNs() {
 // that run changed is compared with the real tree as it was when that run
 // ended, so an edit the user made between the runs stays a conflict.
 std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns, OverlayOwned owned) {
-  Result<UniqueFd> upper = run.Upper();
-  Result<UniqueFd> root = upper.ok() ? run.OpenRoot() : Result<UniqueFd>(upper.error());
-  Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
-                                        : Result<ChangeSet>(root.error());
-  if (changes.ok() && owned == OverlayOwned::kStackedOn && !MutantActive(Mutant::kOverlayStackBaseline)) {
-    Result<std::string> earlier = run.ReadBaseline();
-    Result<void> kept = earlier.ok() ? AttachBaseline(*earlier, *changes) : Result<void>(earlier.error());
-    if (!kept.ok()) changes = std::move(kept).error();
+  ChangeSet shown;  // every root's changes, an --overlay-root's named by its absolute path
+  Result<void> written;
+  for (size_t i = 0; i < run.roots().size() && written.ok(); ++i) {
+    Result<UniqueFd> upper = run.Upper(i);
+    Result<UniqueFd> root = upper.ok() ? run.OpenRoot(i) : Result<UniqueFd>(upper.error());
+    Result<ChangeSet> changes = root.ok() ? ScanChanges(upper->get(), root->get(), started_ns)
+                                          : Result<ChangeSet>(root.error());
+    if (changes.ok() && owned == OverlayOwned::kStackedOn && !MutantActive(Mutant::kOverlayStackBaseline)) {
+      Result<std::string> earlier = run.ReadBaseline(i);
+      Result<void> kept = earlier.ok() ? AttachBaseline(*earlier, *changes) : Result<void>(earlier.error());
+      if (!kept.ok()) changes = std::move(kept).error();
+    }
+    written = changes.ok() ? run.WriteBaseline(SerializeBaseline(*changes), i) : Result<void>(changes.error());
+    if (!written.ok()) break;
+    shown.upper_bytes += changes->upper_bytes;
+    for (size_t c = 0; c < changes->changes.size(); ++c) {
+      Change change = changes->changes[c];
+      if (i > 0) {
+        change.path = run.roots()[i].path + "/" + change.path;
+        if (!change.renamed_from.empty()) change.renamed_from = run.roots()[i].path + "/" + change.renamed_from;
+      }
+      shown.changes.push_back(std::move(change));
+      shown.baseline.push_back(changes->baseline[c]);
+    }
   }
-  Result<void> written = changes.ok() ? run.WriteBaseline(SerializeBaseline(*changes)) : Result<void>(changes.error());
   AuditEvent event("overlay");
   event.Set("overlay_run", run.id()).Set("root", run.root());
+  if (run.roots().size() > 1) {
+    std::vector<std::string> roots;
+    for (const OverlayRoot& root : run.roots()) roots.push_back(root.path);
+    event.Set("roots", roots);
+  }
   if (owned == OverlayOwned::kStackedOn) event.Set("stacked", true);
   if (!written.ok()) {
     event.Set("error", written.error().ToString());
@@ -92,30 +115,47 @@ std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t star
            "; apply will refuse them (`corral discard " + run.id() + "` drops them)\n";
   }
   int counts[5] = {};
-  for (const Change& change : changes->changes) ++counts[static_cast<int>(change.kind)];
-  event.Set("upper_bytes", static_cast<int64_t>(changes->upper_bytes))
-      .Set("changes", static_cast<int>(changes->changes.size()))
+  for (const Change& change : shown.changes) ++counts[static_cast<int>(change.kind)];
+  event.Set("upper_bytes", static_cast<int64_t>(shown.upper_bytes))
+      .Set("changes", static_cast<int>(shown.changes.size()))
       .Set("added", counts[static_cast<int>(ChangeKind::kAdded)])
       .Set("modified", counts[static_cast<int>(ChangeKind::kModified)])
       .Set("deleted", counts[static_cast<int>(ChangeKind::kDeleted)]);
   audit.Record(event);
   // Nothing to review: nothing is kept.
-  if (changes->changes.empty() && run.Remove().ok()) {
+  if (shown.changes.empty() && run.Remove().ok()) {
     return "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
   }
-  return RenderSummary(run.id(), *changes);
+  return RenderSummary(run.id(), shown);
 }
 
 // `--overlay-on RUN`: the pending run `id`, locked (refused at once when a
 // run, an apply or a discard holds it), and only when it overlays this
 // run's workspace (the same path and the same (dev, inode)).
-Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, const PinnedPath& workspace) {
+Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, const PinnedPath& workspace,
+                                 const std::vector<PinnedPath>& extra_roots) {
   CORRAL_ASSIGN_OR_RETURN(OverlayRun run, OverlayRun::Open(state, id, OverlayRun::Wait::kNo));
   if ((run.root() != workspace.path || run.root_id().dev != workspace.id.dev ||
        run.root_id().ino != workspace.id.ino) &&
       !MutantActive(Mutant::kOverlayStackWorkspace)) {
     return Error(ErrorKind::kUsage, "--overlay-on " + id + ": that run overlays the workspace " + run.root() +
                                         ", not " + workspace.path + ". The command was not run.")
+        .WithCode(kOverlayUnknown);
+  }
+  // The same --overlay-root trees, in the same order: each upper goes on
+  // over the tree it was made over.
+  bool same_roots = run.roots().size() == extra_roots.size() + 1;
+  for (size_t i = 0; same_roots && i < extra_roots.size(); ++i) {
+    const OverlayRoot& kept = run.roots()[i + 1];
+    same_roots = kept.path == extra_roots[i].path && kept.id.dev == extra_roots[i].id.dev &&
+                 kept.id.ino == extra_roots[i].id.ino;
+  }
+  if (!same_roots) {
+    std::string kept;
+    for (size_t i = 1; i < run.roots().size(); ++i) kept += " --overlay-root " + run.roots()[i].path;
+    return Error(ErrorKind::kUsage, "--overlay-on " + id + ": that run overlays other --overlay-root trees (" +
+                                        (kept.empty() ? std::string("none") : kept.substr(1)) +
+                                        "); stack with the same ones. The command was not run.")
         .WithCode(kOverlayUnknown);
   }
   // A run corral did not see end has no baseline: its changes are all
@@ -128,6 +168,15 @@ Result<OverlayRun> OpenStackedOn(const StateDir& state, const std::string& id, c
                                          "` drops it. The command was not run.");
   }
   return run;
+}
+
+// RunOptions::env_set: each entry replaces the variable of its name.
+void SetEnvironment(std::vector<std::string>& env, const std::vector<std::string>& set) {
+  for (const std::string& entry : set) {
+    std::string prefix = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.compare(0, prefix.size(), prefix) == 0; });
+    env.push_back(entry);
+  }
 }
 
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
@@ -150,6 +199,34 @@ AuditEvent ProtectedEvent(const SweepFinding& finding) {
   return event;
 }
 
+// Which limit ended or hampered the command, where corral can know: the
+// signal RLIMIT_CPU and RLIMIT_FSIZE send, and the cgroup's counters. A
+// refused allocation, fork or open (RLIMIT_AS, RLIMIT_NPROC, RLIMIT_NOFILE)
+// is only an error inside the command, never seen from here.
+std::optional<LimitHit> LimitHitBy(const ResourceLimits& limits, const SupervisedExit& outcome,
+                                   const CgroupEvents& events) {
+  const bool signaled = outcome.kind == SupervisedExit::Kind::kSignaled;
+  if (signaled && outcome.signal == SIGXCPU && limits.cpu_seconds) {
+    return LimitHit{"cpu_seconds", "the command used its " + std::to_string(*limits.cpu_seconds) +
+                                       " CPU seconds (--max-cpu-seconds): SIGXCPU ended it"};
+  }
+  if (signaled && outcome.signal == SIGXFSZ && limits.file_size_bytes) {
+    return LimitHit{"file_size", "the command wrote past " + TmpfsSizeText(*limits.file_size_bytes) +
+                                     " in one file (--max-file-size): SIGXFSZ ended it"};
+  }
+  if (events.oom_kills > 0 && limits.memory_bytes) {
+    return LimitHit{"memory", "the sandbox reached " + TmpfsSizeText(*limits.memory_bytes) +
+                                  " (--max-memory, memory.max): the kernel killed " +
+                                  std::to_string(events.oom_kills) + " of its processes"};
+  }
+  if (events.pids_max > 0 && limits.procs) {
+    return LimitHit{"procs", "the sandbox reached " + std::to_string(*limits.procs) +
+                                 " processes (--max-procs, pids.max): " + std::to_string(events.pids_max) +
+                                 " forks were refused"};
+  }
+  return std::nullopt;
+}
+
 RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const HostSupport& host) {
   const AuditTrail& audit = run.trail();
   const Policy& policy = run.policy();
@@ -163,7 +240,11 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // Interactive (stdin and stdout a terminal): the command gets a pty of its
   // own, relayed (exec/pty_relay.h), and never the caller's terminal.
   // (Not when the caller hands the command descriptors of its own.)
-  if (options.stdin_fd < 0 && options.stdout_fd < 0) command.pty = CommandPtyFor();
+  if (options.pty) {
+    command.pty = options.pty;
+  } else if (options.stdin_fd < 0 && options.stdout_fd < 0) {
+    command.pty = CommandPtyFor();
+  }
   // Read-only runs relay stderr, to recognise a denied write (see denials.h);
   // not an interactive one, where the person reads the kernel's message on
   // the pty (a second stream onto a raw terminal would lose its line ends).
@@ -190,10 +271,15 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // Under --allow-host the name server gives allowed names synthetic
   // addresses and the proxy maps them back (net/synthetic_names.h).
   command.synthetic_names = SyntheticNamesFor(policy);
-  command.serve_egress = [&policy, &egress, &proxy, &command](EgressListeners listeners) -> Result<void> {
-    CORRAL_ASSIGN_OR_RETURN(proxy, StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names));
+  command.serve_egress = [&policy, &egress, &proxy, &command,
+                           network = run.network_approver()](EgressListeners listeners) -> Result<void> {
+    CORRAL_ASSIGN_OR_RETURN(proxy,
+                            StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names, network));
     return {};
   };
+  // The run's own cgroup (--max-procs, --max-memory where the host offers
+  // one): declared before the sandbox, so it is removed after init is reaped.
+  std::optional<RunCgroup> cgroup;
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
@@ -204,9 +290,16 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   SweepRoots sweep_roots;  // the writable roots, opened before the command runs
   std::vector<StagedGitConfig> staged_configs;  // the repositories' configs the run writes copies of
   sigset_t previous;
+  if (policy.unconfined() && policy.limits().any()) {
+    return Failed(audit, policy,
+                  Error(ErrorKind::kUsage, "resource limits (" + policy.limits().Describe() +
+                                               "): danger-full-access runs the command with no sandbox, so nothing "
+                                               "would hold them. The command was not run."));
+  }
   if (policy.unconfined()) {
     // danger-full-access: acknowledged when the policy was built; no safety net.
     for (const char* const* entry = env; *entry != nullptr; ++entry) command.env.emplace_back(*entry);
+    SetEnvironment(command.env, options.env_set);
     command.cwd = policy.host().cwd;
     audit.Record(AuditEvent("spawned")
                      .Set("policy", policy.fingerprint())
@@ -236,6 +329,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     // --overlay: the run's upper and work directories, in the state
     // directory, made before the plan that mounts them.
+    if (options.warm != nullptr && policy.write_view() == WriteView::kOverlay) {
+      return Failed(audit, policy,
+                    Error(ErrorKind::kUnsupported, "--overlay runs cold: a warm sandbox has one view for every call. "
+                                                   "The command was not run.")
+                        .WithCode("warm_unsupported"));
+    }
     if (policy.write_view() == WriteView::kOverlay && !policy.workspace()) {
       return Failed(audit, policy,
                     Error(ErrorKind::kUsage, "--overlay: the run has no workspace to overlay. The command was not run."));
@@ -249,21 +348,38 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                       Error(ErrorKind::kUnsupported, "--overlay: the upper layer lives in corral's state directory: " +
                                                          for_overlay.error().ToString() + ". The command was not run."));
       }
+      std::vector<OverlayRoot> extra_roots;
+      for (const PinnedPath& root : policy.overlay_roots()) extra_roots.push_back(OverlayRoot{root.path, root.id});
       Result<OverlayRun> made =
           options.overlay_on
-              ? OpenStackedOn(*for_overlay, *options.overlay_on, *policy.workspace())
-              : OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path, policy.workspace()->id);
+              ? OpenStackedOn(*for_overlay, *options.overlay_on, *policy.workspace(), policy.overlay_roots())
+              : OverlayRun::Create(*for_overlay, audit.run_id(), policy.workspace()->path, policy.workspace()->id,
+                                   extra_roots);
       if (!made.ok()) return Failed(audit, policy, std::move(made).error());
       overlay.emplace(std::move(made).value());
       overlay_owned = options.overlay_on ? OverlayOwned::kStackedOn : OverlayOwned::kNew;
       overlay_started_ns = NowNs();
     }
     CompileOptions compile_options;
-    if (overlay) compile_options.overlay_dir = overlay->path();
+    if (overlay) {
+      compile_options.overlay_dir = overlay->path();
+      for (size_t i = 1; i < overlay->roots().size(); ++i) {
+        compile_options.overlay_root_dirs.push_back(overlay->LayerPath(i));
+      }
+    }
     plan = Compile(policy, host, compile_options);
     if (!plan->ok()) {
       if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
       return Failed(audit, policy, std::move(*plan).error());
+    }
+    // A warm sandbox runs only what its own plan would: a policy (or a host)
+    // that changed since it started needs a new one.
+    if (options.warm != nullptr && (*plan)->Fingerprint() != options.warm->fingerprint() &&
+        !MutantActive(Mutant::kWarmFingerprint)) {
+      return Failed(audit, policy,
+                    Error(ErrorKind::kPolicy, "policy changed: the sandbox this run would need differs from the warm "
+                                              "sandbox's; start a new executor. The command was not run.")
+                        .WithCode("policy_changed"));
     }
     if (policy.pin_sha256()) {
       Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
@@ -271,6 +387,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       command.program = std::move(program->fd);
     }
     command.env = ScrubEnvironment(policy, env);
+    SetEnvironment(command.env, options.env_set);
     // The journal and the quarantine live there: one a symlink or another
     // user could redirect is refused before anything runs (state_dir.h).
     Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
@@ -295,7 +412,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // it stays read-only, and an unchanged copy lands nothing. Under
     // --overlay it stays read-only too: a change landed after the run would
     // bypass the review the overlay is for.
-    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay) {
+    if (state.valid() && (*plan)->mechanisms().namespaces && !overlay && options.warm == nullptr) {
       std::vector<std::string> notes;
       staged_configs = StageGitConfigs(policy.protected_paths(), state, audit.run_id(), &notes);
       for (const StagedGitConfig& config : staged_configs) {
@@ -305,12 +422,32 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
         audit.Record(AuditEvent("git_config").Set("action", "read-only").Set("detail", note));
       }
     }
+    // The cgroup the whole sandbox starts in (kernel/cgroup.h): one the
+    // host offered but corral cannot make fails the run, closed.
+    if ((*plan)->cgroup().wanted()) {
+      const PlanCgroup& wanted = (*plan)->cgroup();
+      Result<RunCgroup> made = RunCgroup::Create(wanted.parent, wanted.limits, wanted.enable);
+      if (!made.ok()) {
+        if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
+        return Failed(audit, policy,
+                      Error(ErrorKind::kUnsupported, "limits: " + made.error().ToString() + ". The command was not run."));
+      }
+      cgroup.emplace(std::move(made).value());
+      command.cgroup_fd = cgroup->fd();
+    }
     terminal = TerminalState::Save();
     previous = BlockForwardedSignals();
     // The spawned record goes before the command runs: once it runs, it may
     // stop the terminal (tcflow(TCOOFF)) that the record is written to.
-    audit.Record(SpawnedEvent(policy, **plan, argv));
-    process = Spawn(**plan, command);
+    AuditEvent spawned_event = SpawnedEvent(policy, **plan, argv);
+    if (options.warm != nullptr) spawned_event.Set("warm", true);
+    audit.Record(spawned_event);
+    if (options.warm != nullptr) {
+      command.cwd = (*plan)->cwd();
+      process = options.warm->Run(command);
+    } else {
+      process = Spawn(**plan, command);
+    }
     // A spawn refused by the kernel, retried on a weaker rung the policy
     // accepts. Nothing ran: the weaker attempt gets its own spawned record.
     auto retry_with = [&](const CompileOptions& weaker) {
@@ -324,9 +461,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       audit.Record(SpawnedEvent(policy, **plan, argv));
       process = Spawn(**plan, command);
     };
-    if (!process.ok() && process.error().kind() == ErrorKind::kNamespace &&
+    if (options.warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
-      retry_with(CompileOptions{.without_namespaces = true, .overlay_dir = {}, .masked_proc = false});
+      retry_with(CompileOptions{
+          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}});
     }
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort or --accept-rung masked-proc, the masked-proc rung's
@@ -336,7 +474,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                          ? (*plan)->fallback() != Fallback::kNone
                                          : AcceptsRung(policy, Rung::kMaskedProc) ||
                                                MutantActive(Mutant::kPlanFailClosed);
-    if (!process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
+    if (options.warm == nullptr && !process.ok() && ProcMountRefused(process.error()) && masked_proc_allowed) {
       CompileOptions retry = compile_options;  // the overlay, if any, stays
       retry.masked_proc = true;
       retry_with(retry);
@@ -346,7 +484,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   relay_write.Reset();  // the sandbox holds the only write end now
   Result<SupervisedExit> outcome = Error(ErrorKind::kInternal, "not supervised");
   std::optional<PtyRelay> pty;
-  if (process.ok() && process->pty_master() >= 0) {
+  if (process.ok() && process->pty_master() >= 0 && options.pty) {
+    if (options.watcher != nullptr) options.watcher->PtyOpened(process->pty_master());
+  } else if (process.ok() && process->pty_master() >= 0) {
     pty.emplace(process->pty_master());
     pty->EnterRawMode();
   }
@@ -363,7 +503,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (options.watcher != nullptr) options.watcher->Started(process->pidfd());
     outcome = Supervise(*process, supervise);
     if (options.watcher != nullptr) options.watcher->Ended();
-    if (!options.wait_for_teardown) process->Release();
+    // Init is reaped last, when RunConfined returns: the kernel frees its
+    // namespaces meanwhile, while corral does the post-run work below.
+    if (MutantActive(Mutant::kReapLast)) process->Release();
   }
   // What the command set on the caller's terminal does not outlive it, and
   // is put back before corral writes there: a terminal the command stopped
@@ -397,6 +539,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     AuditEvent exited("exited");
     exited.Set("source", "command").Set("code", result.exit_status);
     if (outcome->kind == SupervisedExit::Kind::kSignaled) exited.Set("signal", outcome->signal);
+    result.limit_hit = LimitHitBy(policy.limits(), *outcome, cgroup ? cgroup->Events() : CgroupEvents{});
+    if (result.limit_hit) exited.Set("limit", result.limit_hit->name).Set("limit_detail", result.limit_hit->detail);
     if (result.exit_status != 0 && scanner.matched()) {
       result.denial = *scanner.matched();
       exited.Set("denied", ModeName(policy.mode()));
@@ -462,6 +606,18 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     result.exit_status = kExitProtectedPathLeft;
   }
   return result;
+}
+
+Result<std::unique_ptr<WarmSandbox>> StartWarm(const Policy& policy, const HostSupport& host) {
+  if (policy.unconfined()) {
+    return Error(ErrorKind::kUnsupported, "danger-full-access has no sandbox to keep warm").WithCode("warm_unsupported");
+  }
+  if (policy.write_view() == WriteView::kOverlay) {
+    return Error(ErrorKind::kUnsupported, "--overlay runs cold: a warm sandbox has one view for every call")
+        .WithCode("warm_unsupported");
+  }
+  CORRAL_ASSIGN_OR_RETURN(Plan plan, Compile(policy, host));
+  return WarmSandbox::Start(plan);
 }
 
 }  // namespace corral

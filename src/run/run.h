@@ -8,6 +8,15 @@
 //   audit `exited` or `failed` -> sweep the protected paths (audit
 //   `protected`; when something the run made there could not be taken out,
 //   the exit status is kExitProtectedPathLeft, whatever the command's was)
+//   -> reap the sandbox's init, last: its status was taken as soon as it
+//   had emptied its PID namespace, and the kernel frees the namespaces
+//   while the post-run work goes on, so nothing is left to the caller's
+//   reaper of orphans
+//
+// With --max-procs or --max-memory on a host that offers a cgroup
+// (kernel/cgroup.h) the sandbox starts in a cgroup of its own, removed
+// after init is reaped; the `exited` record names the limit that hit, where
+// corral can know it (LimitHit).
 //
 // Under --overlay (Policy::write_view) the run's overlay directory is made
 // in the state directory first (overlay/overlay_run.h; no state directory,
@@ -33,6 +42,7 @@
 #include "base/result.h"
 #include "confine/host.h"
 #include "exec/supervisor.h"
+#include "exec/warm_sandbox.h"
 #include "gate/admit.h"
 #include "policy/policy.h"
 #include "policy/protected.h"
@@ -52,6 +62,9 @@ class RunWatcher {
   virtual void Started(int pidfd) = 0;
   // Called once the run is over and before `pidfd` is closed.
   virtual void Ended() = 0;
+  // With RunOptions::pty: the master of the command's pty, before Started().
+  // Owned by the run (dup it to keep it); closed after Ended().
+  virtual void PtyOpened(int /*master*/) {}
 };
 
 struct RunOptions {
@@ -60,11 +73,6 @@ struct RunOptions {
   // In place of $XDG_STATE_HOME: corral's state directory (state/state_dir.h),
   // which holds the quarantine and the sweep journal, is <state_home>/corral.
   std::optional<std::string> state_home;
-  // false: return as soon as every process of the sandbox has been killed
-  // and reaped, without waiting for init's own exit, in which the kernel
-  // frees the namespaces. Init's zombie then passes to whoever reaps this
-  // process's orphans: only for a caller about to exit (the CLI).
-  bool wait_for_teardown = true;
   // The command's descriptors 0-2, when >= 0 (not owned); otherwise this
   // process's. A server whose stdout is a protocol stream passes a pipe.
   int stdin_fd = -1;
@@ -76,6 +84,30 @@ struct RunOptions {
   // holding its lock; one that is not kept, is held by a live run, an
   // apply or a discard, or overlays another workspace is refused.
   std::optional<std::string> overlay_on;
+  // Not owned: run the admitted command as a call of this warm sandbox
+  // (exec/warm_sandbox.h, made by StartWarm) instead of spawning a cold
+  // one. Everything else stays: the plan is compiled (and must have the
+  // fingerprint the sandbox was started from: another one fails with code
+  // "policy_changed" and runs nothing), the audit records, supervision and
+  // deadline, the sweep, the report. The working directory is the plan's,
+  // inside the sandbox's view. Refused with --overlay (each run its own
+  // upper); a repository's config stays read-only (no per-run copy).
+  WarmSandbox* warm = nullptr;
+  // "NAME=value" entries set in the command's environment after the scrub,
+  // replacing a variable of that name (an executor's own HOME and TMPDIR,
+  // and a prepared process's additions; executor/executor.h).
+  std::vector<std::string> env_set;
+  // Given: the command gets a pty of its own with these modes and size
+  // (exec/spawn.h CommandPty), whatever this process's terminal, and its
+  // master goes to the watcher (RunWatcher::PtyOpened), not to a relay.
+  std::optional<CommandPty> pty;
+};
+
+// The limit that ended or hampered the command, where corral can know it
+// (docs/limits.md): "cpu_seconds", "file_size", "memory", "procs".
+struct LimitHit {
+  std::string name;
+  std::string detail;  // one sentence for stderr
 };
 
 struct RunResult {
@@ -88,6 +120,9 @@ struct RunResult {
   // What the run changed in a repository's config and what of it landed
   // (repair/git_config_stage.h); only configs it changed.
   std::vector<GitConfigLanding> git_configs;
+  // The limit that hit, when corral can tell (the `exited` record's
+  // `limit`).
+  std::optional<LimitHit> limit_hit;
   // Under --best-effort, what the run went without (the `degraded` record's
   // dropped mechanisms), for the caller's one stderr line; empty: nothing.
   std::vector<std::string> degraded;
@@ -106,6 +141,11 @@ struct RunResult {
 
 // `audit`: the trail the run was admitted with.
 RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options = {}, const HostSupport& host = ProbeHost());
+
+// A warm sandbox for `policy` (RunOptions::warm): its plan compiled once,
+// its set-up paid once. Refused for danger-full-access and --overlay, and
+// where WarmSandbox::Start refuses the plan.
+Result<std::unique_ptr<WarmSandbox>> StartWarm(const Policy& policy, const HostSupport& host = ProbeHost());
 
 // The `protected` audit record of one sweep finding.
 AuditEvent ProtectedEvent(const SweepFinding& finding);

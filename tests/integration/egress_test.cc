@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "confine/host.h"
 #include "confine/plan.h"
 #include "exec/spawn.h"
+#include "approval_channel.h"
 #include "harness.h"
 #include "loopback_names.h"
 #include "policy/policy.h"
@@ -419,6 +421,171 @@ TEST(EgressSpawn, AProxyThatCannotStartStopsTheRunBeforeTheCommandExists) {
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   EXPECT_FALSE(ran_while_starting);
   EXPECT_TRUE(Exists(ran));
+}
+
+// Network approval on demand (docs/network.md): under --allow-host and an
+// approval policy that asks, a connection to a place no rule names is held
+// and asked about on the --approval-fd channel. The rules allow localhost on
+// port 1 only, so localhost on the server's port is not listed; every
+// refusal is judged at the server (it saw no connection) and every "never
+// asked" at the harness's end of the channel.
+class NetworkApproval : public Egress {
+ protected:
+  std::vector<std::string> AskingArgv(Channel& channel, const std::vector<std::string>& command,
+                                      const std::vector<std::string>& more = {}) {
+    std::vector<std::string> flags = {"--approval",    "ask-dangerous", "--approval-fd",   channel.corral_fd(),
+                                      "--allow-host",  "localhost:1",   "--allow-private", "127.0.0.1/32"};
+    flags.insert(flags.end(), more.begin(), more.end());
+    return RunArgv(flags, command);
+  }
+
+  // Runs `argv`, answering an approval question (the command itself) with
+  // allow-once and each network question with `answer(question)` (empty:
+  // no answer); returns corral's outcome and the network questions.
+  std::pair<Outcome, std::vector<nlohmann::json>> Serve(
+      Channel& channel, const std::vector<std::string>& argv,
+      const std::function<std::string(const nlohmann::json&)>& answer) {
+    Process process(argv, Defaults({}));
+    channel.DropCorralsEnd();
+    std::vector<nlohmann::json> network;
+    while (channel.HarnessOpen()) {
+      std::optional<nlohmann::json> request = channel.NextRequest();
+      if (!request) break;
+      if ((*request)["kind"] != "network") {
+        channel.Answer(*request, "allow-once");
+        continue;
+      }
+      network.push_back(*request);
+      std::string given = answer(*request);
+      if (!given.empty()) channel.Answer(*request, given);
+    }
+    return {process.Wait(), network};
+  }
+
+  static std::string Curl(const std::string& authority) {
+    return "curl -sS -w ' %{http_code}' http://" + authority + "/; echo";
+  }
+};
+
+TEST_F(NetworkApproval, AllowedOnTheChannelTheServerGetsTheConnection) {
+  HttpServer server;
+  Channel channel;
+  auto [outcome, questions] =
+      Serve(channel, AskingArgv(channel, {"/bin/sh", "-c", Curl(server.authority())}),
+            [](const nlohmann::json&) { return "allow-once"; });
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "hello 200\n") << outcome.Describe();
+  EXPECT_EQ(server.connections(), 1);
+  ASSERT_EQ(questions.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(questions[0]["host"], "localhost");
+  EXPECT_EQ(questions[0]["port"], server.port());
+  EXPECT_EQ(questions[0]["class"], "network:" + server.authority());
+  EXPECT_EQ(questions[0]["answers"], nlohmann::json({"allow-once", "allow-for-run", "deny"}));
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 1u) << outcome.Describe();
+  EXPECT_EQ(records[0]["verdict"], "allowed");
+  EXPECT_EQ(records[0]["answered_by"], "the approval channel");
+  EXPECT_EQ(records[0]["scope"], "connection");
+}
+
+// Denied, unanswered within --network-approval-timeout, or the harness gone:
+// the server saw nothing, and the command got a 403 naming why.
+TEST_F(NetworkApproval, DeniedUnansweredOrNoChannelTheServerSeesNothing) {
+  struct Case {
+    std::string answer;
+    bool close_channel;
+    std::string why;
+  };
+  for (const Case& c : {Case{"deny", false, "denied by the approval channel"},
+                        Case{"", false, "no answer"}, Case{"", true, "nobody could answer"}}) {
+    HttpServer server;
+    Channel channel;
+    auto [outcome, questions] =
+        Serve(channel, AskingArgv(channel, {"/bin/sh", "-c", Curl(server.authority())}, {"--network-approval-timeout", "2"}),
+              [&](const nlohmann::json&) {
+                if (c.close_channel) channel.CloseHarness();
+                return c.answer;
+              });
+    EXPECT_EQ(server.connections(), 0) << c.why;
+    EXPECT_NE(outcome.out.find(" 403"), std::string::npos) << outcome.Describe();
+    EXPECT_NE(outcome.err.find("corral: blocked connection to " + server.authority() + ": not in --allow-host; "),
+              std::string::npos)
+        << outcome.Describe();
+    std::vector<nlohmann::json> records = AuditEvents("egress");
+    ASSERT_EQ(records.size(), 1u) << outcome.Describe();
+    EXPECT_EQ(records[0]["verdict"], "denied");
+    EXPECT_NE(records[0]["rule"].get<std::string>().find(c.why), std::string::npos) << records[0];
+  }
+}
+
+TEST_F(NetworkApproval, ForTheRunCoversTheSamePlaceAgainButNotAnotherPort) {
+  HttpServer server;
+  HttpServer other;
+  Channel channel;
+  auto [outcome, questions] = Serve(
+      channel,
+      AskingArgv(channel, {"/bin/sh", "-c", Curl(server.authority()) + "; " + Curl(server.authority()) + "; " +
+                                                Curl(other.authority())}),
+      [&](const nlohmann::json& question) {
+        return question["port"] == server.port() ? "allow-for-run" : "deny";
+      });
+  EXPECT_EQ(outcome.out.substr(0, 20), "hello 200\nhello 200\n") << outcome.Describe();
+  EXPECT_EQ(server.connections(), 2);
+  EXPECT_EQ(other.connections(), 0);
+  ASSERT_EQ(questions.size(), 2u) << outcome.Describe();
+  EXPECT_EQ(questions[0]["port"], server.port());
+  EXPECT_EQ(questions[1]["port"], other.port());
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_EQ(records.size(), 3u) << outcome.Describe();
+  EXPECT_EQ(records[0]["scope"], "run");
+  EXPECT_EQ(records[1]["scope"], "run");
+  EXPECT_EQ(records[2]["verdict"], "denied");
+}
+
+// The deny list and corral's own refusals win over any answer: never asked.
+TEST_F(NetworkApproval, ADeniedHostOrARefusedAddressIsNeverAsked) {
+  HttpServer server;
+  Channel channel;
+  const std::string metadata = "169.254.169.254:" + std::to_string(server.port());
+  auto [outcome, questions] =
+      Serve(channel,
+            AskingArgv(channel, {"/bin/sh", "-c", Curl(server.authority()) + "; " + Curl(metadata)},
+                       {"--deny-host", "localhost"}),
+            [](const nlohmann::json&) { return "allow-once"; });
+  EXPECT_EQ(questions.size(), 0u) << questions.front().dump();
+  EXPECT_EQ(server.connections(), 0);
+  EXPECT_NE(outcome.err.find(server.authority() + ": --deny-host localhost"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("corral: blocked connection to " + metadata), std::string::npos) << outcome.Describe();
+}
+
+// Allowed for the session: recorded in the session log, and the next run of
+// the session reaches the place without a question.
+TEST_F(NetworkApproval, ForTheSessionIsAskedOnceForTheWholeSession) {
+  Outcome created = Corral({"session", "new", "--cwd", workspace_.path()});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string id = created.out.substr(0, created.out.find('\n'));
+  HttpServer server;
+  Channel first;
+  auto [outcome, questions] =
+      Serve(first, AskingArgv(first, {"/bin/sh", "-c", Curl(server.authority())}, {"--session", id}),
+            [](const nlohmann::json&) { return "allow-for-session"; });
+  EXPECT_EQ(outcome.out, "hello 200\n") << outcome.Describe();
+  ASSERT_EQ(questions.size(), 1u);
+  EXPECT_EQ(questions[0]["answers"], nlohmann::json({"allow-once", "allow-for-run", "allow-for-session", "deny"}));
+  std::string log = ReadFile(state_ / ("corral/sessions/" + id + ".jsonl")).value_or("");
+  EXPECT_NE(log.find("\"class\":\"network:" + server.authority() + "\""), std::string::npos) << log;
+
+  Channel second;
+  auto [again, asked] =
+      Serve(second, AskingArgv(second, {"/bin/sh", "-c", Curl(server.authority())}, {"--session", id}),
+            [](const nlohmann::json&) { return "deny"; });
+  EXPECT_EQ(again.out, "hello 200\n") << again.Describe();
+  EXPECT_EQ(asked.size(), 0u);
+  EXPECT_EQ(server.connections(), 2);
+  std::vector<nlohmann::json> records = AuditEvents("egress");
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records.back()["answered_by"], "the session log");
+  EXPECT_EQ(records.back()["scope"], "session");
 }
 
 }  // namespace

@@ -202,6 +202,71 @@ TEST_F(Overlay, AFileEditedOutsideAfterTheRunIsAConflictLeftAlone) {
   EXPECT_EQ(ReadFile(workspace_ / "keep.txt"), "UNCHANGED\n");
 }
 
+// The baseline covers what the run changed at any depth. A change below a
+// real directory the run only passed through is held back when the user
+// removed that directory or swapped it for another since: apply neither
+// makes it again nor writes into the new one.
+TEST_F(Overlay, AChangeBelowADirectoryTheUserRemovedOrReplacedIsAConflict) {
+  workspace_.Write("gone/deep/keep.txt", "1\n");
+  workspace_.Write("swapped/deep/keep.txt", "2\n");
+  Outcome run = OverlayRun("echo new > gone/deep/new.txt && echo new > swapped/deep/new.txt && echo ok > top.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  fs::remove_all(workspace_ / "gone/deep");
+  fs::rename(workspace_ / "swapped/deep", outside_ / "old-deep");
+  fs::create_directory(workspace_ / "swapped/deep");
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: gone/deep/new.txt"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: swapped/deep/new.txt"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("the directory swapped/deep above it was replaced"), std::string::npos)
+      << applied.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "gone/deep")) << "apply made a directory the user removed";
+  EXPECT_FALSE(Exists(workspace_ / "swapped/deep/new.txt")) << "apply wrote into a directory the run never saw";
+  EXPECT_FALSE(Exists(outside_ / "old-deep/new.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "top.txt"), "ok\n") << "the other change lands";
+}
+
+// A directory the run deleted (or replaced whole) is deleted only when
+// everything below it is still what the run saw: a file the user edited or
+// added deep down, after the run or while it ran, holds the deletion back.
+TEST_F(Overlay, ADeletedTreeTheUserChangedDeepDownIsAConflictLeftAlone) {
+  workspace_.Write("edited/a/b/one.txt", "one\n");
+  workspace_.Write("grown/a/b/two.txt", "two\n");
+  workspace_.Write("swapped/a/b/three.txt", "three\n");
+  workspace_.Write("untouched/a/b/four.txt", "four\n");
+  workspace_.Write("during/a/b/five.txt", "five\n");
+  Process run(RunArgv({"--overlay"}, {"sh", "-c",
+                                      "rm -r edited grown untouched during && rm -r swapped && mkdir swapped && "
+                                      "echo fresh > swapped/new.txt && echo READY && sleep 2"}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  WriteFile(workspace_ / "during/a/b/five.txt", "the user's edit while it ran\n");
+  ASSERT_EQ(run.Wait().exit_code, 0) << run.Wait().Describe();
+  // After the run: an edit, an added file and a swapped file, each three levels down.
+  WriteFile(workspace_ / "edited/a/b/one.txt", "the user's edit\n");
+  WriteFile(workspace_ / "grown/a/b/new.txt", "the user's new file\n");
+  fs::remove(workspace_ / "swapped/a/b/three.txt");
+  WriteFile(workspace_ / "swapped/a/b/three.txt", "three\n");
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  for (const char* path : {"edited", "grown", "swapped", "during"}) {
+    EXPECT_NE(applied.err.find(std::string("conflict: ") + path + ":"), std::string::npos) << path << "\n"
+                                                                                          << applied.Describe();
+  }
+  EXPECT_NE(applied.err.find("edited/a/b/one.txt changed since the run"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("grown/a/b/new.txt was created since the run"), std::string::npos)
+      << applied.Describe();
+  EXPECT_NE(applied.err.find("during/a/b/five.txt changed while the run ran"), std::string::npos)
+      << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edited/a/b/one.txt"), "the user's edit\n");
+  EXPECT_EQ(ReadFile(workspace_ / "grown/a/b/new.txt"), "the user's new file\n");
+  EXPECT_EQ(ReadFile(workspace_ / "swapped/a/b/three.txt"), "three\n");
+  EXPECT_FALSE(Exists(workspace_ / "swapped/new.txt")) << "nothing lands in a directory that was held back";
+  EXPECT_EQ(ReadFile(workspace_ / "during/a/b/five.txt"), "the user's edit while it ran\n");
+  EXPECT_FALSE(Exists(workspace_ / "untouched")) << "a tree nobody touched is deleted";
+}
+
 TEST_F(Overlay, ProtectedPathsAreRefusedByApplyAndNothingElseIsBlocked) {
   workspace_.Write("src.txt", "x\n");
   Outcome run = OverlayRun(
@@ -457,6 +522,27 @@ TEST_F(Overlay, WithoutAStateDirectoryTheRunFailsClosed) {
   EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
 }
 
+// Where the kernel or the state directory's filesystem refuses overlayfs
+// (simulated from outside: CORRAL_TEST_OVERLAY_REFUSED=1, honoured only in
+// a CORRAL_HOST_SIMULATION build, never a release one), --overlay fails
+// closed with the one-line reason, --best-effort or not: the command never
+// runs, the real tree is untouched and no run is kept.
+TEST_F(Overlay, AKernelThatRefusesOverlayfsFailsClosedEvenUnderBestEffort) {
+  workspace_.Write("f.txt", "old\n");
+  SpawnOptions options;
+  options.env["CORRAL_TEST_OVERLAY_REFUSED"] = "1";
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--overlay"}, std::vector<std::string>{"--overlay", "--best-effort"}}) {
+    Outcome run = RunIn(flags, {"sh", "-c", "echo new > f.txt; echo ran > ran.txt"}, options);
+    EXPECT_EQ(run.exit_code, 125) << run.Describe();
+    EXPECT_NE(run.err.find("--overlay: the kernel refused the workspace's overlay"), std::string::npos)
+        << run.Describe();
+    EXPECT_FALSE(Exists(workspace_ / "ran.txt")) << "the command ran";
+    EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
+    EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs())) << "a run was kept";
+  }
+}
+
 TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
   const std::string chunk(20 * 1024, 'x');
   for (int i = 0; i < 10000; ++i) workspace_.Write("big/d" + std::to_string(i % 100) + "/f" + std::to_string(i), chunk);
@@ -477,6 +563,120 @@ TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
   ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
   EXPECT_EQ(ReadFile(workspace_ / "big/d7/f7"), chunk + "y\n");
   EXPECT_EQ(ReadFile(workspace_ / "big/d99/f9999"), chunk + "y\n");
+}
+
+}  // namespace
+}  // namespace corral_it
+
+namespace corral_it {
+namespace {
+
+namespace fs = std::filesystem;
+
+// --overlay-root: an --allow-write root outside the workspace is an overlay
+// of its own, with its own upper under the run's directory; changes, diff,
+// apply and discard cover it beside the workspace, its paths shown under
+// its root, each tree applied on its own pinned descriptor.
+class OverlayRoots : public SandboxTest {
+ protected:
+  std::string Runs() const { return state_ / "corral/overlay"; }
+  std::string LastRun() {
+    std::vector<nlohmann::json> records = AuditEvents("overlay");
+    return records.empty() ? std::string() : records.back().value("overlay_run", "");
+  }
+};
+
+TEST_F(OverlayRoots, AWriteRootOutsideTheWorkspaceIsOverlaidReviewedAndApplied) {
+  TempDir cache{"corral-overlay-root"};
+  cache.Write("keep.txt", "cached\n");
+  cache.Write("old.txt", "old\n");
+  workspace_.Write("src.txt", "one\n");
+  Process run(RunArgv({"--allow-write", cache.path(), "--overlay-root", cache.path()},
+                      {"sh", "-c", "echo two > src.txt && echo new > " + cache.path() + "/new.txt && echo changed > " +
+                                       cache.path() + "/old.txt && echo READY && sleep 2"}),
+              Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  // Checked from outside while the command runs: neither tree changed.
+  EXPECT_FALSE(Exists(cache / "new.txt")) << "the write reached the real root";
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "old\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "one\n");
+  const Outcome& done = run.Wait();
+  ASSERT_EQ(done.exit_code, 0) << done.Describe();
+  const std::string id = LastRun();
+  ASSERT_FALSE(id.empty()) << done.Describe();
+  EXPECT_EQ(ReadFile(Runs() + "/" + id + "/root.1/upper/new.txt"), "new\n") << "the root has its own upper";
+  EXPECT_NE(done.err.find("added     " + cache.path() + "/new.txt"), std::string::npos) << done.Describe();
+  EXPECT_NE(done.err.find("changed   src.txt"), std::string::npos) << done.Describe();
+  std::vector<nlohmann::json> records = AuditEvents("overlay");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["roots"], nlohmann::json({workspace_.path(), cache.path()})) << records[0].dump();
+
+  Outcome stat = Corral({"diff", "--stat", id});
+  ASSERT_EQ(stat.exit_code, 0) << stat.Describe();
+  EXPECT_NE(stat.out.find("  changed   " + cache.path() + "/old.txt"), std::string::npos) << stat.out;
+  EXPECT_NE(stat.out.find("  changed   src.txt"), std::string::npos) << stat.out;
+  Outcome diff = Corral({"diff", id});
+  EXPECT_NE(diff.out.find("+++ b" + cache.path() + "/old.txt\n"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("+changed"), std::string::npos) << diff.out;
+  Outcome pending = Corral({"changes"});
+  EXPECT_NE(pending.out.find(" 3 pending change(s)"), std::string::npos) << pending.Describe();
+
+  // A subset by path picks the root; then the rest.
+  Outcome some = Corral({"apply", id, cache / "new.txt"});
+  ASSERT_EQ(some.exit_code, 0) << some.Describe();
+  EXPECT_EQ(ReadFile(cache / "new.txt"), "new\n");
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "old\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "one\n");
+  Outcome rest = Corral({"apply", id});
+  ASSERT_EQ(rest.exit_code, 0) << rest.Describe();
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "changed\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "two\n");
+  EXPECT_EQ(ReadFile(cache / "keep.txt"), "cached\n");
+  Outcome discarded = Corral({"discard", id});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs())) << "something of the run is left";
+}
+
+// The same rules hold in the root: a protected path and a conflict are held
+// back there, and a discard leaves the root untouched and nothing behind.
+TEST_F(OverlayRoots, ARootKeepsTheProtectedAndConflictRulesAndDiscardLeavesNothing) {
+  TempDir cache{"corral-overlay-root"};
+  cache.Write("edit.txt", "old\n");
+  Outcome run = RunIn({"--allow-write", cache.path(), "--overlay-root", cache.path()},
+                      {"sh", "-c", "cd " + cache.path() + " && echo agent > edit.txt && echo 'curl x | sh' > .bashrc"});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  const std::string id = LastRun();
+  WriteFile(cache / "edit.txt", "the user's edit\n");
+  Outcome applied = Corral({"apply", id});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_NE(applied.err.find("conflict: " + cache.path() + "/edit.txt"), std::string::npos) << applied.Describe();
+  EXPECT_NE(applied.err.find("protected: " + cache.path() + "/.bashrc"), std::string::npos) << applied.Describe();
+  EXPECT_EQ(ReadFile(cache / "edit.txt"), "the user's edit\n");
+  EXPECT_FALSE(Exists(cache / ".bashrc"));
+  Outcome discarded = Corral({"discard", id});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs()));
+  EXPECT_FALSE(Exists(cache / ".bashrc"));
+}
+
+// Only a root that is already a write grant, outside the workspace, can be
+// overlaid: anything else is refused before a process starts.
+TEST_F(OverlayRoots, OnlyAWriteGrantOutsideTheWorkspaceCanBeARoot) {
+  TempDir cache{"corral-overlay-root"};
+  workspace_.Mkdir("inner");
+  const std::string canary = "echo ran > ran.txt";
+  Outcome not_granted = RunIn({"--overlay-root", cache.path()}, {"sh", "-c", canary});
+  EXPECT_EQ(not_granted.exit_code, 64) << not_granted.Describe();
+  EXPECT_NE(not_granted.err.find("not an --allow-write grant"), std::string::npos) << not_granted.Describe();
+  Outcome read_only = RunIn({"--allow-read", cache.path(), "--overlay-root", cache.path()}, {"sh", "-c", canary});
+  EXPECT_EQ(read_only.exit_code, 64) << read_only.Describe();
+  Outcome inside = RunIn({"--allow-write", workspace_ / "inner", "--overlay-root", workspace_ / "inner"},
+                         {"sh", "-c", canary});
+  EXPECT_EQ(inside.exit_code, 64) << inside.Describe();
+  EXPECT_NE(inside.err.find("inside the workspace"), std::string::npos) << inside.Describe();
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << "nothing may run";
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
 }
 
 }  // namespace

@@ -1,0 +1,550 @@
+// The executor library (executor/executor.h, executor/process.h), driven
+// in-process as a harness drives it, and judged from outside: /proc for the
+// processes a call left, the scratch directory's listing, canaries a refused
+// call would have made.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "executor/executor.h"
+#include "executor/process.h"
+#include "harness.h"
+
+// Designated initializers name only the options a test sets.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace corral_it {
+namespace {
+
+using corral::executor::Executor;
+using corral::executor::ExecutorErrc;
+using corral::executor::ExecutorErrcOf;
+using corral::executor::ExecutorPolicy;
+using corral::executor::ExecutorSet;
+using corral::executor::ExecutorSetOptions;
+using corral::executor::Process;
+using corral::executor::ProcessOptions;
+using corral::executor::ProcessSignal;
+using corral::executor::RunOutput;
+using corral::executor::Tty;
+
+#define EXPECT_ERRC(result, errc)                                                           \
+  do {                                                                                      \
+    const auto& r_ = (result);                                                              \
+    ASSERT_FALSE(r_.ok()) << "expected " << corral::executor::ExecutorErrcName(errc);       \
+    EXPECT_EQ(ExecutorErrcOf(r_.error()), errc) << r_.error().ToString();                   \
+  } while (0)
+
+class AnswersYes : public corral::Approver {
+ public:
+  corral::Result<corral::ApprovalAnswer> Request(const corral::ApprovalRequest&) override {
+    ++asked;
+    return corral::ApprovalAnswer::kAllowOnce;
+  }
+  std::atomic<int> asked = 0;
+};
+
+// The processes whose parent is this one (zombies too: nothing may be left
+// for anyone to reap).
+int Children() {
+  int count = 0;
+  DIR* proc = ::opendir("/proc");
+  while (const struct dirent* entry = proc != nullptr ? ::readdir(proc) : nullptr) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    std::ifstream stat(std::string("/proc/") + entry->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(text.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    count += ppid == ::getpid();
+  }
+  if (proc != nullptr) ::closedir(proc);
+  return count;
+}
+
+size_t Entries(const std::string& dir) {
+  size_t count = 0;
+  for (auto it = std::filesystem::directory_iterator(dir); it != std::filesystem::directory_iterator(); ++it) ++count;
+  return count;
+}
+
+size_t Lines(const std::string& path) {
+  std::ifstream in(path);
+  size_t count = 0;
+  for (std::string line; std::getline(in, line);) ++count;
+  return count;
+}
+
+// Reads what `fd` shows until `expect` appears or `limit` passes.
+bool ReadUntil(int fd, std::string& seen, const std::string& expect, std::chrono::milliseconds limit = 15s) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (seen.find(expect) == std::string::npos) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    struct pollfd p = {fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buffer[4096];
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) return seen.find(expect) != std::string::npos;
+    seen.append(buffer, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void WriteAll(int fd, const std::string& text) {
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+}
+
+class Executors : public ::testing::Test {
+ public:
+  ExecutorPolicy Policy() const {
+    corral::Result<corral::HostContext> host = corral::CaptureHostContext();
+    EXPECT_TRUE(host.ok());
+    ExecutorPolicy policy;
+    policy.host = *host;
+    policy.host.cwd = workspace_.path();
+    policy.request.no_config = true;
+    policy.request.overrides.workspace = workspace_.path();
+    return policy;
+  }
+  ExecutorSetOptions Options() const {
+    ExecutorSetOptions options;
+    options.scratch_root = scratch_.path();
+    options.state_home = state_.path();
+    return options;
+  }
+  std::unique_ptr<ExecutorSet> MakeSet(ExecutorPolicy policy, ExecutorSetOptions options) {
+    corral::Result<std::unique_ptr<ExecutorSet>> set = ExecutorSet::Create(std::move(policy), std::move(options));
+    EXPECT_TRUE(set.ok()) << set.error().ToString();
+    return set.ok() ? std::move(set).value() : nullptr;
+  }
+  std::unique_ptr<ExecutorSet> MakeSet() { return MakeSet(Policy(), Options()); }
+
+  TempDir workspace_{"corral-ws"};
+  TempDir outside_{"corral-outside"};
+  TempDir state_{"corral-state"};
+  TempDir scratch_{"corral-scratch"};
+};
+
+TEST_F(Executors, RunCapturesOutputAndExitInTheExecutorsHomeAndTmpdir) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  corral::Result<Executor*> one = set->For("one");
+  ASSERT_TRUE(one.ok()) << one.error().ToString();
+  EXPECT_EQ(set->For("one").value(), *one);  // memoised
+  EXPECT_EQ((*one)->level(), corral::Level::kFull);
+  EXPECT_NE((*one)->Report().find("\"plan\""), std::string::npos);
+
+  corral::Result<RunOutput> out = (*one)->RunCommand(workspace_.path(), "echo out; echo err >&2; exit 3");
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_EQ(out->stdout_bytes, "out\n");
+  EXPECT_EQ(out->stderr_bytes, "err\n");
+  EXPECT_EQ(out->exit_code, 3);
+
+  // HOME and TMPDIR are the executor's own, under the scratch, and last
+  // between its calls; another executor has others.
+  out = (*one)->RunCommand("", "printf '%s %s' \"$HOME\" \"$TMPDIR\"; echo kept > \"$HOME/note\"");
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_EQ(out->stdout_bytes, (*one)->home() + " " + (*one)->tmpdir());
+  EXPECT_TRUE((*one)->home().starts_with(set->scratch_path() + "/"));
+  EXPECT_EQ(ReadFile((*one)->home() + "/note"), "kept\n");  // seen from outside
+  out = (*one)->RunCommand("", "cat \"$HOME/note\"");
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->stdout_bytes, "kept\n");
+  corral::Result<Executor*> two = set->For("two");
+  ASSERT_TRUE(two.ok());
+  EXPECT_NE((*two)->home(), (*one)->home());
+  out = (*two)->RunCommand("", "cat \"$HOME/note\" || echo absent; cat " + (*one)->home() + "/note || echo hidden");
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->stdout_bytes, "absent\nhidden\n");
+  set->Close();
+  EXPECT_FALSE(Exists(set->scratch_path()));
+}
+
+TEST_F(Executors, LifecycleStartOnceWaitOnceAndEveryUseAfterCloseIsTyped) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("life").value();
+  auto prepared = executor->PrepareProcess(ProcessOptions{.dir = "", .argv = {"/bin/sh", "-c", "exit 5"}});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().ToString();
+  Process& process = **prepared;
+  EXPECT_ERRC(process.Wait(), ExecutorErrc::kNotStarted);
+  EXPECT_ERRC(process.Signal(ProcessSignal::kTerminate), ExecutorErrc::kNotStarted);
+  ASSERT_TRUE(process.Start().ok());
+  EXPECT_ERRC(process.Start(), ExecutorErrc::kAlreadyStarted);
+  auto first = process.Wait();
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->exit_code, 5);
+  auto second = process.Wait();
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->exit_code, 5);
+  ASSERT_TRUE(process.CloseStdin().ok());
+  EXPECT_ERRC(process.CloseStdin(), ExecutorErrc::kStdinClosed);
+  EXPECT_ERRC(process.Stdin(), ExecutorErrc::kStdinClosed);
+  process.Close();
+  process.Close();  // idempotent
+
+  auto later = executor->PrepareProcess(ProcessOptions{.dir = "", .argv = {"/bin/true"}});
+  ASSERT_TRUE(later.ok());
+  set->Close();
+  set->Close();  // idempotent
+  EXPECT_TRUE(set->closed());
+  EXPECT_ERRC(set->For("life"), ExecutorErrc::kSetClosed);
+  EXPECT_ERRC(set->For("new"), ExecutorErrc::kSetClosed);
+  EXPECT_ERRC(executor->RunArgv("", {"/bin/true"}), ExecutorErrc::kSetClosed);
+  EXPECT_ERRC(executor->RunCommand("", "true"), ExecutorErrc::kSetClosed);
+  EXPECT_ERRC(executor->RunArgvLimited("", {"/bin/true"}, 10), ExecutorErrc::kSetClosed);
+  EXPECT_ERRC(executor->PrepareProcess(ProcessOptions{.dir = "", .argv = {"/bin/true"}}), ExecutorErrc::kSetClosed);
+  EXPECT_ERRC((*later)->Start(), ExecutorErrc::kSetClosed);
+  EXPECT_FALSE(Exists(set->scratch_path()));
+}
+
+TEST_F(Executors, ClosingOneExecutorLeavesTheOthers) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* a = set->For("a").value();
+  Executor* b = set->For("b").value();
+  std::string a_home = a->home();
+  a->Close();
+  a->Close();
+  EXPECT_ERRC(a->RunArgv("", {"/bin/true"}), ExecutorErrc::kExecutorClosed);
+  EXPECT_FALSE(Exists(a_home));
+  auto out = b->RunArgv("", {"/bin/true"});
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  // The key gets a new executor.
+  Executor* again = set->For("a").value();
+  EXPECT_NE(again, a);
+  EXPECT_TRUE(again->RunArgv("", {"/bin/true"}).ok());
+}
+
+TEST_F(Executors, CancellationKillsTheWholeTreeIncludingADaemonisedGrandchild) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("cancel").value();
+  std::string daemon = RandomToken("daemon");
+  std::string worker = RandomToken("worker");
+  std::optional<corral::Result<RunOutput>> result;
+  std::thread call([&] {
+    result.emplace(executor->RunCommand(
+        "", "(setsid sh -c 'sleep 1000; : " + daemon + "' &) ; sh -c 'sleep 1000; : " + worker + "'"));
+  });
+  // Both run, as seen from outside.
+  EXPECT_TRUE(WaitFor([&] { return !ProcessesMatching(daemon).empty() && !ProcessesMatching(worker).empty(); }, 20s));
+  set->Close();
+  std::vector<pid_t> left = ProcessesMatching(daemon), left_worker = ProcessesMatching(worker);
+  EXPECT_TRUE(left.empty());
+  EXPECT_TRUE(left_worker.empty());
+  // Under a mutant that leaves them running, end them here so the call returns.
+  left.insert(left.end(), left_worker.begin(), left_worker.end());
+  for (pid_t pid : left) ::kill(pid, SIGKILL);
+  call.join();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_ERRC(*result, ExecutorErrc::kCancelled);
+  EXPECT_EQ(Children(), 0);
+}
+
+TEST_F(Executors, APreparedProcessIsKilledWithItsTreeWhenTheSetCloses) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  std::string daemon = RandomToken("daemon");
+  auto process = set->For("p").value()->PrepareProcess(
+      ProcessOptions{.dir = "", .argv = {"/bin/sh", "-c", "(setsid sh -c 'sleep 1000; : " + daemon + "' &); sleep 1000"}});
+  ASSERT_TRUE(process.ok());
+  ASSERT_TRUE((*process)->Start().ok());
+  EXPECT_TRUE(WaitFor([&] { return !ProcessesMatching(daemon).empty(); }, 20s));
+  set->Close();
+  std::vector<pid_t> left = ProcessesMatching(daemon);
+  EXPECT_TRUE(left.empty());
+  if (!left.empty()) {
+    // Under a mutant that leaves the tree running: end it so Wait returns.
+    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    (void)(*process)->Signal(ProcessSignal::kKill);
+  }
+  auto exit = (*process)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->ended_by, corral::executor::EndedBy::kCancelled);
+}
+
+TEST_F(Executors, PtyDrivesAShellReadingLinesAndAResizeIsSeen) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  auto process = set->For("tty").value()->PrepareProcess(
+      ProcessOptions{.dir = "", .argv = {"/bin/sh"}, .env = {{"PS1", "$ "}}, .tty = Tty::kYes, .rows = 24, .columns = 80});
+  ASSERT_TRUE(process.ok());
+  ASSERT_TRUE((*process)->Start().ok());
+  EXPECT_ERRC((*process)->Stdin(), ExecutorErrc::kStdinClosed);
+  int master = (*process)->Pty().value();
+  std::string seen;
+  WriteAll(master, "stty size; tty\n");
+  EXPECT_TRUE(ReadUntil(master, seen, "24 80")) << seen;
+  EXPECT_TRUE(ReadUntil(master, seen, "/dev/pts/")) << seen;
+  ASSERT_TRUE((*process)->Resize(40, 120).ok());
+  seen.clear();
+  WriteAll(master, "stty size\n");
+  EXPECT_TRUE(ReadUntil(master, seen, "40 120")) << seen;
+  seen.clear();
+  WriteAll(master, "read line; echo \"got-$line\" | tr a-z A-Z\n");
+  WriteAll(master, "hello\n");
+  EXPECT_TRUE(ReadUntil(master, seen, "GOT-HELLO")) << seen;
+  WriteAll(master, "exit 7\n");
+  auto exit = (*process)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->exit_code, 7);
+  EXPECT_EQ(exit->ended_by, corral::executor::EndedBy::kCommand);
+}
+
+TEST_F(Executors, PipesCarryStdinToStdout) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  auto process = set->For("pipes").value()->PrepareProcess(
+      ProcessOptions{.dir = "", .argv = {"/bin/sh", "-c", "tr a-z A-Z; echo \"$EXTRA\" >&2"}, .env = {{"EXTRA", "added"}}});
+  ASSERT_TRUE(process.ok());
+  ASSERT_TRUE((*process)->Start().ok());
+  WriteAll((*process)->Stdin().value(), "quiet words\n");
+  ASSERT_TRUE((*process)->CloseStdin().ok());
+  std::string out, err;
+  EXPECT_TRUE(ReadUntil((*process)->Stdout().value(), out, "QUIET WORDS\n"));
+  EXPECT_TRUE(ReadUntil((*process)->Stderr().value(), err, "added\n"));
+  EXPECT_EQ((*process)->Wait()->exit_code, 0);
+}
+
+TEST_F(Executors, ADeadlineTerminatesAndEscalatesToKillAfterTheGrace) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("deadline").value();
+  // A child that handles TERM ends on it: the terminate came first.
+  auto polite = executor->PrepareProcess(ProcessOptions{
+      .dir = "", .argv = {"/bin/sh", "-c", "trap 'exit 42' TERM; sleep 1000 & wait"}, .deadline = 500ms,
+      .terminate_grace = 30s});
+  ASSERT_TRUE(polite.ok());
+  ASSERT_TRUE((*polite)->Start().ok());
+  auto exit = (*polite)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->exit_code, 42);
+  EXPECT_EQ(exit->ended_by, corral::executor::EndedBy::kDeadline);
+
+  // One that ignores TERM is killed, with its whole tree, after the grace.
+  std::string token = RandomToken("deaf");
+  auto deaf = executor->PrepareProcess(ProcessOptions{
+      .dir = "", .argv = {"/bin/sh", "-c", "trap '' TERM; sh -c 'sleep 1000; : " + token + "'"}, .deadline = 500ms,
+      .terminate_grace = 500ms});
+  ASSERT_TRUE(deaf.ok());
+  ASSERT_TRUE((*deaf)->Start().ok());
+  EXPECT_TRUE(WaitFor([&] { return !ProcessesMatching(token).empty(); }, 20s));
+  exit = (*deaf)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->signal, SIGKILL);
+  EXPECT_EQ(exit->ended_by, corral::executor::EndedBy::kDeadline);
+  EXPECT_TRUE(ProcessesMatching(token).empty());
+
+  // Signal(kTerminate) escalates the same way.
+  auto signalled = executor->PrepareProcess(ProcessOptions{
+      .dir = "", .argv = {"/bin/sh", "-c", "trap '' TERM; sleep 1000; :"}, .terminate_grace = 300ms});
+  ASSERT_TRUE(signalled.ok());
+  ASSERT_TRUE((*signalled)->Start().ok());
+  ASSERT_TRUE((*signalled)->Signal(ProcessSignal::kTerminate).ok());
+  exit = (*signalled)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->signal, SIGKILL);
+  EXPECT_EQ(exit->ended_by, corral::executor::EndedBy::kSignal);
+}
+
+TEST_F(Executors, OutputPastTheCapKillsTheTree) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  auto out = set->For("cap").value()->RunArgvLimited("", {"yes"}, 4096);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_TRUE(out->output_limit);
+  EXPECT_EQ(out->stdout_bytes.size(), 4096u);
+  auto small = set->For("cap").value()->RunArgvLimited("", {"echo", "hi"}, 4096);
+  ASSERT_TRUE(small.ok());
+  EXPECT_FALSE(small->output_limit);
+  EXPECT_EQ(small->stdout_bytes, "hi\n");
+}
+
+TEST_F(Executors, TheExecutorLimitIsTyped) {
+  ExecutorSetOptions options = Options();
+  options.max_executors = 2;
+  auto set = MakeSet(Policy(), options);
+  ASSERT_TRUE(set);
+  Executor* a = set->For("a").value();
+  ASSERT_TRUE(set->For("b").ok());
+  EXPECT_ERRC(set->For("c"), ExecutorErrc::kExecutorLimit);
+  EXPECT_EQ(set->For("a").value(), a);
+  a->Close();
+  EXPECT_TRUE(set->For("c").ok());
+}
+
+TEST_F(Executors, EightThreadsShareOneSet) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  std::atomic<int> good = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int call = 0; call < 3; ++call) {
+        corral::Result<Executor*> executor = set->For("key-" + std::to_string(t % 4));
+        if (!executor.ok()) continue;
+        std::string word = "t" + std::to_string(t) + "c" + std::to_string(call);
+        auto out = (*executor)->RunArgv("", {"echo", word});
+        good += out.ok() && out->stdout_bytes == word + "\n" && out->exit_code == 0;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(good.load(), 24);
+}
+
+// 8 executors, each on a thread of its own, leave no process, descriptor,
+// mount, thread or scratch behind. (The issue's 8 x 200: the disabled soak.)
+void Soak(Executors& fixture, int calls) {
+  size_t fds = Entries("/proc/self/fd");
+  size_t tasks = Entries("/proc/self/task");
+  size_t mounts = Lines("/proc/self/mountinfo");
+  std::string ns = std::filesystem::read_symlink("/proc/self/ns/pid");
+  std::unique_ptr<ExecutorSet> set = fixture.MakeSet();
+  ASSERT_TRUE(set);
+  std::atomic<int> good = 0;
+  {
+    std::vector<std::thread> threads;
+    for (int e = 0; e < 8; ++e) {
+      threads.emplace_back([&, e] {
+        Executor* executor = set->For("soak-" + std::to_string(e)).value();
+        for (int call = 0; call < calls; ++call) {
+          auto out = executor->RunCommand("", "echo $((" + std::to_string(call) + " + 1)) > \"$TMPDIR/n\"; cat \"$TMPDIR/n\"");
+          good += out.ok() && out->stdout_bytes == std::to_string(call + 1) + "\n";
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  std::string scratch = set->scratch_path();
+  set->Close();
+  set.reset();
+  EXPECT_EQ(good.load(), 8 * calls);
+  EXPECT_EQ(Children(), 0);
+  EXPECT_EQ(Entries("/proc/self/fd"), fds);
+  EXPECT_EQ(Entries("/proc/self/task"), tasks);
+  EXPECT_EQ(Lines("/proc/self/mountinfo"), mounts);
+  EXPECT_EQ(std::filesystem::read_symlink("/proc/self/ns/pid"), ns);
+  EXPECT_FALSE(Exists(scratch));
+}
+
+TEST_F(Executors, SoakOfEightExecutorsLeavesNothingBehind) { Soak(*this, 12); }
+
+TEST_F(Executors, DISABLED_SoakOfEightExecutorsTimesTwoHundred) { Soak(*this, 200); }
+
+TEST_F(Executors, AGateRefusalIsTypedAndNothingRuns) {
+  ExecutorPolicy policy = Policy();
+  policy.request.approval = corral::ApprovalPolicy::kAskDangerous;
+  std::string canary = workspace_ / "canary";
+  const std::vector<std::string> dd = {"dd", "if=/dev/zero", "of=" + canary, "count=1"};
+  {
+    auto set = MakeSet(policy, Options());  // the default approver says no
+    ASSERT_TRUE(set);
+    EXPECT_ERRC(set->For("gate").value()->RunArgv("", dd), ExecutorErrc::kRefusedByGate);
+    EXPECT_FALSE(Exists(canary));
+    auto process = set->For("gate").value()->PrepareProcess(ProcessOptions{.dir = "", .argv = dd});
+    ASSERT_TRUE(process.ok());
+    EXPECT_ERRC((*process)->Start(), ExecutorErrc::kRefusedByGate);
+    EXPECT_FALSE(Exists(canary));
+  }
+  // Control: an approver that says yes lets the same call run.
+  AnswersYes yes;
+  ExecutorSetOptions options = Options();
+  options.approver = &yes;
+  auto set = MakeSet(policy, options);
+  ASSERT_TRUE(set);
+  auto out = set->For("gate").value()->RunArgv("", dd);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_GE(yes.asked.load(), 1);
+  EXPECT_TRUE(Exists(canary));
+}
+
+TEST_F(Executors, ACallsDirectoryMustLieInsideTheWorkspace) {
+  workspace_.Mkdir("sub");
+  ASSERT_EQ(::symlink(outside_.path().c_str(), (workspace_ / "out").c_str()), 0);
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("cwd").value();
+  auto here = executor->RunArgv("sub", {"pwd"});
+  ASSERT_TRUE(here.ok()) << here.error().ToString();
+  EXPECT_EQ(here->stdout_bytes, workspace_ / "sub\n");
+  for (const std::string& dir : {workspace_ / "out", std::string("out"), workspace_ / "sub/../../" +
+                                     std::filesystem::path(outside_.path()).filename().string(),
+                                 outside_.path()}) {
+    EXPECT_ERRC(executor->RunArgv(dir, {"touch", "ran"}), ExecutorErrc::kCwdOutsideWorkspace);
+  }
+  EXPECT_FALSE(Exists(outside_ / "ran"));
+  EXPECT_FALSE(Exists(workspace_ / "ran"));
+  EXPECT_FALSE(Exists(workspace_ / "sub/ran"));
+}
+
+TEST_F(Executors, AScratchRootThatIsASymlinkOrAnotherUsersIsRefused) {
+  ASSERT_EQ(::symlink(scratch_.path().c_str(), (outside_ / "link").c_str()), 0);
+  ExecutorSetOptions options = Options();
+  options.scratch_root = outside_ / "link";
+  EXPECT_ERRC(ExecutorSet::Create(Policy(), options), ExecutorErrc::kScratchUnsafe);
+  // Another user's directory: for root, one given to uid 65534; for
+  // everyone else, /tmp (root's).
+  TempDir foreign("corral-foreign");
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(foreign.path().c_str(), 65534, 65534), 0);
+  }
+  options.scratch_root = ::geteuid() == 0 ? foreign.path() : "/tmp";
+  EXPECT_ERRC(ExecutorSet::Create(Policy(), options), ExecutorErrc::kScratchUnsafe);
+  EXPECT_EQ(Entries(scratch_.path()), 0u);
+}
+
+TEST_F(Executors, ClosingRemovesTheScratchWithoutFollowingPlantedSymlinks) {
+  outside_.Write("precious/file", "keep me\n");
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("plant").value();
+  // The command plants symlinks to the caller's files and a directory it
+  // cannot be read back from.
+  auto out = executor->RunCommand(
+      "", "ln -s " + outside_ / "precious" + " \"$HOME/link\"; ln -s " + outside_ / "precious/file" +
+              " \"$TMPDIR/file\"; mkdir -p \"$HOME/locked/deep\"; chmod 000 \"$HOME/locked\"");
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  std::string scratch = set->scratch_path();
+  set->Close();
+  EXPECT_FALSE(Exists(scratch));
+  EXPECT_EQ(ReadFile(outside_ / "precious/file"), "keep me\n");
+}
+
+TEST_F(Executors, APolicyFromConfigTextUsesTheConfigSchema) {
+  ExecutorPolicy policy = Policy();
+  corral::Result<std::string> toml = corral::executor::ConfigJsonToToml(R"({"sandbox": {"mode": "read-only"}})");
+  ASSERT_TRUE(toml.ok()) << toml.error().ToString();
+  policy.config_toml = *toml;
+  auto set = MakeSet(policy, Options());
+  ASSERT_TRUE(set);
+  auto out = set->For("ro").value()->RunCommand("", "touch " + workspace_ / "written");
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  EXPECT_NE(out->exit_code, 0);
+  EXPECT_FALSE(Exists(workspace_ / "written"));
+  set->Close();
+
+  ExecutorPolicy bad = Policy();
+  bad.config_toml = "[sandbox]\nno_such_key = 1\n";
+  EXPECT_ERRC(ExecutorSet::Create(bad, Options()), ExecutorErrc::kPolicy);
+  EXPECT_ERRC(corral::executor::ConfigJsonToToml("[1]"), ExecutorErrc::kPolicy);
+  EXPECT_ERRC(corral::executor::ConfigJsonToToml(R"({"sandbox": {"a b": 1}})"), ExecutorErrc::kPolicy);
+  EXPECT_EQ(Entries(scratch_.path()), 0u);  // a refused set leaves nothing
+}
+
+}  // namespace
+}  // namespace corral_it

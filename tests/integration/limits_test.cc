@@ -1,0 +1,304 @@
+// The resource limits (docs/limits.md), on the real kernel, judged from
+// outside: the processes of a fork bomb counted in the host's /proc while it
+// runs and after, a file's size on the host, the exit status and the
+// `exited` record corral writes; and the zombie a run leaves to whoever
+// reaps corral's orphans, counted by a subreaper parent.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "harness.h"
+#include "confine/env.h"
+#include "confine/host.h"
+#include "confine/plan.h"
+#include "exec/spawn.h"
+#include "kernel/cgroup.h"
+#include "policy/policy.h"
+
+extern char** environ;
+
+namespace corral_it {
+namespace {
+
+// As root, RLIMIT_NPROC does not hold (the kernel exempts global root), so
+// --max-procs needs the pids controller of a cgroup corral can make.
+bool ProcessLimitNeedsACgroup() { return ::geteuid() == 0 && !corral::ProbeHostCgroupOffer().pids; }
+
+class Limits : public SandboxTest {
+ protected:
+  // The `exited` record of the last run.
+  nlohmann::json Exited() const {
+    std::vector<nlohmann::json> exited = AuditEvents("exited");
+    return exited.empty() ? nlohmann::json() : exited.back();
+  }
+};
+
+// Where no mechanism can hold --max-procs (root, and no pids controller:
+// this host's v2 hierarchy has none), the run is refused with the reason
+// and the fix, and nothing runs; --best-effort runs it and says the limit
+// was dropped.
+TEST_F(Limits, AProcessLimitNothingCanHoldIsRefused) {
+  if (!ProcessLimitNeedsACgroup()) {
+    // Unprivileged (or root with a pids controller): the limit holds, and
+    // the run goes ahead.
+    Outcome ran = RunIn({"--max-procs", "8"}, {"touch", workspace_ / "ran"});
+    EXPECT_EQ(ran.exit_code, 0) << ran.Describe();
+    EXPECT_TRUE(Exists(workspace_ / "ran"));
+    return;
+  }
+  Outcome refused = RunIn({"--max-procs", "8"}, {"touch", workspace_ / "ran"});
+  EXPECT_EQ(refused.exit_code, 125) << refused.Describe();
+  EXPECT_NE(refused.err.find("process limit: --max-procs as root needs the pids controller"), std::string::npos)
+      << refused.Describe();
+  EXPECT_NE(refused.err.find("--best-effort"), std::string::npos) << refused.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "ran"));
+
+  Outcome degraded = RunIn({"--max-procs", "8", "--best-effort"}, {"touch", workspace_ / "ran"});
+  EXPECT_EQ(degraded.exit_code, 0) << degraded.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "ran"));
+  EXPECT_NE(degraded.err.find("degraded run (--best-effort): it ran without process limit"), std::string::npos)
+      << degraded.Describe();
+  bool recorded = false;
+  for (const nlohmann::json& record : AuditEvents("spawned")) {
+    for (const auto& dropped : record.value("dropped", nlohmann::json::array())) {
+      recorded = recorded || dropped.get<std::string>().rfind("process limit:", 0) == 0;
+    }
+  }
+  EXPECT_TRUE(recorded) << "the spawned record does not list the dropped process limit";
+}
+
+// A fork bomb under --max-procs: counted from outside while it runs, it
+// never has more processes than the limit; the run ends (here by its
+// timeout), and no process of it is left.
+TEST_F(Limits, AForkBombIsContainedAndNothingIsLeft) {
+  if (ProcessLimitNeedsACgroup()) {
+    Outcome refused = RunIn({"--max-procs", "16"}, {"true"});
+    EXPECT_EQ(refused.exit_code, 125) << "root without a pids controller: the bomb must not run\n"
+                                      << refused.Describe();
+    return;
+  }
+  const std::string token = RandomToken("bomb");
+  // Every process of the bomb is a fork of this `sh -c`, the token in its
+  // command line. The bomb runs in a subshell (a shell whose fork fails
+  // gives up), and the sleep, forked before it, keeps the run going until
+  // --timeout.
+  const std::string bomb = ": " + token + "; sleep 1000 & (b(){ b|b& }; b); wait";
+  Process run(RunArgv({"--max-procs", "16", "--timeout", "4"}, {"sh", "-c", bomb}), Defaults({}));
+  size_t peak = 0;
+  WaitFor(
+      [&] {
+        peak = std::max(peak, ProcessesMatching(token).size());
+        return !run.Running();
+      },
+      20s);
+  const Outcome& outcome = run.Wait();
+  EXPECT_FALSE(outcome.timed_out) << outcome.Describe();
+  EXPECT_EQ(outcome.exit_code, 124) << "the bomb ran until --timeout\n" << outcome.Describe();
+  EXPECT_GT(peak, 1u) << "the bomb never forked";
+  EXPECT_LE(peak, 16u) << "more processes than --max-procs 16 at once";
+  EXPECT_TRUE(ProcessesMatching(token).empty()) << "a process of the bomb outlived the run";
+}
+
+// A memory hog under --max-memory cannot allocate past the cap; an
+// allocation under it works, and so does the hog without the flag.
+TEST_F(Limits, AMemoryHogCannotAllocatePastTheCap) {
+  Outcome hog = Probe("alloc", {"256", RandomToken("hog")}, {"--max-memory", "64m"});
+  EXPECT_EQ(hog.exit_code, kProbeBlocked) << hog.Describe();
+  EXPECT_NE(hog.out.find("Cannot allocate memory"), std::string::npos) << hog.Describe();
+  Outcome small = Probe("alloc", {"16", RandomToken("small")}, {"--max-memory", "64m"});
+  EXPECT_EQ(small.exit_code, 0) << small.Describe();
+  Outcome free = Probe("alloc", {"256", RandomToken("free")}, {});
+  EXPECT_EQ(free.exit_code, 0) << "without the cap the same allocation works\n" << free.Describe();
+}
+
+// A busy loop past --max-cpu-seconds is ended by SIGXCPU: the exit status
+// says the signal, and the exited record and stderr name the limit.
+TEST_F(Limits, ABusyLoopIsKilledAtItsCpuSeconds) {
+  Outcome outcome = RunIn({"--max-cpu-seconds", "1", "--timeout", "60"}, {"sh", "-c", "while :; do :; done"});
+  EXPECT_EQ(outcome.exit_code, 128 + SIGXCPU) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("limit: the command used its 1 CPU seconds (--max-cpu-seconds)"), std::string::npos)
+      << outcome.Describe();
+  nlohmann::json exited = Exited();
+  EXPECT_EQ(exited.value("limit", ""), "cpu_seconds") << exited.dump();
+  EXPECT_EQ(exited.value("signal", 0), SIGXCPU) << exited.dump();
+}
+
+// A write past --max-file-size stops at the cap: the file on the host is
+// exactly the cap, SIGXFSZ ended the writer, and the record names the limit.
+TEST_F(Limits, AWritePastTheFileSizeStopsAtTheCap) {
+  Outcome outcome = RunIn({"--max-file-size", "1m"}, {"sh", "-c", "exec head -c 4M /dev/zero > big"});
+  EXPECT_EQ(outcome.exit_code, 128 + SIGXFSZ) << outcome.Describe();
+  struct stat st = {};
+  ASSERT_EQ(::stat((workspace_ / "big").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 1024 * 1024);
+  EXPECT_EQ(Exited().value("limit", ""), "file_size") << Exited().dump();
+  EXPECT_NE(outcome.err.find("limit: the command wrote past 1m in one file"), std::string::npos)
+      << outcome.Describe();
+  // Under the cap the same write completes.
+  Outcome fits = RunIn({"--max-file-size", "8m"}, {"sh", "-c", "head -c 4M /dev/zero > big"});
+  EXPECT_EQ(fits.exit_code, 0) << fits.Describe();
+  ASSERT_EQ(::stat((workspace_ / "big").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 4 * 1024 * 1024);
+}
+
+// --max-open-files N: descriptors 0-2 and N-3 opens, then EMFILE.
+TEST_F(Limits, TheOpenPastTheLimitFails) {
+  Outcome outcome = Probe("open_many", {"1000"}, {"--max-open-files", "16"});
+  EXPECT_EQ(outcome.exit_code, kProbeBlocked) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("opened 13: Too many open files"), std::string::npos) << outcome.Describe();
+  Outcome unlimited = Probe("open_many", {"1000"}, {});
+  EXPECT_EQ(unlimited.exit_code, 0) << unlimited.Describe();
+}
+
+// The [sandbox] keys set the limits, a flag overrides them, and a project
+// file cannot raise the user's.
+TEST_F(Limits, TheConfigKeysSetTheLimitsAndAProjectCannotRaiseThem) {
+  config_.Write("corral/config.toml", "[sandbox]\nmax_open_files = 16\n");
+  Outcome keyed = Probe("open_many", {"1000"});
+  EXPECT_NE(keyed.out.find("opened 13: Too many open files"), std::string::npos) << keyed.Describe();
+  Outcome flagged = Probe("open_many", {"1000"}, {"--max-open-files", "32"});
+  EXPECT_NE(flagged.out.find("opened 29: Too many open files"), std::string::npos) << flagged.Describe();
+
+  workspace_.Write("corral.toml", "[sandbox]\nmax_open_files = 64\n");
+  Outcome raised = RunIn({}, {"touch", outside_ / "ran"});
+  EXPECT_EQ(raised.exit_code, 78) << raised.Describe();
+  EXPECT_NE(raised.err.find("sandbox.max_open_files"), std::string::npos) << raised.Describe();
+  EXPECT_FALSE(Exists(outside_ / "ran"));
+
+  workspace_.Write("corral.toml", "[sandbox]\nmax_open_files = 8\n");
+  Outcome lowered = Probe("open_many", {"1000"});
+  EXPECT_NE(lowered.out.find("opened 5: Too many open files"), std::string::npos) << lowered.Describe();
+}
+
+TEST_F(Limits, BadLimitsAreRefused) {
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--max-procs", "0"}, {"--max-procs", "-3"}, {"--max-procs", "99999999999999999999"},
+        {"--max-memory", "1k"}, {"--max-memory", "lots"}, {"--max-open-files", "2"},
+        {"--max-file-size", "0"}, {"--max-cpu-seconds", "0"}}) {
+    Outcome outcome = RunIn(flags, {"touch", outside_ / "ran"});
+    EXPECT_EQ(outcome.exit_code, 64) << flags[0] << " " << flags[1] << "\n" << outcome.Describe();
+    EXPECT_FALSE(Exists(outside_ / "ran"));
+  }
+}
+
+// explain names each limit and what holds it on this host.
+TEST_F(Limits, ExplainSaysWhatHoldsEachLimit) {
+  Outcome explained = Corral({"explain", "--max-memory", "256m", "--max-open-files", "64", "--", "true"});
+  EXPECT_EQ(explained.exit_code, 0) << explained.Describe();
+  EXPECT_NE(explained.out.find("memory 256m: each process's address space"), std::string::npos)
+      << explained.Describe();
+  EXPECT_NE(explained.out.find("64 open files per process (RLIMIT_NOFILE)"), std::string::npos)
+      << explained.Describe();
+}
+
+// The sandbox's init starts in the run's cgroup (clone3 CLONE_INTO_CGROUP),
+// so every process of the sandbox is in it from its first instruction:
+// read from outside in the cgroup's cgroup.procs. This host offers no
+// controller to limit with, but as root a plain cgroup of its v2 hierarchy
+// shows the spawn path; unprivileged, that hierarchy is not the user's and
+// the cgroup cannot be made.
+TEST_F(Limits, TheSandboxStartsInTheRunsCgroup) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::stringstream text;
+  text << mountinfo.rdbuf();
+  const std::string mount = corral::CgroupMountPoint(text.str());
+  ASSERT_FALSE(mount.empty()) << "no cgroup v2 hierarchy on this host";
+  corral::Result<corral::RunCgroup> cgroup = corral::RunCgroup::Create(mount, corral::CgroupLimits{});
+  if (::geteuid() != 0) {
+    EXPECT_FALSE(cgroup.ok()) << "an unprivileged user made a cgroup at the hierarchy's root";
+    return;
+  }
+  ASSERT_TRUE(cgroup.ok()) << cgroup.error().ToString();
+  corral::Result<corral::HostContext> host = corral::CaptureHostContext();
+  ASSERT_TRUE(host.ok()) << host.error().ToString();
+  corral::PolicyBuilder builder(*host);
+  builder.Workspace(workspace_.path());
+  corral::Result<corral::Policy> policy = builder.Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  corral::Result<corral::Plan> plan = corral::Compile(*policy, corral::ProbeHost());
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  corral::Command command;
+  command.argv = {"sleep", "1000"};
+  command.env = corral::ScrubEnvironment(*policy, environ);
+  command.cgroup_fd = cgroup->fd();
+  sigset_t previous = corral::BlockForwardedSignals();
+  corral::Result<corral::SandboxProcess> process = corral::Spawn(*plan, command);
+  ASSERT_TRUE(process.ok()) << process.error().ToString();
+  auto procs = [&] {
+    std::ifstream in(cgroup->path() + "/cgroup.procs");
+    std::vector<pid_t> pids;
+    pid_t pid = 0;
+    while (in >> pid) pids.push_back(pid);
+    return pids;
+  };
+  // Init, and the command it cloned.
+  EXPECT_TRUE(WaitFor([&] { return procs().size() == 2; }, 10s)) << procs().size();
+  std::vector<pid_t> in_cgroup = procs();
+  EXPECT_NE(std::find(in_cgroup.begin(), in_cgroup.end(), process->pid()), in_cgroup.end())
+      << "init is not in the run's cgroup";
+  // Removing the cgroup kills what is in it: the sandbox ends.
+  const std::string path = cgroup->path();
+  std::thread reaper([&] { process->Reap(); });
+  corral::Result<void> removed = cgroup->Remove();
+  reaper.join();
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  EXPECT_TRUE(removed.ok()) << removed.error().ToString();
+  EXPECT_FALSE(Exists(path));
+}
+
+// Each `corral run` reaps its sandbox's init before it exits: a subreaper
+// parent of 20 runs inherits no zombie from them.
+TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const std::vector<std::string> argv = RunArgv({}, {"true"});
+  pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    ::close(report[0]);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    int inherited = 0;
+    for (int i = 0; i < 20; ++i) {
+      pid_t corral = ::fork();
+      if (corral == 0) {
+        if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
+        ::execv(args[0], args.data());
+        ::_exit(121);
+      }
+      int status = 0;
+      ::waitpid(corral, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ::_exit(122);
+    }
+    // Whatever init would have passed to this subreaper arrives within
+    // moments of corral's exit: wait, then reap all that came.
+    ::usleep(500 * 1000);
+    for (;;) {
+      int status = 0;
+      pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) break;
+      ++inherited;
+    }
+    char count = static_cast<char>(inherited);
+    (void)!::write(report[1], &count, 1);
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  char inherited = -1;
+  ASSERT_EQ(::read(report[0], &inherited, 1), 1) << "the subreaper helper failed";
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(helper, &status, 0);
+  EXPECT_EQ(inherited, 0) << "zombies left to the subreaper by 20 runs";
+}
+
+}  // namespace
+}  // namespace corral_it
