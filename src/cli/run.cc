@@ -234,11 +234,16 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // --audit, else the user config's audit.trail (only the user's: a
   // project file cannot move the trail), else the state directory. A user
   // config that cannot be read leaves the default; the run reports it.
+  // The user config is read once, here, for the trail and the policy below
+  // (ReadUserConfigOnce); one that cannot be read is refused there with the
+  // error this read gave, not read again.
   std::optional<std::string> chosen = audit;
-  if (!chosen && host.ok() && !policy_file) {
-    Result<RunRequest> request = flags.ToRequest();
-    if (request.ok()) {
-      Result<std::optional<std::string>> configured = ConfiguredAuditTrail(*request, *host);
+  std::optional<Result<RunRequest>> run_request;
+  if (!policy_file) run_request.emplace(flags.ToRequest());
+  if (host.ok() && run_request && run_request->ok()) {
+    Status read = ReadUserConfigOnce(**run_request, *host);
+    if (read.ok() && !chosen) {
+      Result<std::optional<std::string>> configured = ConfiguredAuditTrail(**run_request, *host);
       if (configured.ok()) chosen = *configured;
     }
   }
@@ -269,7 +274,8 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     if (!compiled.ok()) return Refuse(trail, compiled.error());
     request.policy = std::move(compiled).value();
   } else {
-    Result<ResolvedRequest> resolved = flags.Resolve(*host);
+    Result<ResolvedRequest> resolved =
+        run_request->ok() ? ResolveRequest(**run_request, *host) : Result<ResolvedRequest>(run_request->error());
     if (!resolved.ok()) return Refuse(trail, resolved.error());
     // sandbox.backend: run is the native runner; it never quietly ignores another.
     if (Status runner = CheckRunnerBackend(resolved->backend); !runner.ok()) return Refuse(trail, runner.error());
