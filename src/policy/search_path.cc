@@ -142,6 +142,15 @@ class Comparer {
     return std::nullopt;
   }
 
+  // Whether an entry visible inside may hold `name` (from its listing, once
+  // listed): where none does, the name is not found inside, so it cannot
+  // resolve to another program there, and its outside file need not be
+  // looked at (pyenv's shims: a hundred names, a handful also in /usr/bin).
+  bool MayBeInside(const std::string& name) const {
+    return std::any_of(entries_.begin(), entries_.end(),
+                       [&](const Entry& entry) { return entry.visible && entry.MayHold(name); });
+  }
+
   // "~/.pyenv/shims" for a path in the home.
   std::string Short(const std::string& path) const {
     if (path != host_.home && IsWithin(path, host_.home)) return "~" + path.substr(host_.home.size());
@@ -226,6 +235,7 @@ class Comparer {
       std::sort(here.begin(), here.end());
       for (const std::string& name : here) {
         if (++checked > kMostNames) break;
+        if (!MayBeInside(name)) continue;  // not inside: merely hidden, as `hidden` says
         std::optional<Found> outside = Lookup(name, Side::kOutside);
         if (!outside || outside->entry != &entry) continue;  // found earlier on PATH, or not a program
         std::optional<Found> inside = Lookup(name, Side::kInside);
