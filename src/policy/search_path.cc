@@ -142,13 +142,19 @@ class Comparer {
     return std::nullopt;
   }
 
-  // Whether an entry visible inside may hold `name` (from its listing, once
-  // listed): where none does, the name is not found inside, so it cannot
-  // resolve to another program there, and its outside file need not be
-  // looked at (pyenv's shims: a hundred names, a handful also in /usr/bin).
+  // Whether an entry visible inside may hold `name` (from its listing):
+  // where none does, the name is not found inside, so it cannot resolve to
+  // another program there, and its outside file need not be looked at
+  // (pyenv's shims: a hundred names, a handful also in /usr/bin; cargo's:
+  // a dozen links to rustup, each resolved component by component). Asked
+  // of every name of the hidden entries, so the visible ones are listed at
+  // once rather than after kAskedBeforeListing names.
   bool MayBeInside(const std::string& name) const {
-    return std::any_of(entries_.begin(), entries_.end(),
-                       [&](const Entry& entry) { return entry.visible && entry.MayHold(name); });
+    return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& entry) {
+      if (!entry.visible) return false;
+      entry.List();
+      return entry.MayHold(name);
+    });
   }
 
   // "~/.pyenv/shims" for a path in the home.
