@@ -10,6 +10,7 @@
 #include "cli/approval_flags.h"
 #include "cli/policy_flags.h"
 #include "policy/policy.h"
+#include "state/state_dir.h"
 
 namespace CLI {
 class App;
@@ -21,6 +22,9 @@ namespace corral::cli {
 // config's audit.trail) when set, "-" meaning stderr; else corral's state
 // directory under `home` (stderr, said in one line, when it cannot be made).
 Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home);
+// The same, with the state directory as the caller already opened it (made
+// when missing; an unsafe one is the error), so a run walks it once.
+Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const Result<StateDir>& state);
 
 struct RunCommand {
   PolicyFlags flags;

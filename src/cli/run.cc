@@ -175,16 +175,22 @@ Result<gate::PolicyFile> ReadPolicyFile(const std::string& file, const std::vect
 // audit.trail) when set, "-" meaning stderr; else corral's state directory.
 // A state directory that cannot be made (a read-only home) leaves the
 // trail on stderr, said in one line; an unsafe one is refused.
-Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home) {
+// `state` is the state directory as the caller opened it (made when
+// missing), consulted only when nothing is chosen.
+Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const Result<StateDir>& state) {
   if (chosen && *chosen == "-") return AuditTrail::ToStderr();
   if (chosen) return AuditTrail::ToFile(*chosen);
-  Result<StateDir> state = StateDir::Open(home, StateDir::Create::kYes);
-  if (!state.ok() && state.error().code() == kStateDirUnsafe) return std::move(state).error();
+  if (!state.ok() && state.error().code() == kStateDirUnsafe) return state.error();
   if (!state.ok()) {
     PrintError("the audit trail goes to stderr: " + state.error().ToString() + " (pass --audit FILE to keep it)");
     return AuditTrail::ToStderr();
   }
   return AuditTrail::InDirectory(state->fd(), state->path());
+}
+
+Result<AuditTrail> OpenTrail(const std::optional<std::string>& chosen, const std::string& home) {
+  if (chosen) return OpenTrail(chosen, Result<StateDir>(Error(ErrorKind::kIo, "not consulted")));
+  return OpenTrail(chosen, StateDir::Open(home, StateDir::Create::kYes));
 }
 
 void RunCommand::Register(CLI::App& app) {
@@ -234,15 +240,24 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // --audit, else the user config's audit.trail (only the user's: a
   // project file cannot move the trail), else the state directory. A user
   // config that cannot be read leaves the default; the run reports it.
+  // The user config is read once, here, for the trail and the policy below
+  // (ReadUserConfigOnce); one that cannot be read is refused there with the
+  // error this read gave, not read again.
   std::optional<std::string> chosen = audit;
-  if (!chosen && host.ok() && !policy_file) {
-    Result<RunRequest> request = flags.ToRequest();
-    if (request.ok()) {
-      Result<std::optional<std::string>> configured = ConfiguredAuditTrail(*request, *host);
+  std::optional<Result<RunRequest>> run_request;
+  if (!policy_file) run_request.emplace(flags.ToRequest());
+  if (host.ok() && run_request && run_request->ok()) {
+    Status read = ReadUserConfigOnce(**run_request, *host);
+    if (read.ok() && !chosen) {
+      Result<std::optional<std::string>> configured = ConfiguredAuditTrail(**run_request, *host);
       if (configured.ok()) chosen = *configured;
     }
   }
-  Result<AuditTrail> opened = OpenTrail(chosen, HomeOrEnv(host));
+  // The state directory is walked from "/" once a run: the trail, the
+  // recovery and listings below and the run itself (RunOptions::state_dir)
+  // share this descriptor. It is made here only when the trail goes there.
+  Result<StateDir> state = StateDir::Open(HomeOrEnv(host), chosen ? StateDir::Create::kNo : StateDir::Create::kYes);
+  Result<AuditTrail> opened = OpenTrail(chosen, state);
   if (!opened.ok()) return RefuseTrail(opened.error());
   AuditTrail trail = std::move(opened).value();
   if (!approver.ok()) return Refuse(trail, approver.error());
@@ -250,7 +265,6 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // Before any policy looks at the tree: what runs whose corral was killed
   // before their sweep left at protected paths.
   // An unsafe state directory is refused by the run itself, before it starts.
-  Result<StateDir> state = StateDir::Open(host->home, StateDir::Create::kNo);
   if (state.ok() && !MutantActive(Mutant::kSweepJournal)) RecoverInterrupted(trail, *state);
   // The root walk of /etc lists through the listings kept there.
   std::optional<StateListingCache> listings;
@@ -269,7 +283,8 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     if (!compiled.ok()) return Refuse(trail, compiled.error());
     request.policy = std::move(compiled).value();
   } else {
-    Result<ResolvedRequest> resolved = flags.Resolve(*host);
+    Result<ResolvedRequest> resolved =
+        run_request->ok() ? ResolveRequest(**run_request, *host) : Result<ResolvedRequest>(run_request->error());
     if (!resolved.ok()) return Refuse(trail, resolved.error());
     // sandbox.backend: run is the native runner; it never quietly ignores another.
     if (Status runner = CheckRunnerBackend(resolved->backend); !runner.ok()) return Refuse(trail, runner.error());
@@ -312,6 +327,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   if (path.warning) PrintError("warning: " + *path.warning);
   RunOptions options;
   options.overlay_on = overlay_on;
+  if (state.ok()) options.state_dir = &*state;
   RunResult result = RunConfined(std::move(admitted).value(), options);
   if (result.error && policy_file) {
     PrintError(result.error->ToString());

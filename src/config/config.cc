@@ -133,10 +133,20 @@ Result<Config> LoadConfig(const LoadOptions& options) {
     }
     context.workspace_root = std::move(root).value();
   }
-  CORRAL_ASSIGN_OR_RETURN(std::optional<ConfigLayer> user, LoadLayer(options.user_path, ConfigScope::kUser, options));
+  std::optional<ConfigLayer> user;
+  if (options.user_layer != nullptr) {
+    if (!options.user_layer->ok()) return options.user_layer->error();
+    user = **options.user_layer;
+  } else {
+    CORRAL_ASSIGN_OR_RETURN(user, LoadUserLayer(options));
+  }
   CORRAL_ASSIGN_OR_RETURN(std::optional<ConfigLayer> project,
                           LoadLayer(options.project_path, ConfigScope::kProject, options));
   return MergeConfigLayers(user, project, context);
+}
+
+Result<std::optional<ConfigLayer>> LoadUserLayer(const LoadOptions& options) {
+  return LoadLayer(options.user_path, ConfigScope::kUser, options);
 }
 
 }  // namespace corral

@@ -105,8 +105,15 @@ enum class UserFileRule {
   kMustExist,     // a file the user named (--config): a missing one is an error
 };
 
+struct ConfigLayer;  // config_file.h
+
 struct LoadOptions {
   std::optional<std::string> user_path;     // unset: no user file
+  // The user file as LoadUserLayer already read it, or the error it gave:
+  // used instead of reading user_path again (a run consults that file up to
+  // three times; read once, it cannot say one thing to the first reader and
+  // another to the next, nor fail for one and succeed for the next).
+  const Result<std::optional<ConfigLayer>>* user_layer = nullptr;
   UserFileRule user_file_rule = UserFileRule::kMayBeMissing;
   std::optional<std::string> project_path;  // unset: no project file
   std::string home;                         // for "~" expansion
@@ -130,5 +137,8 @@ LoadOptions DefaultLoadOptions(const std::string& home, const std::string& works
 // except a user file under UserFileRule::kMustExist (code "config_missing");
 // an existing file that cannot be read, or is writable by others, is an error.
 Result<Config> LoadConfig(const LoadOptions& options);
+// The user file alone, read and parsed under the same rules (nullopt: there
+// is none, or options.user_path is unset), for LoadOptions::user_layer.
+Result<std::optional<ConfigLayer>> LoadUserLayer(const LoadOptions& options);
 
 }  // namespace corral

@@ -356,10 +356,18 @@ Result<Policy> PolicyBuilder::Build() const {
   std::vector<std::string> homes = {host_.home};
   if (!host_.passwd_home.empty() && host_.passwd_home != host_.home) homes.push_back(host_.passwd_home);
   std::vector<std::string> credentials;
+  // A home that does not exist (uid 65534's /nonexistent) holds no store:
+  // one stat of it says so for all of them. Only ENOENT and ENOTDIR, which
+  // every path under it would meet too; a home it may not search (EACCES)
+  // still goes store by store, to the walk of blocked stores below.
+  std::vector<bool> in_absent_home;  // one for each store of the homes
   for (const std::string& home : homes) {
+    struct stat home_st;
+    const bool absent = ::stat(home.c_str(), &home_st) != 0 && (errno == ENOENT || errno == ENOTDIR);
     for (const std::string& pattern : HomeCredentialPatterns()) {
       CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(pattern, home));
       credentials.push_back(std::move(path));
+      in_absent_home.push_back(absent);
     }
   }
   for (const ToolchainLayout& layout : layouts) {
@@ -380,6 +388,7 @@ Result<Policy> PolicyBuilder::Build() const {
   // exists now: a device (~/.bash_history -> /dev/null) holds nothing.
   std::map<std::string, std::string> link_of;  // resolved target -> the store's path in the home
   for (size_t i = 0, n = credentials.size(); i < n; ++i) {
+    if (i < in_absent_home.size() && in_absent_home[i]) continue;
     char resolved[PATH_MAX];
     struct stat st;
     // Most stores do not exist: one stat says so, where realpath would read

@@ -392,5 +392,23 @@ TEST_F(PolicyTest, CredentialStoresNeedTheirOwnFlagAndAreMaskedInsideGrants) {
                           [&](const MaskedPath& m) { return m.path == real_ssh; }));
 }
 
+// A passwd home that does not exist (uid 65534's /nonexistent), or is a file,
+// is settled by one stat of it; the stores of $HOME are found and hidden as
+// before, and the policy builds.
+TEST_F(PolicyTest, AnAbsentPasswdHomeLeavesTheOtherHomesStoresHidden) {
+  std::string ssh = tree_.Dir("home/.ssh");
+  std::string file_home = tree_.path() + "/plain";
+  { std::ofstream(file_home) << "x"; }
+  for (const std::string& absent : {tree_.path() + "/nonexistent", file_home}) {
+    HostContext host = Host();
+    host.passwd_home = absent;
+    ASSERT_BUILT(policy, PolicyBuilder(host).AllowRead(home_));
+    EXPECT_TRUE(std::any_of(policy.masks().begin(), policy.masks().end(),
+                            [&](const MaskedPath& m) { return m.path == ssh; }))
+        << absent;
+    EXPECT_NE(Refusal(PolicyBuilder(host).AllowRead(ssh)).find("--allow-credential " + ssh), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace corral

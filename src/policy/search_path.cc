@@ -142,6 +142,21 @@ class Comparer {
     return std::nullopt;
   }
 
+  // Whether an entry visible inside may hold `name` (from its listing):
+  // where none does, the name is not found inside, so it cannot resolve to
+  // another program there, and its outside file need not be looked at
+  // (pyenv's shims: a hundred names, a handful also in /usr/bin; cargo's:
+  // a dozen links to rustup, each resolved component by component). Asked
+  // of every name of the hidden entries, so the visible ones are listed at
+  // once rather than after kAskedBeforeListing names.
+  bool MayBeInside(const std::string& name) const {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& entry) {
+      if (!entry.visible) return false;
+      entry.List();
+      return entry.MayHold(name);
+    });
+  }
+
   // "~/.pyenv/shims" for a path in the home.
   std::string Short(const std::string& path) const {
     if (path != host_.home && IsWithin(path, host_.home)) return "~" + path.substr(host_.home.size());
@@ -226,6 +241,7 @@ class Comparer {
       std::sort(here.begin(), here.end());
       for (const std::string& name : here) {
         if (++checked > kMostNames) break;
+        if (!MayBeInside(name)) continue;  // not inside: merely hidden, as `hidden` says
         std::optional<Found> outside = Lookup(name, Side::kOutside);
         if (!outside || outside->entry != &entry) continue;  // found earlier on PATH, or not a program
         std::optional<Found> inside = Lookup(name, Side::kInside);

@@ -21,13 +21,19 @@ void Append(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, const std::string& workspace) {
-  if (request.no_config) return Config{};
+LoadOptions OptionsFor(const RunRequest& request, const HostContext& host, const std::string& workspace) {
   LoadOptions options = DefaultLoadOptions(host.home, workspace.empty() ? host.cwd : workspace);
   if (request.user_config) {
     options.user_path = *request.user_config;
     options.user_file_rule = UserFileRule::kMustExist;
   }
+  options.user_layer = request.user_layer.get();
+  return options;
+}
+
+Result<Config> ReadConfig(const RunRequest& request, const HostContext& host, const std::string& workspace) {
+  if (request.no_config) return Config{};
+  LoadOptions options = OptionsFor(request, host, workspace);
   if (request.preset) {
     CORRAL_ASSIGN_OR_RETURN(Preset preset, ResolvePreset(*request.preset));
     options.preset = preset;
@@ -91,6 +97,16 @@ bool SpecOverrides::HasGrants() const {
   return workspace || no_workspace || setting;
 }
 
+Status ReadUserConfigOnce(RunRequest& request, const HostContext& host) {
+  if (request.no_config) return Ok();
+  if (!request.user_layer) {
+    request.user_layer = std::make_shared<const Result<std::optional<ConfigLayer>>>(
+        LoadUserLayer(OptionsFor(request, host, std::string())));
+  }
+  if (!request.user_layer->ok()) return request.user_layer->error();
+  return Ok();
+}
+
 Result<std::optional<std::string>> ConfiguredAuditTrail(const RunRequest& request, const HostContext& host) {
   RunRequest user_only = request;
   user_only.preset.reset();  // a preset says nothing about the trail
@@ -98,7 +114,8 @@ Result<std::optional<std::string>> ConfiguredAuditTrail(const RunRequest& reques
   return config.audit_trail;
 }
 
-Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostContext& host) {
+Result<ResolvedRequest> ResolveRequest(const RunRequest& given, const HostContext& host) {
+  RunRequest request = given;  // keeps the user file once read (ReadUserConfigOnce)
   ResolvedRequest out;
   const SpecOverrides& flags = request.overrides;
 
@@ -124,6 +141,7 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
   } else if (out.session) {
     workspace = out.session->cwd();
   } else if (!flags.no_workspace) {
+    (void)ReadUserConfigOnce(request, host);  // kept, error or not: the merge below takes it too
     CORRAL_ASSIGN_OR_RETURN(Config user_only, ReadConfig(request, host, std::string()));
     workspace = user_only.workspace_root.value_or(cwd_workspace);
   }

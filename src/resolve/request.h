@@ -24,11 +24,13 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "config/config_file.h"
 #include "policy/approval_policy.h"
 #include "resolve/presets.h"
 #include "resolve/resolution.h"
@@ -72,6 +74,10 @@ struct RunRequest {
   std::optional<std::string> session_dir;  // default: DefaultSessionDir()
   std::optional<std::string> profile;       // a [profile] TOML file
   std::optional<std::string> profile_ceiling;
+  // The user config file as this run first read it, or the error that read
+  // gave (ReadUserConfigOnce): every later reader of the run takes it instead
+  // of the file. Unset: each reader reads the file.
+  std::shared_ptr<const Result<std::optional<ConfigLayer>>> user_layer;
 };
 
 struct ResolvedRequest {
@@ -103,5 +109,13 @@ Result<ResolvedRequest> ResolveRequest(const RunRequest& request, const HostCont
 // sets it, read before anything else: the trail is opened first. The
 // project file is not read (it cannot set the key).
 Result<std::optional<std::string>> ConfiguredAuditTrail(const RunRequest& request, const HostContext& host);
+
+// Reads and parses the user config `request` names (or the default) once and
+// keeps it in request.user_layer, so that ConfiguredAuditTrail and
+// ResolveRequest do not read it again. Nothing to do under no_config; when it
+// is already kept, returns what was kept. A file that cannot be read or parsed
+// is the error, kept too: every later reader refuses with it, even if the
+// file has been mended since.
+Status ReadUserConfigOnce(RunRequest& request, const HostContext& host);
 
 }  // namespace corral

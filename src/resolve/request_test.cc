@@ -190,6 +190,45 @@ TEST_F(RequestTest, NoConfigReadsNeitherFile) {
   EXPECT_THAT(resolved.spec.forbid_read, IsEmpty());
 }
 
+// The user file is read once a run: the trail, the workspace root and the
+// merge all take what ReadUserConfigOnce read, even if the file changes after.
+TEST_F(RequestTest, TheUserConfigIsReadOnceForTheTrailAndThePolicy) {
+  std::string trail = tree_.Join("trail.jsonl");
+  std::string root = tree_.Dir("root");
+  User("[sandbox]\nmode = \"read-only\"\nworkspace_root = \"" + root + "\"\n[audit]\ntrail = \"" + trail + "\"\n");
+  RunRequest request = request_;
+  ASSERT_TRUE(ReadUserConfigOnce(request, host_).ok());
+  ASSERT_NE(request.user_layer, nullptr);
+  User("[sandbox]\nmode = \"workspace-write\"\n");  // read again, this would change the run
+  Result<std::optional<std::string>> configured = ConfiguredAuditTrail(request, host_);
+  ASSERT_TRUE(configured.ok()) << configured.error().ToString();
+  EXPECT_EQ(*configured, std::optional<std::string>(trail));
+  ResolvedRequest resolved = Resolve(request);
+  EXPECT_EQ(resolved.spec.mode, Mode::kReadOnly);
+  EXPECT_EQ(resolved.spec.workspace, std::optional<std::string>(root));
+  EXPECT_THAT(resolved.config_files, ElementsAre(*request_.user_config));
+  // Without it each reader reads the file as it is now.
+  EXPECT_EQ(Resolve(request_).spec.mode, Mode::kWorkspaceWrite);
+}
+
+// A user file that cannot be read is kept as its error: the resolution
+// refuses with it, even once the file has been mended, and does not read
+// the file again (the trail took the default on that same error).
+TEST_F(RequestTest, AnUnreadableUserConfigIsKeptAsItsError) {
+  User("[sandbox]\nno_such_key = 1\n");
+  RunRequest request = request_;
+  Status read = ReadUserConfigOnce(request, host_);
+  ASSERT_FALSE(read.ok());
+  ASSERT_NE(request.user_layer, nullptr);
+  User("[sandbox]\nmode = \"read-only\"\n");  // mended after the first read
+  EXPECT_FALSE(ConfiguredAuditTrail(request, host_).ok());
+  Error error = Refusal(request);
+  EXPECT_EQ(error.kind(), ErrorKind::kConfig);
+  EXPECT_EQ(error.ToString(), read.error().ToString());
+  // Read afresh, the mended file resolves.
+  EXPECT_EQ(Resolve(request_).spec.mode, Mode::kReadOnly);
+}
+
 TEST_F(RequestTest, ARefusedConfigFileRefusesTheRequest) {
   Project(host_.cwd, "network = true\n");
   Error error = Refusal(request_);

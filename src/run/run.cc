@@ -129,6 +129,14 @@ std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t star
   return RenderSummary(run.id(), shown);
 }
 
+// corral's state directory for this run: the caller's, when it opened it
+// already, else opened (and made) here.
+Result<StateDir> OpenStateDir(const RunOptions& options, const Policy& policy) {
+  if (options.state_dir != nullptr && options.state_dir->valid()) return options.state_dir->Duplicate();
+  return options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
+                            : StateDir::Open(policy.home(), StateDir::Create::kYes);
+}
+
 // `--overlay-on RUN`: the pending run `id`, locked (refused at once when a
 // run, an apply or a discard holds it), and only when it overlays this
 // run's workspace (the same path and the same (dev, inode)).
@@ -371,9 +379,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                     Error(ErrorKind::kUsage, "--overlay: the run has no workspace to overlay. The command was not run."));
     }
     if (policy.write_view() == WriteView::kOverlay) {
-      Result<StateDir> for_overlay = options.state_home
-                                         ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
-                                         : StateDir::Open(policy.home(), StateDir::Create::kYes);
+      Result<StateDir> for_overlay = OpenStateDir(options, policy);
       if (!for_overlay.ok()) {
         return Failed(audit, policy,
                       Error(ErrorKind::kUnsupported, "--overlay: the upper layer lives in corral's state directory: " +
@@ -429,8 +435,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     SetEnvironment(command.env, options.env_set);
     // The journal and the quarantine live there: one a symlink or another
     // user could redirect is refused before anything runs (state_dir.h).
-    Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
-                                                 : StateDir::Open(policy.home(), StateDir::Create::kYes);
+    Result<StateDir> opened = OpenStateDir(options, policy);
     if (!opened.ok() && opened.error().code() == kStateDirUnsafe && !MutantActive(Mutant::kStateDirChecks)) {
       return Failed(audit, policy, std::move(opened).error());
     }

@@ -48,6 +48,7 @@
 #include "policy/protected.h"
 #include "repair/git_config_stage.h"
 #include "repair/sweep.h"
+#include "state/state_dir.h"
 
 namespace corral {
 
@@ -91,6 +92,11 @@ struct RunOptions {
   // In place of $XDG_STATE_HOME: corral's state directory (state/state_dir.h),
   // which holds the quarantine and the sweep journal, is <state_home>/corral.
   std::optional<std::string> state_home;
+  // Not owned: corral's state directory as the caller already opened it
+  // (StateDir::Open for the policy's home, or OpenBelow(state_home)): the
+  // run takes a copy of its descriptor (StateDir::Duplicate) instead of
+  // walking from "/" again. Unset: the run opens it.
+  const StateDir* state_dir = nullptr;
   // The command's descriptors 0-2, when >= 0 (not owned); otherwise this
   // process's. A server whose stdout is a protocol stream passes a pipe.
   int stdin_fd = -1;

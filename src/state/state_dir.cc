@@ -145,6 +145,16 @@ Result<StateDir> StateDir::OpenBelow(const std::string& base, Create create) {
   return state;
 }
 
+Result<StateDir> StateDir::Duplicate() const {
+  if (!fd_) return Error(ErrorKind::kIo, "no state directory").WithCode(kStateDirUnavailable);
+  StateDir copy;
+  copy.fd_.Reset(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
+  if (!copy.fd_) return Error::FromErrno(ErrorKind::kIo, "cannot duplicate a descriptor", "fcntl", errno);
+  CORRAL_TRY(Check(copy.fd_.get(), path_, Rule::kPrivate));
+  copy.path_ = path_;
+  return copy;
+}
+
 Result<UniqueFd> StateDir::Subdir(const std::string& relative, Create create) const {
   if (!fd_) return Error(ErrorKind::kIo, "no state directory").WithCode(kStateDirUnavailable);
   UniqueFd dir(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));

@@ -47,6 +47,12 @@ class StateDir {
   // `corral` itself and created 0700 when missing and `create` says so.
   Result<UniqueFd> Subdir(const std::string& relative, Create create) const;
 
+  // Another descriptor of this directory, for a caller that opened it once
+  // and hands it on instead of walking from "/" again: `corral` itself is
+  // checked again as Open checks it (the directories above it were checked
+  // by that Open; the descriptor no longer depends on them).
+  Result<StateDir> Duplicate() const;
+
   int fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
   bool valid() const { return fd_.valid(); }

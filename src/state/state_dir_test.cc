@@ -40,6 +40,28 @@ TEST(StateDir, MissingDirectoriesAreMadePrivate) {
   EXPECT_EQ(ModeOf(state->path() + "/pending"), 0700u);
 }
 
+// A caller that opened it hands on a copy of the descriptor: the same
+// directory, and `corral` checked again, so one made writable by others
+// since the open is refused as Open would refuse it.
+TEST(StateDir, ADuplicateIsTheSameDirectoryCheckedAgain) {
+  TestTree tree;
+  Result<StateDir> state = StateDir::OpenBelow(tree.Join("state"), StateDir::Create::kYes);
+  ASSERT_TRUE(state.ok()) << state.error().ToString();
+  Result<StateDir> copy = state->Duplicate();
+  ASSERT_TRUE(copy.ok()) << copy.error().ToString();
+  EXPECT_EQ(copy->path(), state->path());
+  EXPECT_NE(copy->fd(), state->fd());
+  struct stat one = {};
+  struct stat two = {};
+  ASSERT_EQ(::fstat(state->fd(), &one), 0);
+  ASSERT_EQ(::fstat(copy->fd(), &two), 0);
+  EXPECT_EQ(one.st_ino, two.st_ino);
+  EXPECT_EQ(one.st_dev, two.st_dev);
+  ASSERT_EQ(::chmod(state->path().c_str(), 0770), 0);
+  ExpectUnsafe(state->Duplicate(), "writable by group or others");
+  EXPECT_FALSE(StateDir().Duplicate().ok());
+}
+
 TEST(StateDir, NothingIsMadeWhenAskedNotTo) {
   TestTree tree;
   Result<StateDir> state = StateDir::OpenBelow(tree.Join("state"), StateDir::Create::kNo);
