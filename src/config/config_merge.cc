@@ -207,6 +207,7 @@ class ProjectMerge {
       if (!ceiling) ceiling = setting.spec_default;
       if constexpr (std::is_same_v<SpecType, std::optional<uint64_t>>) {
         if (MutantActive(Mutant::kProjectLimits)) ceiling.reset();
+        if (setting.key == kMaxCpusSetting.key && MutantActive(Mutant::kProjectCpus)) ceiling.reset();
       }
       if (ceiling && asked->value > *ceiling) {
         std::string ceiling_text;
