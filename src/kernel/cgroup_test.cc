@@ -120,7 +120,8 @@ TEST(CgroupOffer, NoHierarchyOrNoOwnCgroupOffersNothing) {
 // fails naming the file, and leaves no cgroup behind.
 TEST(RunCgroup, ALimitThatCannotBeSetFailsAndLeavesNothing) {
   TestTree tree;
-  Result<RunCgroup> made = RunCgroup::Create(tree.path(), CgroupLimits{.pids_max = 11, .memory_max = {}});
+  Result<RunCgroup> made =
+      RunCgroup::Create(tree.path(), CgroupLimits{.pids_max = 11, .memory_max = {}, .cpu_milli = {}});
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().message().find("pids.max"), std::string::npos) << made.error().ToString();
   std::error_code ignored;
@@ -130,7 +131,8 @@ TEST(RunCgroup, ALimitThatCannotBeSetFailsAndLeavesNothing) {
 // Likewise cpu.max: the failure names it, and nothing is left.
 TEST(RunCgroup, ACpuShareThatCannotBeSetFailsAndLeavesNothing) {
   TestTree tree;
-  Result<RunCgroup> made = RunCgroup::Create(tree.path(), CgroupLimits{.cpu_milli = 500});
+  Result<RunCgroup> made =
+      RunCgroup::Create(tree.path(), CgroupLimits{.pids_max = {}, .memory_max = {}, .cpu_milli = 500});
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().message().find("cpu.max"), std::string::npos) << made.error().ToString();
   std::error_code ignored;
