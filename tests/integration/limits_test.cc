@@ -109,7 +109,8 @@ TEST_F(Limits, ACpuShareNothingCanHoldIsRefused) {
   Outcome explained = Corral({"explain", "--json", "--max-cpus", "0.5", "--best-effort", "--", "true"});
   ASSERT_EQ(explained.exit_code, 0) << explained.Describe();
   bool reported = false;
-  for (const nlohmann::json& feature : nlohmann::json::parse(explained.out)["plan"]["report"]) {
+  const nlohmann::json explanation = nlohmann::json::parse(explained.out);
+  for (const nlohmann::json& feature : explanation["plan"]["report"]) {
     if (feature["feature"] != "limits") continue;
     reported = true;
     EXPECT_EQ(feature["status"], "narrowed") << feature;
