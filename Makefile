@@ -5,9 +5,9 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 PACKAGES := cmake g++ make pkg-config libseccomp-dev libssl-dev nlohmann-json3-dev \
-            libtomlplusplus-dev libcli11-dev libasio-dev libgtest-dev libgmock-dev bubblewrap util-linux python3 git mercurial perl-base diffutils bc
+            libtomlplusplus-dev libcli11-dev libasio-dev libgtest-dev libgmock-dev bubblewrap util-linux python3 git mercurial perl-base diffutils bc dpkg-dev
 
-.PHONY: all deps build demo test unit integration bench mutants clean
+.PHONY: all deps build demo test unit integration bench mutants package clean
 
 all: build
 
@@ -27,6 +27,13 @@ demo: deps
 
 test: build
 	@./scripts/test.sh $(BUILD)
+
+# The Debian package (cmake/package.cmake): a Release build of what is
+# installed, then build-release/corral_VERSION_ARCH.deb.
+package: deps
+	@cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCORRAL_INVARIANTS=OFF >/dev/null
+	@cmake --build build-release -j $(JOBS) --target corral corral_c
+	@cd build-release && cpack -G DEB
 
 unit: build
 	@$(BUILD)/src/corral_unit_tests

@@ -156,6 +156,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
     case Mutant::kWarmCgroup: return "warm_cgroup";
     case Mutant::kExecutorWarmReap: return "executor_warm_reap";
+    case Mutant::kProjectCpus: return "project_cpus";
   }
   return "none";
 }

@@ -166,6 +166,7 @@ enum class Mutant {
   kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
   kWarmCgroup,             // a warm sandbox starts for a plan that needs a cgroup of its own (its limits unheld)
   kExecutorWarmReap,       // closing an executor leaves its warm sandbox running
+  kProjectCpus,            // a project config may raise the max_cpus the user set (config_merge.cc)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -1,6 +1,7 @@
 #include "config/config_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -8,6 +9,7 @@
 #include "policy/egress_rules.h"
 #include "policy/forbid.h"
 #include "policy/path_text.h"
+#include "policy/resource_limits.h"
 #include "policy/tmpfs_size.h"
 #include "policy/toolchains.h"
 
@@ -234,10 +236,29 @@ Status ReadSetting(const Setting<uint64_t>&, const TomlField& field, std::option
 }
 
 // A resource limit: a count is an integer; a size is written as tmpfs_size
-// is ("512m"), or a number of bytes.
+// is ("512m"), or a number of bytes; CPUs are a number (0.5, 2) or its text
+// ("0.5").
 Status ReadSetting(const LimitSetting& setting, const TomlField& field, std::optional<Sourced<uint64_t>>& out) {
   std::string text;
-  if (field.node->is_integer()) {
+  if (setting.unit == LimitUnit::kMilliCpus) {
+    if (field.node->is_floating_point()) {
+      // At most three decimals: 0.5 is 500 thousandths, 0.0005 is refused.
+      const double cpus = field.node->as_floating_point()->get();
+      const double thousandths = cpus * 1000.0;
+      if (!(thousandths >= 0.0 && thousandths < 1e12) || std::fabs(thousandths - std::round(thousandths)) > 1e-6) {
+        return BadValue(field, std::string(setting.key) + ": expected a number of CPUs such as 0.5 or 2 (at most "
+                                                          "three decimals)");
+      }
+      text = MilliCpusText(static_cast<uint64_t>(std::llround(thousandths)));
+    } else if (field.node->is_integer()) {
+      CORRAL_ASSIGN_OR_RETURN(int64_t value, ReadInteger(field));
+      text = std::to_string(value);
+    } else if (field.node->is_string()) {
+      CORRAL_ASSIGN_OR_RETURN(text, ReadString(field));
+    } else {
+      return WrongType(field, "a number of CPUs such as 0.5 or 2");
+    }
+  } else if (field.node->is_integer()) {
     CORRAL_ASSIGN_OR_RETURN(int64_t value, ReadInteger(field));
     text = std::to_string(value);
   } else if (field.node->is_string() && setting.unit == LimitUnit::kBytes) {

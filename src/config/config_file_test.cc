@@ -355,6 +355,21 @@ TEST(ConfigFileLimits, CountsAndSizesAreRead) {
   EXPECT_EQ(layer.max_open_files->value, 256u);
 }
 
+// CPUs: a number, a whole one, or its text, with at most three decimals.
+TEST(ConfigFileLimits, TheCpuShareIsANumberOfCpus) {
+  EXPECT_EQ(Parse("[sandbox]\nmax_cpus = 0.5\n").max_cpus->value, 500u);
+  EXPECT_EQ(Parse("[sandbox]\nmax_cpus = 2\n").max_cpus->value, 2000u);
+  EXPECT_EQ(Parse("[sandbox]\nmax_cpus = \"1.25\"\n").max_cpus->value, 1250u);
+  EXPECT_EQ(Message("[sandbox]\nmax_cpus = 0\n"),
+            "/p/corral.toml:2:1: sandbox.max_cpus: max_cpus \"0\": must be between 0.01 and 1024");
+  EXPECT_EQ(Message("[sandbox]\nmax_cpus = 2048\n"),
+            "/p/corral.toml:2:1: sandbox.max_cpus: max_cpus \"2048\": must be between 0.01 and 1024");
+  EXPECT_NE(Message("[sandbox]\nmax_cpus = 0.0005\n").find("at most three decimals"), std::string::npos);
+  EXPECT_NE(Message("[sandbox]\nmax_cpus = -1.0\n").find("at most three decimals"), std::string::npos);
+  EXPECT_NE(Message("[sandbox]\nmax_cpus = \"half\"\n").find("expected a number of CPUs"), std::string::npos);
+  EXPECT_NE(Message("[sandbox]\nmax_cpus = true\n").find("a number of CPUs such as 0.5 or 2"), std::string::npos);
+}
+
 TEST(ConfigFileLimits, BadValuesAreOneErrorAtTheKey) {
   EXPECT_EQ(Message("[sandbox]\nmax_procs = 0\n"),
             "/p/corral.toml:2:1: sandbox.max_procs: max_procs \"0\": must be between 1 and 4194304");

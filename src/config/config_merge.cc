@@ -205,10 +205,12 @@ class ProjectMerge {
       // project may shrink the tmpfs, never grow it); no default is no bound.
       std::optional<T> ceiling = field;
       if (!ceiling) ceiling = setting.spec_default;
+      bool unbounded = false;
       if constexpr (std::is_same_v<SpecType, std::optional<uint64_t>>) {
-        if (MutantActive(Mutant::kProjectLimits)) ceiling.reset();
+        unbounded = MutantActive(Mutant::kProjectLimits) ||
+                    (setting.key == kMaxCpusSetting.key && MutantActive(Mutant::kProjectCpus));
       }
-      if (ceiling && asked->value > *ceiling) {
+      if (!unbounded && ceiling && asked->value > *ceiling) {
         std::string ceiling_text;
         std::string asked_text;
         if constexpr (std::is_same_v<T, std::chrono::seconds>) {

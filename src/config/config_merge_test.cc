@@ -307,5 +307,18 @@ TEST(ConfigMergeLimits, ProjectMayLowerButNotRaiseALimit) {
             std::optional<uint64_t>(1024ull * 1024 * 1024));
 }
 
+// The CPU share is a limit like the others: a project may lower the user's
+// (0.5 below 2), never raise it, in whichever spelling (mutant project_cpus).
+TEST(ConfigMergeLimits, ProjectMayLowerButNotRaiseTheCpuShare) {
+  EXPECT_EQ(Merged("[sandbox]\nmax_cpus = 2\n", "[sandbox]\nmax_cpus = 0.5\n").max_cpus, std::optional<uint64_t>(500));
+  EXPECT_EQ(Refused("[sandbox]\nmax_cpus = 0.5\n", "[sandbox]\nmax_cpus = 1\n"),
+            "/ws/corral.toml:2:1: sandbox.max_cpus: the project config may lower the CPU share limit (0.5 in the user "
+            "config) but not raise it to 1");
+  EXPECT_EQ(Refused("[sandbox]\nmax_cpus = 1.5\n", "[sandbox]\nmax_cpus = \"1.501\"\n"),
+            "/ws/corral.toml:2:1: sandbox.max_cpus: the project config may lower the CPU share limit (1.5 in the user "
+            "config) but not raise it to 1.501");
+  EXPECT_EQ(Merged(std::nullopt, "[sandbox]\nmax_cpus = 4\n").max_cpus, std::optional<uint64_t>(4000));
+}
+
 }  // namespace
 }  // namespace corral

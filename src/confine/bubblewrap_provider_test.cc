@@ -166,6 +166,14 @@ TEST(BubblewrapProvider, IsPartialAndNamesWhatBwrapCannotGive) {
   gaps = MustConfine(*env).gaps;
   EXPECT_TRUE(
       std::any_of(gaps.begin(), gaps.end(), [](const std::string& g) { return g.starts_with("environment:"); }));
+  // The limits, --max-cpus among them: bwrap sets no rlimit and no cgroup.
+  Result<Policy> limited =
+      BuildBestEffortTestPolicy(tree.Dir("ws"), [](PolicyBuilder& b) { b.MaxOpenFiles(64).MaxCpus(500); });
+  ASSERT_TRUE(limited.ok());
+  gaps = MustConfine(*limited).gaps;
+  EXPECT_TRUE(std::any_of(gaps.begin(), gaps.end(), [](const std::string& g) {
+    return g.starts_with("limits: ") && g.find("open files 64, cpus 0.5 not applied") != std::string::npos;
+  })) << ::testing::PrintToString(gaps);
 }
 
 TEST(BubblewrapProvider, RefusesAPolicyThatRequiresWhatBwrapCannotGive) {

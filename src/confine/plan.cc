@@ -46,7 +46,8 @@ std::string PortList(const std::vector<uint16_t>& ports) {
 
 // The resource limits (docs/limits.md): each an rlimit of the command, and
 // processes and memory also a cgroup limit of the whole sandbox where the
-// host offers one. Global root is exempt from RLIMIT_NPROC: as root a process
+// host offers one. The CPU share is cpu.max of that cgroup alone: refused
+// without a cpu controller (dropped under --best-effort). Global root is exempt from RLIMIT_NPROC: as root a process
 // limit holds only through the pids controller, so without one it is refused
 // (dropped under --best-effort). The sandbox's init counts as one process.
 template <typename Unavailable, typename Feature>
@@ -102,6 +103,23 @@ Result<void> CompileLimits(const Policy& policy, const CgroupOffer& offer, Rlimi
   if (limits.open_files) {
     rlimits.Add(RLIMIT_NOFILE, *limits.open_files);
     parts.push_back(std::to_string(*limits.open_files) + " open files per process (RLIMIT_NOFILE)");
+  }
+  if (limits.milli_cpus) {
+    // A rate of the whole sandbox: no rlimit holds it, only cpu.max.
+    if (offer.cpu) {
+      cgroup.limits.cpu_milli = *limits.milli_cpus;
+      parts.push_back(MilliCpusText(*limits.milli_cpus) + " CPUs for the whole sandbox (cpu.max " +
+                      CpuMaxText(*limits.milli_cpus) + " of the run's cgroup)");
+    } else {
+      CORRAL_TRY(unavailable("CPU share limit",
+                             "--max-cpus needs the cpu controller of a cgroup (no rlimit limits a rate), and here " +
+                                 offer.detail,
+                             "Run corral on a host whose cgroup v2 hierarchy offers the cpu controller to corral's "
+                             "cgroup (docs/limits.md)",
+                             std::nullopt));
+      parts.push_back("CPUs: not limited (dropped under --best-effort: no cpu controller)");
+      narrowed = true;
+    }
   }
   if (cgroup.wanted()) {
     cgroup.parent = offer.parent;

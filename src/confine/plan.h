@@ -93,7 +93,9 @@ struct PlanCgroup {
   CgroupLimits limits;
   std::string parent;
   bool enable = false;  // write the parent's cgroup.subtree_control first (the hierarchy's root)
-  bool wanted() const { return limits.pids_max.has_value() || limits.memory_max.has_value(); }
+  bool wanted() const {
+    return limits.pids_max.has_value() || limits.memory_max.has_value() || limits.cpu_milli.has_value();
+  }
 };
 
 class Plan {

@@ -612,7 +612,7 @@ TEST_F(PlanLimitsTest, NoLimitsNoRlimitsAndTheReportSaysWhatTheHostGives) {
 // nothing holds --max-procs, so the plan refuses, naming why and the fix.
 TEST_F(PlanLimitsTest, AProcessLimitAsRootWithoutAPidsControllerIsRefused) {
   HostSupport host = FullHost();
-  host.cgroup_offer.detail = "cgroup v2 at /sys/fs/cgroup/unified offers neither the pids nor the memory controller";
+  host.cgroup_offer.detail = "cgroup v2 at /sys/fs/cgroup/unified offers none of the pids, memory and cpu controllers";
   PolicyBuilder builder = BuilderAs(0);
   builder.MaxProcs(10);
   Result<Plan> plan = CompileWith(builder, host);
@@ -621,7 +621,7 @@ TEST_F(PlanLimitsTest, AProcessLimitAsRootWithoutAPidsControllerIsRefused) {
   EXPECT_NE(plan.error().message().find("process limit: --max-procs as root needs the pids controller"),
             std::string::npos)
       << plan.error().message();
-  EXPECT_NE(plan.error().message().find("offers neither the pids"), std::string::npos) << plan.error().message();
+  EXPECT_NE(plan.error().message().find("offers none of the pids"), std::string::npos) << plan.error().message();
   EXPECT_NE(plan.error().message().find("--best-effort"), std::string::npos) << plan.error().message();
 
   // Under --best-effort it runs without the limit, and says so.
@@ -634,12 +634,66 @@ TEST_F(PlanLimitsTest, AProcessLimitAsRootWithoutAPidsControllerIsRefused) {
   EXPECT_EQ(Rlimits(*degraded).count(RLIMIT_NPROC), 0u);  // nothing pretends to hold it
 }
 
+// The CPU share has no rlimit: without a cpu controller it is refused, as
+// root or not, naming why and --best-effort; under --best-effort it is
+// dropped and said, and nothing pretends to hold it.
+TEST_F(PlanLimitsTest, ACpuShareWithoutACpuControllerIsRefused) {
+  HostSupport host = FullHost();
+  host.cgroup_offer = CgroupOffer{.parent = "/sys/fs/cgroup/corral.slice", .pids = true, .memory = true,
+                                  .cpu = false, .enable = false, .detail = "corral's cgroup offers pids memory"};
+  for (uid_t uid : {uid_t{0}, uid_t{1000}}) {
+    PolicyBuilder builder = BuilderAs(uid);
+    builder.MaxCpus(500);
+    Result<Plan> plan = CompileWith(builder, host);
+    ASSERT_FALSE(plan.ok()) << uid;
+    EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(plan.error().message().find("CPU share limit: --max-cpus needs the cpu controller of a cgroup"),
+              std::string::npos)
+        << plan.error().message();
+    EXPECT_NE(plan.error().message().find("corral's cgroup offers pids memory"), std::string::npos)
+        << plan.error().message();
+    EXPECT_NE(plan.error().message().find("--best-effort"), std::string::npos) << plan.error().message();
+
+    builder.SetEnforcement(Enforcement::kBestEffort);
+    Result<Plan> degraded = CompileWith(builder, host);
+    ASSERT_TRUE(degraded.ok()) << degraded.error().ToString();
+    EXPECT_EQ(degraded->level(), Level::kDegraded);
+    ASSERT_FALSE(degraded->dropped().empty());
+    EXPECT_EQ(degraded->dropped().back().rfind("CPU share limit: ", 0), 0u) << degraded->dropped().back();
+    EXPECT_FALSE(degraded->cgroup().limits.cpu_milli.has_value());
+    EXPECT_FALSE(degraded->cgroup().wanted());
+    ASSERT_NE(Limits(*degraded), nullptr);
+    EXPECT_EQ(Limits(*degraded)->status, FeatureStatus::kNarrowed);
+    EXPECT_NE(Limits(*degraded)->detail.find("CPUs: not limited"), std::string::npos) << Limits(*degraded)->detail;
+  }
+}
+
+// With the cpu controller offered the share is cpu.max of the run's cgroup.
+TEST_F(PlanLimitsTest, WithACpuControllerTheShareIsCpuMax) {
+  HostSupport host = FullHost();
+  host.cgroup_offer = CgroupOffer{.parent = "/sys/fs/cgroup", .pids = false, .memory = false, .cpu = true,
+                                  .enable = true, .detail = "offered"};
+  PolicyBuilder builder = BuilderAs(1000);
+  builder.MaxCpus(1500);
+  Result<Plan> plan = CompileWith(builder, host);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  ASSERT_TRUE(plan->cgroup().wanted());
+  EXPECT_EQ(plan->cgroup().parent, "/sys/fs/cgroup");
+  EXPECT_TRUE(plan->cgroup().enable);
+  EXPECT_EQ(plan->cgroup().limits.cpu_milli, std::optional<uint64_t>(1500));
+  EXPECT_TRUE(plan->rlimits().empty());
+  EXPECT_EQ(Limits(*plan)->status, FeatureStatus::kEnforced);
+  EXPECT_NE(Limits(*plan)->detail.find("1.5 CPUs for the whole sandbox (cpu.max 150000 100000"), std::string::npos)
+      << Limits(*plan)->detail;
+  EXPECT_EQ(plan->level(), Level::kFull);
+}
+
 // Where the host offers a cgroup, processes and memory are limits of the
 // whole sandbox too; as root the pids controller alone holds --max-procs.
 TEST_F(PlanLimitsTest, WithACgroupOfferProcessesAndMemoryBoundTheWholeSandbox) {
   HostSupport host = FullHost();
   host.cgroup_offer = CgroupOffer{.parent = "/sys/fs/cgroup/corral.slice", .pids = true, .memory = true,
-                                  .enable = false, .detail = "offered"};
+                                  .cpu = false, .enable = false, .detail = "offered"};
   PolicyBuilder builder = BuilderAs(0);
   builder.MaxProcs(10).MaxMemory(64 * kMiB);
   Result<Plan> plan = CompileWith(builder, host);

@@ -118,19 +118,25 @@ CgroupOffer ProbeCgroupOffer(const std::string& mount_point, std::string_view se
   }
   offer.pids = HasWord(offered, "pids");
   offer.memory = HasWord(offered, "memory");
+  offer.cpu = HasWord(offered, "cpu");
   offer.enable = root;
-  if (!offer.pids && !offer.memory) {
+  if (!offer.pids && !offer.memory && !offer.cpu) {
     const bool none = controllers.find_first_not_of(" \n") == std::string::npos;
     offer.detail = where + (root ? " offers" : " gives its children (cgroup.subtree_control)") +
-                   " neither the pids nor the memory controller" +
+                   " none of the pids, memory and cpu controllers" +
                    (none ? " (it has no controllers at all: on a hybrid host they are bound to cgroup v1)"
                          : " (available: " + controllers.substr(0, controllers.find('\n')) + ")");
     return offer;
   }
   offer.parent = dir;
   offer.detail = where + ": a cgroup per run with" + std::string(offer.pids ? " pids.max" : "") +
-                 std::string(offer.memory ? " memory.max" : "");
+                 std::string(offer.memory ? " memory.max" : "") + std::string(offer.cpu ? " cpu.max" : "");
   return offer;
+}
+
+std::string CpuMaxText(uint64_t milli_cpus) {
+  // A thousandth of a CPU is 100us of each 100000us period.
+  return std::to_string(milli_cpus * (kCpuMaxPeriodMicros / 1000)) + " " + std::to_string(kCpuMaxPeriodMicros);
 }
 
 CgroupOffer ProbeHostCgroupOffer() {
@@ -146,7 +152,8 @@ Result<RunCgroup> RunCgroup::Create(const std::string& parent, const CgroupLimit
   cgroup.parent_.Reset(parent_fd);
   if (enable) {
     for (const auto& [wanted, name] : {std::pair{limits.pids_max.has_value(), "+pids"},
-                                       std::pair{limits.memory_max.has_value(), "+memory"}}) {
+                                       std::pair{limits.memory_max.has_value(), "+memory"},
+                                       std::pair{limits.cpu_milli.has_value(), "+cpu"}}) {
       if (!wanted) continue;
       if (int e = WriteAt(parent_fd, "cgroup.subtree_control", name); e != 0) {
         return Error::FromErrno(ErrorKind::kUnsupported,
@@ -184,6 +191,7 @@ Result<RunCgroup> RunCgroup::Create(const std::string& parent, const CgroupLimit
     int e = WriteAt(cgroup.dir_.get(), "memory.swap.max", "0");
     if (e != 0 && e != ENOENT) CORRAL_TRY(set("memory.swap.max", "0"));
   }
+  if (limits.cpu_milli) CORRAL_TRY(set("cpu.max", CpuMaxText(*limits.cpu_milli)));
   return cgroup;
 }
 

@@ -1,7 +1,8 @@
 // cgroup v2: what the host lets corral do, and one run's own cgroup.
 //
-// A run asked for --max-procs or --max-memory gets a child cgroup of the one
-// corral runs in, with pids.max and memory.max (and memory.swap.max 0) set
+// A run asked for --max-procs, --max-memory or --max-cpus gets a child cgroup
+// of the one corral runs in, with pids.max, memory.max (and memory.swap.max
+// 0) and cpu.max ("QUOTA 100000": microseconds per 100ms period) set
 // before the sandbox's init starts in it (clone3 CLONE_INTO_CGROUP, through
 // Command::cgroup_fd in exec/spawn.h), so no process of the sandbox ever
 // runs outside it. After the run the cgroup's events say which limit hit,
@@ -43,6 +44,7 @@ struct CgroupOffer {
   std::string parent;    // the directory a run's cgroup is made in ("" when none)
   bool pids = false;     // pids.max can be set in it
   bool memory = false;   // memory.max likewise
+  bool cpu = false;      // cpu.max likewise
   bool enable = false;   // the parent is the hierarchy's root: corral writes its subtree_control first
   std::string detail;    // what was found, or why nothing is offered, for `explain` and `check`
 };
@@ -61,7 +63,15 @@ CgroupOffer ProbeHostCgroupOffer();
 struct CgroupLimits {
   std::optional<uint64_t> pids_max;
   std::optional<uint64_t> memory_max;  // bytes; memory.swap.max is 0 with it
+  std::optional<uint64_t> cpu_milli;   // thousandths of a CPU, written as cpu.max
 };
+
+// cpu.max's period, microseconds: the kernel's default.
+inline constexpr uint64_t kCpuMaxPeriodMicros = 100000;
+
+// The text written to cpu.max for a share of `milli_cpus` thousandths of a
+// CPU: "QUOTA PERIOD" (500: "50000 100000", 2000: "200000 100000").
+std::string CpuMaxText(uint64_t milli_cpus);
 
 // Which of a cgroup's limits were hit during the run (its pids.events
 // "max" and memory.events "oom_kill" counters).

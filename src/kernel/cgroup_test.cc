@@ -68,6 +68,30 @@ TEST(CgroupOffer, ADelegatedCgroupOffersWhatItsChildrenGet) {
   EXPECT_EQ(offer.parent, own);
 }
 
+// The cpu controller alone is an offer too (for --max-cpus); "cpuset" is
+// not "cpu".
+TEST(CgroupOffer, TheCpuControllerIsOffered) {
+  TestTree tree;
+  const std::string own = tree.Dir("corral.slice");
+  Write(own + "/cgroup.controllers", "cpuset cpu\n");
+  Write(own + "/cgroup.subtree_control", "cpu\n");
+  CgroupOffer offer = ProbeCgroupOffer(tree.path(), "0::/corral.slice\n");
+  EXPECT_TRUE(offer.cpu);
+  EXPECT_FALSE(offer.pids);
+  EXPECT_EQ(offer.parent, own);
+  EXPECT_NE(offer.detail.find("cpu.max"), std::string::npos) << offer.detail;
+  Write(own + "/cgroup.subtree_control", "cpuset\n");
+  EXPECT_FALSE(ProbeCgroupOffer(tree.path(), "0::/corral.slice\n").cpu);
+}
+
+// cpu.max is "QUOTA PERIOD" in microseconds, the period 100ms.
+TEST(CgroupCpuMax, TheQuotaIsTheShareOfEachPeriod) {
+  EXPECT_EQ(CpuMaxText(500), "50000 100000");
+  EXPECT_EQ(CpuMaxText(2000), "200000 100000");
+  EXPECT_EQ(CpuMaxText(10), "1000 100000");  // the kernel's smallest quota
+  EXPECT_EQ(CpuMaxText(1250), "125000 100000");
+}
+
 // A hybrid host's v2 hierarchy with no controllers (this host's): nothing,
 // and the detail says why.
 TEST(CgroupOffer, AHierarchyWithoutControllersOffersNothing) {
@@ -77,7 +101,8 @@ TEST(CgroupOffer, AHierarchyWithoutControllersOffersNothing) {
   EXPECT_FALSE(offer.pids);
   EXPECT_FALSE(offer.memory);
   EXPECT_TRUE(offer.parent.empty());
-  EXPECT_NE(offer.detail.find("neither the pids nor the memory controller"), std::string::npos) << offer.detail;
+  EXPECT_FALSE(offer.cpu);
+  EXPECT_NE(offer.detail.find("none of the pids, memory and cpu controllers"), std::string::npos) << offer.detail;
   EXPECT_NE(offer.detail.find("bound to cgroup v1"), std::string::npos) << offer.detail;
 }
 
@@ -95,9 +120,21 @@ TEST(CgroupOffer, NoHierarchyOrNoOwnCgroupOffersNothing) {
 // fails naming the file, and leaves no cgroup behind.
 TEST(RunCgroup, ALimitThatCannotBeSetFailsAndLeavesNothing) {
   TestTree tree;
-  Result<RunCgroup> made = RunCgroup::Create(tree.path(), CgroupLimits{.pids_max = 11, .memory_max = {}});
+  Result<RunCgroup> made =
+      RunCgroup::Create(tree.path(), CgroupLimits{.pids_max = 11, .memory_max = {}, .cpu_milli = {}});
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().message().find("pids.max"), std::string::npos) << made.error().ToString();
+  std::error_code ignored;
+  EXPECT_TRUE(std::filesystem::is_empty(tree.path(), ignored)) << "a cgroup directory was left";
+}
+
+// Likewise cpu.max: the failure names it, and nothing is left.
+TEST(RunCgroup, ACpuShareThatCannotBeSetFailsAndLeavesNothing) {
+  TestTree tree;
+  Result<RunCgroup> made =
+      RunCgroup::Create(tree.path(), CgroupLimits{.pids_max = {}, .memory_max = {}, .cpu_milli = 500});
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.error().message().find("cpu.max"), std::string::npos) << made.error().ToString();
   std::error_code ignored;
   EXPECT_TRUE(std::filesystem::is_empty(tree.path(), ignored)) << "a cgroup directory was left";
 }

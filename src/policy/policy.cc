@@ -749,6 +749,7 @@ Result<Policy> PolicyBuilder::Build() const {
   CORRAL_TRY(limit(kMaxMemorySetting, spec_.max_memory));
   CORRAL_TRY(limit(kMaxFileSizeSetting, spec_.max_file_size));
   CORRAL_TRY(limit(kMaxOpenFilesSetting, spec_.max_open_files));
+  CORRAL_TRY(limit(kMaxCpusSetting, spec_.max_cpus));
   if (spec_.max_cpu_seconds && (*spec_.max_cpu_seconds < kMaxCpuSecondsSetting.minimum ||
                                 *spec_.max_cpu_seconds > kMaxCpuSecondsSetting.maximum)) {
     return Error(ErrorKind::kUsage, "--max-cpu-seconds: must be between 1 and " +
@@ -759,6 +760,7 @@ Result<Policy> PolicyBuilder::Build() const {
   if (spec_.max_cpu_seconds) policy.limits_.cpu_seconds = static_cast<uint64_t>(spec_.max_cpu_seconds->count());
   policy.limits_.file_size_bytes = spec_.max_file_size;
   policy.limits_.open_files = spec_.max_open_files;
+  policy.limits_.milli_cpus = spec_.max_cpus;
   if (spec_.pin_sha256) {
     if (!IsSha256Hex(*spec_.pin_sha256)) {
       return Error(ErrorKind::kUsage, "--pin-sha256 " + *spec_.pin_sha256 +

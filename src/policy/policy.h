@@ -201,7 +201,7 @@ class PolicyBuilder {
   // Network(NetworkMode), Timeout(std::chrono::seconds), TmpfsSize(uint64_t),
   // and the resource limits MaxProcs(uint64_t), MaxMemory(uint64_t bytes),
   // MaxCpuSeconds(std::chrono::seconds), MaxFileSize(uint64_t bytes),
-  // MaxOpenFiles(uint64_t).
+  // MaxOpenFiles(uint64_t), MaxCpus(uint64_t thousandths of a CPU: 500 is half a core).
   // SetEnforcement(Enforcement::kBestEffort) is dangerous: the run goes
   // ahead on a host that cannot enforce everything.
 #define CORRAL_DECLARE_SETTER(member, Setter, setting) PolicyBuilder& Setter(SettingArg<setting> value);

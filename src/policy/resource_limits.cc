@@ -12,7 +12,19 @@ std::string ResourceLimits::Describe() const {
   if (cpu_seconds) add("cpu " + std::to_string(*cpu_seconds) + "s");
   if (file_size_bytes) add("file size " + TmpfsSizeText(*file_size_bytes));
   if (open_files) add("open files " + std::to_string(*open_files));
+  if (milli_cpus) add("cpus " + MilliCpusText(*milli_cpus));
   return out.empty() ? "none" : out;
+}
+
+std::string MilliCpusText(uint64_t milli_cpus) {
+  std::string text = std::to_string(milli_cpus / 1000);
+  if (uint64_t fraction = milli_cpus % 1000; fraction != 0) {
+    std::string digits = std::to_string(fraction);
+    digits.insert(0, 3 - digits.size(), '0');
+    while (digits.back() == '0') digits.pop_back();
+    text += "." + digits;
+  }
+  return text;
 }
 
 }  // namespace corral

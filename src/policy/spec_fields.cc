@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "policy/resource_limits.h"
+
 namespace corral {
 namespace {
 
@@ -88,13 +90,44 @@ std::string RenderNarrowingRow(const LimitSetting& setting) {
 }
 
 std::string LimitText(const LimitSetting& setting, uint64_t value) {
-  return setting.unit == LimitUnit::kBytes ? TmpfsSizeText(value) : std::to_string(value);
+  switch (setting.unit) {
+    case LimitUnit::kBytes: return TmpfsSizeText(value);
+    case LimitUnit::kMilliCpus: return MilliCpusText(value);
+    case LimitUnit::kCount: break;
+  }
+  return std::to_string(value);
 }
 
 Result<uint64_t> ParseLimit(const LimitSetting& setting, std::string_view text) {
   const std::string what(setting.key);
   if (setting.unit == LimitUnit::kBytes) return ParseSize(text, setting.minimum, setting.maximum, what);
   auto bad = [&](const std::string& why) { return Error(ErrorKind::kUsage, what + " \"" + std::string(text) + "\": " + why); };
+  if (setting.unit == LimitUnit::kMilliCpus) {
+    // "2", "0.5", "1.25": whole CPUs, then at most three decimals.
+    const std::string_view expected = "expected a number of CPUs such as 0.5 or 2 (at most three decimals)";
+    const size_t dot = text.find('.');
+    const std::string_view whole = text.substr(0, dot);
+    const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+    if (whole.empty() || whole.size() > 7 || fraction.size() > 3 || (dot != std::string_view::npos && fraction.empty())) {
+      return bad(std::string(expected));
+    }
+    uint64_t value = 0;
+    for (char c : whole) {
+      if (c < '0' || c > '9') return bad(std::string(expected));
+      value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    uint64_t thousandths = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      const char c = i < fraction.size() ? fraction[i] : '0';
+      if (c < '0' || c > '9') return bad(std::string(expected));
+      thousandths = thousandths * 10 + static_cast<uint64_t>(c - '0');
+    }
+    value = value * 1000 + thousandths;
+    if (value < setting.minimum || value > setting.maximum) {
+      return bad("must be between " + MilliCpusText(setting.minimum) + " and " + MilliCpusText(setting.maximum));
+    }
+    return value;
+  }
   if (text.empty() || text.size() > 19) return bad("expected a whole number");
   uint64_t value = 0;
   for (char c : text) {

@@ -149,8 +149,10 @@ enum class WriteView {
 };
 
 // What a resource limit (max_procs, max_memory, ...) counts: a limit is a
-// whole number read as such, or a size read like tmpfs_size ("512m").
-enum class LimitUnit { kCount, kBytes };
+// whole number read as such, a size read like tmpfs_size ("512m"), or a
+// share of CPUs ("0.5", "2": at most three decimals), held as thousandths
+// of a CPU.
+enum class LimitUnit { kCount, kBytes, kMilliCpus };
 
 // Whether a run may go ahead with mechanisms the host cannot provide
 // (best_effort, and PolicyBuilder::SetEnforcement).
@@ -395,6 +397,25 @@ inline constexpr LimitSetting kMaxOpenFilesSetting{
            "Never above the limit corral itself runs under. See [limits](limits.md).",
 };
 
+inline constexpr LimitSetting kMaxCpusSetting{
+    .key = "max_cpus",
+    .spec_default = std::nullopt,
+    .flag = "--max-cpus",
+    .flag_value = "CPUS",
+    .flag_help = "the whole sandbox uses at most CPUS cores' worth of CPU time (0.5, 2): cpu.max of the run's "
+                 "cgroup; refused where the host gives no cgroup with the cpu controller unless --best-effort",
+    .project = ProjectRule::kLowerOnly,
+    .refusal = "CPU share limit",
+    .minimum = 10,        // 0.01: cpu.max's smallest quota, 1000us of a 100000us period
+    .maximum = 1024000,   // 1024 CPUs
+    .unit = LimitUnit::kMilliCpus,
+    .doc_type = "number of CPUs, 0.01 to 1024 (at most three decimals: `0.5`, `2`, `\"1.25\"`)",
+    .doc_default = "no limit",
+    .doc = "The CPU time the whole sandbox may use per wall-clock second, in cores: `cpu.max` of a cgroup of the "
+           "run's own (quota per 100ms period). There is no rlimit for it, so where the host gives no cgroup with "
+           "the cpu controller it is refused unless `best_effort`. See [limits](limits.md).",
+};
+
 // X(member, Setter, setting): the PolicySpec member, the PolicyBuilder
 // setter, the description. The order is the order of the project file's
 // checks (the first refusal is the one reported).
@@ -409,7 +430,8 @@ inline constexpr LimitSetting kMaxOpenFilesSetting{
   X(max_memory, MaxMemory, kMaxMemorySetting)         \
   X(max_cpu_seconds, MaxCpuSeconds, kMaxCpuSecondsSetting) \
   X(max_file_size, MaxFileSize, kMaxFileSizeSetting)  \
-  X(max_open_files, MaxOpenFiles, kMaxOpenFilesSetting)
+  X(max_open_files, MaxOpenFiles, kMaxOpenFilesSetting) \
+  X(max_cpus, MaxCpus, kMaxCpusSetting)
 
 // The list settings: grants and names, each given any number of times.
 
@@ -780,9 +802,10 @@ std::string RenderNarrowingRow(const Setting<std::chrono::seconds, std::optional
 std::string RenderNarrowingRow(const Setting<uint64_t>& setting);
 std::string RenderNarrowingRow(const LimitSetting& setting);
 // A limit's value as a flag or file would write it: "512m" for a size, "64"
-// for a count.
+// for a count, "0.5" for CPUs.
 std::string LimitText(const LimitSetting& setting, uint64_t value);
-// A limit as typed ("64", "512m"; a size with k, m, g or t): kUsage outside
+// A limit as typed ("64", "512m", "0.5"; a size with k, m, g or t; CPUs
+// with at most three decimals, returned in thousandths): kUsage outside
 // the setting's minimum..maximum, naming its key.
 Result<uint64_t> ParseLimit(const LimitSetting& setting, std::string_view text);
 // A list's row of the [sandbox] table (a flag-only list's key column says

@@ -150,6 +150,7 @@ TEST(SpecFields, JsonRoundTripsEverySetting) {
   spec.max_cpu_seconds = std::chrono::seconds(9);
   spec.max_file_size = 4096;
   spec.max_open_files = 100;
+  spec.max_cpus = 1250;
   spec.user_config_grants = {"/user"};
   spec.project_config_grants = {"/project"};
 #define CORRAL_FILL_LIST(member, Adder, setting) spec.member = {"/" #member, "/" #member "/2"};
@@ -173,11 +174,39 @@ TEST(SpecFields, JsonLimitsAreChecked) {
   EXPECT_FALSE(unset->max_procs.has_value());
   for (const nlohmann::json& bad : {nlohmann::json{{"max_procs", 0}}, nlohmann::json{{"max_procs", -1}},
                                     nlohmann::json{{"max_open_files", 3}}, nlohmann::json{{"max_memory", "1g"}},
-                                    nlohmann::json{{"max_file_size", 1.5}}}) {
+                                    nlohmann::json{{"max_file_size", 1.5}}, nlohmann::json{{"max_cpus", 0}},
+                                    nlohmann::json{{"max_cpus", 0.0005}}, nlohmann::json{{"max_cpus", 2000}},
+                                    nlohmann::json{{"max_cpus", "1"}}}) {
     Result<PolicySpec> refused = SpecFromJson(bad);
     ASSERT_FALSE(refused.ok()) << bad.dump();
     EXPECT_NE(refused.error().message().find(bad.begin().key()), std::string::npos) << refused.error().message();
   }
+}
+
+// CPUs are a number of CPUs in JSON (0.5, 2), held as thousandths.
+TEST(SpecFields, JsonCpusAreANumberOfCpus) {
+  PolicySpec spec;
+  spec.max_cpus = 500;
+  EXPECT_EQ(SpecToJson(spec)["max_cpus"], 0.5);
+  spec.max_cpus = 2000;
+  EXPECT_EQ(SpecToJson(spec)["max_cpus"], 2);
+  Result<PolicySpec> read = SpecFromJson(nlohmann::json{{"max_cpus", 0.25}});
+  ASSERT_TRUE(read.ok()) << read.error().message();
+  EXPECT_EQ(read->max_cpus, std::optional<uint64_t>(250));
+}
+
+// The flag's spelling: whole CPUs and up to three decimals.
+TEST(SpecFields, CpusAreParsedAndWritten) {
+  EXPECT_EQ(*ParseLimit(kMaxCpusSetting, "0.5"), 500u);
+  EXPECT_EQ(*ParseLimit(kMaxCpusSetting, "2"), 2000u);
+  EXPECT_EQ(*ParseLimit(kMaxCpusSetting, "0.01"), 10u);
+  EXPECT_EQ(*ParseLimit(kMaxCpusSetting, "1024"), 1024000u);
+  for (const char* bad : {"", ".5", "1.", "0.0001", "0", "0.009", "1025", "-1", "1e3", "half", "1.2.3"}) {
+    EXPECT_FALSE(ParseLimit(kMaxCpusSetting, bad).ok()) << bad;
+  }
+  EXPECT_EQ(LimitText(kMaxCpusSetting, 1250), "1.25");
+  EXPECT_EQ(LimitText(kMaxCpusSetting, 10), "0.01");
+  EXPECT_EQ(LimitText(kMaxCpusSetting, 3000), "3");
 }
 
 }  // namespace

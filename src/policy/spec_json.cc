@@ -1,5 +1,7 @@
 #include "policy/spec_json.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 namespace corral {
@@ -47,8 +49,14 @@ nlohmann::json SettingToJson(const Setting<std::chrono::seconds, std::optional<s
   return value ? nlohmann::json(value->count()) : nlohmann::json(nullptr);
 }
 nlohmann::json SettingToJson(const Setting<uint64_t>&, uint64_t value) { return value; }
-nlohmann::json SettingToJson(const LimitSetting&, const std::optional<uint64_t>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+// CPUs are a number of CPUs (0.5), not the thousandths they are held in.
+nlohmann::json SettingToJson(const LimitSetting& setting, const std::optional<uint64_t>& value) {
+  if (!value) return nlohmann::json(nullptr);
+  if (setting.unit == LimitUnit::kMilliCpus) {
+    if (*value % 1000 == 0) return nlohmann::json(*value / 1000);
+    return nlohmann::json(static_cast<double>(*value) / 1000.0);
+  }
+  return nlohmann::json(*value);
 }
 
 template <typename E>
@@ -94,6 +102,18 @@ Status SettingFromJson(const Setting<uint64_t>& setting, const nlohmann::json& v
 // null leaves the default (no limit); a number must be in the limit's range.
 Status SettingFromJson(const LimitSetting& setting, const nlohmann::json& value, std::optional<uint64_t>& out) {
   if (value.is_null()) return Ok();
+  if (setting.unit == LimitUnit::kMilliCpus) {
+    const double thousandths = value.is_number() ? value.get<double>() * 1000.0 : -1.0;
+    const bool whole = std::fabs(thousandths - std::round(thousandths)) <= 1e-6;
+    if (!whole || thousandths < static_cast<double>(setting.minimum) ||
+        thousandths > static_cast<double>(setting.maximum)) {
+      return Bad(std::string(setting.key), "expected null or a number of CPUs between " +
+                                               LimitText(setting, setting.minimum) + " and " +
+                                               LimitText(setting, setting.maximum) + " (at most three decimals)");
+    }
+    out = static_cast<uint64_t>(std::llround(thousandths));
+    return Ok();
+  }
   bool in_range = value.is_number_unsigned() && value.get<uint64_t>() >= setting.minimum &&
                   value.get<uint64_t>() <= setting.maximum;
   if (!in_range) {

@@ -73,6 +73,52 @@ TEST_F(Limits, AProcessLimitNothingCanHoldIsRefused) {
   EXPECT_TRUE(recorded) << "the spawned record does not list the dropped process limit";
 }
 
+// --max-cpus is cpu.max of the run's cgroup, and nothing else can hold a
+// rate: where the host offers no cpu controller (this one, as root and as a
+// user) the run is refused, naming why and --best-effort, and no child runs
+// (its marker is absent on the host); --best-effort runs it and the report,
+// the spawned record and stderr say the limit was dropped.
+TEST_F(Limits, ACpuShareNothingCanHoldIsRefused) {
+  if (corral::ProbeHostCgroupOffer().cpu) {
+    Outcome ran = RunIn({"--max-cpus", "0.5"}, {"touch", workspace_ / "ran"});
+    EXPECT_EQ(ran.exit_code, 0) << ran.Describe();
+    EXPECT_TRUE(Exists(workspace_ / "ran"));
+    return;
+  }
+  Outcome refused = RunIn({"--max-cpus", "0.5"}, {"touch", workspace_ / "ran"});
+  EXPECT_EQ(refused.exit_code, 125) << refused.Describe();
+  EXPECT_NE(refused.err.find("CPU share limit: --max-cpus needs the cpu controller of a cgroup"), std::string::npos)
+      << refused.Describe();
+  EXPECT_NE(refused.err.find("--best-effort"), std::string::npos) << refused.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "ran")) << "a child ran although the run was refused";
+  EXPECT_TRUE(AuditEvents("spawned").empty()) << "a refused run spawned";
+
+  Outcome degraded = RunIn({"--max-cpus", "0.5", "--best-effort"}, {"touch", workspace_ / "ran"});
+  EXPECT_EQ(degraded.exit_code, 0) << degraded.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "ran"));
+  EXPECT_NE(degraded.err.find("degraded run (--best-effort): it ran without CPU share limit"), std::string::npos)
+      << degraded.Describe();
+  bool recorded = false;
+  for (const nlohmann::json& record : AuditEvents("spawned")) {
+    for (const auto& dropped : record.value("dropped", nlohmann::json::array())) {
+      recorded = recorded || dropped.get<std::string>().rfind("CPU share limit:", 0) == 0;
+    }
+  }
+  EXPECT_TRUE(recorded) << "the spawned record does not list the dropped CPU share limit";
+
+  Outcome explained = Corral({"explain", "--json", "--max-cpus", "0.5", "--best-effort", "--", "true"});
+  ASSERT_EQ(explained.exit_code, 0) << explained.Describe();
+  bool reported = false;
+  const nlohmann::json explanation = nlohmann::json::parse(explained.out);
+  for (const nlohmann::json& feature : explanation["plan"]["report"]) {
+    if (feature["feature"] != "limits") continue;
+    reported = true;
+    EXPECT_EQ(feature["status"], "narrowed") << feature;
+    EXPECT_NE(feature["detail"].get<std::string>().find("CPUs: not limited"), std::string::npos) << feature;
+  }
+  EXPECT_TRUE(reported) << explained.out;
+}
+
 // A fork bomb under --max-procs: counted from outside while it runs, it
 // never has more processes than the limit; the run ends (here by its
 // timeout), and no process of it is left.
@@ -180,7 +226,8 @@ TEST_F(Limits, BadLimitsAreRefused) {
   for (const std::vector<std::string>& flags :
        {std::vector<std::string>{"--max-procs", "0"}, {"--max-procs", "-3"}, {"--max-procs", "99999999999999999999"},
         {"--max-memory", "1k"}, {"--max-memory", "lots"}, {"--max-open-files", "2"},
-        {"--max-file-size", "0"}, {"--max-cpu-seconds", "0"}}) {
+        {"--max-file-size", "0"}, {"--max-cpu-seconds", "0"}, {"--max-cpus", "0"}, {"--max-cpus", "0.0001"},
+        {"--max-cpus", "2000"}, {"--max-cpus", "half"}, {"--max-cpus", "-1"}}) {
     Outcome outcome = RunIn(flags, {"touch", outside_ / "ran"});
     EXPECT_EQ(outcome.exit_code, 64) << flags[0] << " " << flags[1] << "\n" << outcome.Describe();
     EXPECT_FALSE(Exists(outside_ / "ran"));
