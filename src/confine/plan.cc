@@ -638,6 +638,8 @@ std::string Plan::Fingerprint() const {
   number(cgroup_.limits.pids_max.has_value());
   number(cgroup_.limits.memory_max.value_or(0));
   number(cgroup_.limits.memory_max.has_value());
+  number(cgroup_.limits.cpu_milli.value_or(0));
+  number(cgroup_.limits.cpu_milli.has_value());
   text(cgroup_.parent);
   number(cgroup_.enable);
   number(static_cast<uint64_t>(level_));

@@ -731,10 +731,17 @@ TEST_F(PlanLimitsTest, TheLimitsArePartOfTheFingerprint) {
   // The same memory limit, per process only or with the whole sandbox's cgroup.
   HostSupport offered = FullHost();
   offered.cgroup_offer = CgroupOffer{.parent = "/sys/fs/cgroup/corral.slice", .pids = true, .memory = true,
-                                     .enable = false, .detail = "offered"};
+                                     .cpu = true, .enable = false, .detail = "offered"};
   PolicyBuilder memory = BuilderAs(1000);
   memory.MaxMemory(64 * kMiB);
   EXPECT_NE(fingerprint(memory, offered), fingerprint(memory, FullHost()));
+  // A CPU share is the cgroup's alone: another share is another sandbox.
+  PolicyBuilder half = BuilderAs(1000);
+  half.MaxCpus(500);
+  PolicyBuilder two = BuilderAs(1000);
+  two.MaxCpus(2000);
+  EXPECT_NE(fingerprint(half, offered), fingerprint(two, offered));
+  EXPECT_NE(fingerprint(half, offered), fingerprint(BuilderAs(1000), offered));
 }
 
 }  // namespace
