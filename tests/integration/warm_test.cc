@@ -340,5 +340,75 @@ TEST_F(Warm, OneCallAtATimeAndTheWorkingDirectoryMustBeInTheView) {
   EXPECT_EQ(after.out, "fine\n");
 }
 
+// Red team: a call goes for init. It tries to trace it, stop and kill it,
+// read its memory and descriptors, and writes to every descriptor it might
+// hold past 0-2 (the control channel, the ruleset, a status pipe), and
+// opens init's descriptors through /proc (their numbers it may list). Judged
+// from the host: init runs on, untraced and not stopped, it still has no
+// child, and the next call runs.
+TEST_F(Warm, ACallCannotTraceSignalOrReachInit) {
+  pid_t init = warm_->pid();
+  const std::string attack =
+      "import ctypes, os\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "got = []\n"
+      "if libc.ptrace(16, 1, 0, 0) == 0: got.append('attach')\n"
+      "if libc.ptrace(0x4206, 1, 0, 0) == 0: got.append('seize')\n"
+      "for sig in (19, 9, 15, 1):\n"
+      "    try:\n"
+      "        os.kill(1, sig)\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "for path in ('/proc/1/mem', '/proc/1/environ'):\n"
+      "    try:\n"
+      "        open(path, 'rb').read(1); got.append(path)\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "try:\n"
+      "    listed = os.listdir('/proc/1/fd')\n"
+      "except OSError:\n"
+      "    listed = [str(fd) for fd in range(64)]\n"
+      "for fd in listed:\n"
+      "    for how in ('link', 'open'):\n"
+      "        try:\n"
+      "            if how == 'link': os.readlink('/proc/1/fd/' + fd)\n"
+      "            else: os.close(os.open('/proc/1/fd/' + fd, os.O_RDWR))\n"
+      "            got.append(how + fd)\n"
+      "        except OSError:\n"
+      "            pass\n"
+      "for fd in range(3, 1024):\n"
+      "    try:\n"
+      "        os.fstat(fd); got.append('fd%d' % fd)\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "print(' '.join(got) or 'none')\n";
+  CallResult first = Call({"/usr/bin/python3", "-c", attack});
+  EXPECT_EQ(first.exit.code, 0) << first.out;
+  EXPECT_EQ(first.out, "none\n");
+  ASSERT_TRUE(Exists("/proc/" + std::to_string(init)));
+  EXPECT_EQ(StatusField(init, "TracerPid"), "0");
+  std::optional<std::string> state = StatusField(init, "State");
+  ASSERT_TRUE(state.has_value());
+  EXPECT_EQ(state->find_first_of("Tt"), std::string::npos) << "init stopped or traced: " << *state;
+  EXPECT_EQ(ChildrenOf(init), 0);
+  CallResult next = Call({"/bin/echo", "next"});
+  EXPECT_EQ(next.out, "next\n");
+}
+
+// Red team: a call hides a daemon in namespaces of its own (a user
+// namespace, a PID namespace below it, a stopped process); none of it is
+// left when its status comes back.
+TEST_F(Warm, ADaemonInNestedNamespacesOrStoppedIsGoneBeforeTheNext) {
+  const std::string marker = "654.125";
+  CallResult first = Call({"/bin/sh", "-c",
+                           "(unshare -Ur -p -f setsid sleep " + marker + " &) 2>/dev/null; (unshare -Ur setsid sleep " +
+                               marker + "1 &) 2>/dev/null; (setsid sleep " + marker + "2 & kill -STOP $!); sleep 0.3; echo started"});
+  EXPECT_EQ(first.out, "started\n");
+  EXPECT_TRUE(ProcessesMatching(marker).empty()) << "call 1's daemon outlived it";
+  EXPECT_EQ(ChildrenOf(warm_->pid()), 0);
+  CallResult second = Call({"/bin/sh", "-c", "set -- /proc/[0-9]*; echo $#"});
+  EXPECT_EQ(second.out, "2\n") << "init and sh only";
+}
+
 }  // namespace
 }  // namespace corral_it
