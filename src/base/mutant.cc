@@ -155,6 +155,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kProjectLimits: return "project_limits";
     case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
     case Mutant::kRemoveTreeDepth: return "remove_tree_depth";
+    case Mutant::kWarmRlimits: return "warm_rlimits";
   }
   return "none";
 }

@@ -165,6 +165,7 @@ enum class Mutant {
   kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
   kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
   kRemoveTreeDepth,        // RemoveTreeAt descends a tree as deep as it is, a descriptor and a stack frame per level
+  kWarmRlimits,            // a warm sandbox takes the next call after a call lowered its init's rlimits
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

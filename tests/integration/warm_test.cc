@@ -410,5 +410,37 @@ TEST_F(Warm, ADaemonInNestedNamespacesOrStoppedIsGoneBeforeTheNext) {
   EXPECT_EQ(second.out, "2\n") << "init and sh only";
 }
 
+// Red team: a call lowers the sandbox init's own rlimits (prlimit on PID 1
+// needs no capability, only the same uid), which every later call, forked
+// from init, would inherit: a file size limit of 0 for the next tool call.
+// The sandbox ends instead (the next call is warm_lost); no call ever runs
+// with limits a call before it chose.
+TEST_F(Warm, ACallThatLowersInitsRlimitsEndsTheSandboxInsteadOfTheNextCallInheritingThem) {
+  CallResult lowered = Call({"/usr/bin/python3", "-c",
+                             "import resource as r\nr.prlimit(1, r.RLIMIT_FSIZE, (0, 0))\nprint('lowered')"});
+  ASSERT_EQ(lowered.out, "lowered\n") << "the attack itself failed; the test proves nothing";
+  corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
+  corral::Command command;
+  command.argv = {"/bin/sh", "-c", "ulimit -f"};
+  command.env = {"PATH=/usr/bin:/bin"};
+  command.cwd = workspace_.path();
+  command.stdout_fd = out.get();
+  command.stderr_fd = out.get();
+  command.stdin_fd = null_.get();
+  corral::Result<corral::SandboxProcess> next = warm_->Run(command);
+  if (next.ok()) {
+    corral::SuperviseOptions options;
+    options.forward_signals = false;
+    (void)corral::Supervise(*next, options);
+    next->Reap();
+    char buffer[256] = {};
+    ssize_t n = ::pread(out.get(), buffer, sizeof buffer - 1, 0);
+    ADD_FAILURE() << "the next call ran after init's limits were lowered; it saw ulimit -f: "
+                  << std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  } else {
+    EXPECT_EQ(next.error().code(), "warm_lost") << next.error().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace corral_it
