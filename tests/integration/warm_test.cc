@@ -84,18 +84,25 @@ class Warm : public ::testing::Test {
     warm_ = std::move(warm).value();
   }
 
+  // A call's command in the workspace: stdout and stderr into `out`.
+  corral::Command CommandOf(const std::vector<std::string>& argv, int out,
+                            std::vector<std::string> env = {"PATH=/usr/bin:/bin"}) const {
+    corral::Command command;
+    command.argv = argv;
+    command.env = std::move(env);
+    command.cwd = workspace_.path();
+    command.stdout_fd = out;
+    command.stderr_fd = out;
+    command.stdin_fd = null_.get();
+    return command;
+  }
+
   // One call: stdout into a memory file the test reads back; stderr too.
   CallResult Call(const std::vector<std::string>& argv, std::vector<std::string> env = {"PATH=/usr/bin:/bin"},
                   std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
     CallResult result;
     corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
-    corral::Command command;
-    command.argv = argv;
-    command.env = std::move(env);
-    command.cwd = workspace_.path();
-    command.stdout_fd = out.get();
-    command.stderr_fd = out.get();
-    command.stdin_fd = null_.get();
+    corral::Command command = CommandOf(argv, out.get(), std::move(env));
     corral::Result<corral::SandboxProcess> call = warm_->Run(command);
     EXPECT_TRUE(call.ok()) << call.error().ToString();
     if (!call.ok()) return result;
@@ -169,13 +176,7 @@ TEST_F(Warm, EachCallRunsUnderTheFilterInItsOwnSessionSeenFromOutside) {
   for (int round = 0; round < 3; ++round) {
     const std::string marker = "876.5" + std::to_string(round);
     corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
-    corral::Command command;
-    command.argv = {"/bin/sleep", marker};
-    command.env = {"PATH=/usr/bin:/bin"};
-    command.cwd = workspace_.path();
-    command.stdout_fd = out.get();
-    command.stderr_fd = out.get();
-    command.stdin_fd = null_.get();
+    corral::Command command = CommandOf({"/bin/sleep", marker}, out.get());
     corral::Result<corral::SandboxProcess> call = warm_->Run(command);
     ASSERT_TRUE(call.ok()) << call.error().ToString();
     std::vector<pid_t> found;
@@ -420,13 +421,7 @@ TEST_F(Warm, ACallThatLowersInitsRlimitsEndsTheSandboxInsteadOfTheNextCallInheri
                              "import resource as r\nr.prlimit(1, r.RLIMIT_FSIZE, (0, 0))\nprint('lowered')"});
   ASSERT_EQ(lowered.out, "lowered\n") << "the attack itself failed; the test proves nothing";
   corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
-  corral::Command command;
-  command.argv = {"/bin/sh", "-c", "ulimit -f"};
-  command.env = {"PATH=/usr/bin:/bin"};
-  command.cwd = workspace_.path();
-  command.stdout_fd = out.get();
-  command.stderr_fd = out.get();
-  command.stdin_fd = null_.get();
+  corral::Command command = CommandOf({"/bin/sh", "-c", "ulimit -f"}, out.get());
   corral::Result<corral::SandboxProcess> next = warm_->Run(command);
   if (next.ok()) {
     corral::SuperviseOptions options;
