@@ -157,6 +157,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kWarmCgroup: return "warm_cgroup";
     case Mutant::kExecutorWarmReap: return "executor_warm_reap";
     case Mutant::kProjectCpus: return "project_cpus";
+    case Mutant::kRemoveTreeDepth: return "remove_tree_depth";
+    case Mutant::kWarmRlimits: return "warm_rlimits";
   }
   return "none";
 }

@@ -167,6 +167,8 @@ enum class Mutant {
   kWarmCgroup,             // a warm sandbox starts for a plan that needs a cgroup of its own (its limits unheld)
   kExecutorWarmReap,       // closing an executor leaves its warm sandbox running
   kProjectCpus,            // a project config may raise the max_cpus the user set (config_merge.cc)
+  kRemoveTreeDepth,        // RemoveTreeAt descends a tree as deep as it is, a descriptor and a stack frame per level
+  kWarmRlimits,            // a warm sandbox takes the next call after a call lowered its init's rlimits
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -533,6 +534,35 @@ void RunWarmCall(const ChildContext& ctx, int ruleset, int reaper, const WarmReq
   }
 }
 
+// Init's own rlimits, which every call inherits before it applies the
+// policy's. A call may lower them (prlimit on PID 1 asks only for the same
+// uid, no capability), and init cannot raise them back: a sandbox whose
+// limits changed ends after that call, so no later call inherits limits a
+// call before it chose.
+struct InitLimits {
+  struct rlimit limit[RLIM_NLIMITS];
+};
+
+void ReadInitLimits(InitLimits* limits) {
+  for (int resource = 0; resource < RLIM_NLIMITS; ++resource) {
+    if (::getrlimit(static_cast<__rlimit_resource>(resource), &limits->limit[resource]) != 0) {
+      limits->limit[resource] = {0, 0};
+    }
+  }
+}
+
+bool InitLimitsChanged(const InitLimits& start) {
+  InitLimits now;
+  ReadInitLimits(&now);
+  for (int resource = 0; resource < RLIM_NLIMITS; ++resource) {
+    if (now.limit[resource].rlim_cur != start.limit[resource].rlim_cur ||
+        now.limit[resource].rlim_max != start.limit[resource].rlim_max) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The warm init's loop: one call at a time, until the channel closes.
 [[noreturn]] void RunWarmInit(const ChildContext& ctx, int ruleset) {
   if (!MutantActive(Mutant::kInitDumpable) && ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -550,6 +580,8 @@ void RunWarmCall(const ChildContext& ctx, int ruleset, int reaper, const WarmReq
   if (ctx.filter.len > 0 && !MutantActive(Mutant::kWarmSeccomp)) {
     if (int e = InstallSeccompChild(&ctx.filter); e != 0) ChildFail(ctx, ChildStage::kSeccomp, e);
   }
+  InitLimits limits;
+  ReadInitLimits(&limits);
   // Set up: EOF on the report pipe tells corral the sandbox takes calls.
   ::close(ctx.status_fd);
   ::close(ctx.report_fd);
@@ -563,6 +595,7 @@ void RunWarmCall(const ChildContext& ctx, int ruleset, int reaper, const WarmReq
       continue;
     }
     RunWarmCall(ctx, ruleset, reaper, request, fds, count);
+    if (InitLimitsChanged(limits) && !MutantActive(Mutant::kWarmRlimits)) EndWarmInit();
   }
 }
 

@@ -15,7 +15,8 @@
 // Remove (and RemoveExecutor) walk the tree on descriptors
 // (overlay/overlay_run.h RemoveTreeAt): never a path re-walked, never a
 // symlink followed, so a symlink the confined command planted in its HOME
-// (to the caller's files) is removed, not what it points at.
+// (to the caller's files) is removed, not what it points at; a tree it made
+// as deep as it liked is removed with a bounded number of descriptors.
 //
 // Security: the command writes inside HOME and TMPDIR and so controls the
 // names and types below them; it cannot reach the set's directory itself

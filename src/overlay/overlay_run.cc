@@ -10,7 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "base/mutant.h"
 
@@ -89,35 +93,111 @@ bool IsOverlayRunId(const std::string& id) {
   });
 }
 
-Result<void> RemoveTreeAt(int dir, const std::string& name) {
-  struct stat st;
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return errno == ENOENT ? Result<void>() : Io("cannot examine " + name, "fstatat", errno);
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    if (::unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT) return Io("cannot remove " + name, "unlinkat", errno);
-    return {};
-  }
+namespace {
+
+// How deep RemoveTreeAt descends holding a descriptor per level; a
+// directory found deeper is moved up into the top of the tree and removed
+// from there, so neither the descriptors nor the stack grow with a tree the
+// confined command made as deep as it liked.
+constexpr int kRemoveDepth = 32;
+
+// Opens the directory `name` in `dir` (never through a symlink); a directory
+// the kernel left unreadable (overlayfs's work/work) and that is ours is
+// made 0700 first, never through a symlink swapped in meanwhile.
+Result<UniqueFd> OpenToRemove(int dir, const std::string& name, const struct stat& st) {
   UniqueFd child(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!child && errno == EACCES && st.st_uid == ::geteuid()) {
-    // overlayfs's work/work is left mode 0: it is ours, so open it up.
-    UniqueFd path(::openat(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (path && ::fchmodat(dir, name.c_str(), 0700, 0) == 0) {
+    if (::fchmodat(dir, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0) {
       child.Reset(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     }
   }
   if (!child) return Io("cannot open " + name, "openat", errno);
+  return child;
+}
+
+Result<std::vector<std::string>> ListForRemoval(int dir, const std::string& name) {
   std::vector<std::string> names;
-  {
-    DIR* stream = ::fdopendir(::fcntl(child.get(), F_DUPFD_CLOEXEC, 0));
-    if (stream == nullptr) return Io("cannot list " + name, "fdopendir", errno);
-    while (const struct dirent* entry = ::readdir(stream)) {
-      std::string entry_name = entry->d_name;
-      if (entry_name != "." && entry_name != "..") names.push_back(entry_name);
-    }
-    ::closedir(stream);
+  DIR* stream = ::fdopendir(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
+  if (stream == nullptr) return Io("cannot list " + name, "fdopendir", errno);
+  ::rewinddir(stream);  // the duplicate shares the offset a listing before it left at the end
+  while (const struct dirent* entry = ::readdir(stream)) {
+    std::string entry_name = entry->d_name;
+    if (entry_name != "." && entry_name != "..") names.push_back(entry_name);
   }
-  for (const std::string& entry : names) CORRAL_TRY(RemoveTreeAt(child.get(), entry));
+  ::closedir(stream);
+  return names;
+}
+
+// `name` in `dir` examined without following it: true when it is gone
+// (it was not there, or it was not a directory and is now unlinked).
+Result<bool> RemoveUnlessDirectory(int dir, const std::string& name, struct stat* st) {
+  if (::fstatat(dir, name.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return true;
+    return Io("cannot examine " + name, "fstatat", errno);
+  }
+  if (S_ISDIR(st->st_mode)) return false;
+  if (::unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT) return Io("cannot remove " + name, "unlinkat", errno);
+  return true;
+}
+
+// Renames `name` in `parent` to `aside` in `top`, never over an entry there
+// (a file system without RENAME_NOREPLACE: `aside` is checked absent first;
+// nothing else writes in the tree being removed).
+bool MoveAside(int parent, const std::string& name, int top, const std::string& aside) {
+  if (::renameat2(parent, name.c_str(), top, aside.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno != EINVAL) return false;
+  struct stat there;
+  if (::fstatat(top, aside.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0) {
+    errno = EEXIST;
+    return false;
+  }
+  return ::renameat(parent, name.c_str(), top, aside.c_str()) == 0;
+}
+
+// Empties `dir` (at `depth` below `top`) and removes `name` from `parent`.
+// A directory deeper than kRemoveDepth is renamed into `top` instead;
+// `*moved` says one was, and the caller empties `top` again.
+Result<void> RemoveBelow(int top, int parent, const std::string& name, int depth, uint64_t* counter, bool* moved) {
+  struct stat st;
+  CORRAL_ASSIGN_OR_RETURN(bool gone, RemoveUnlessDirectory(parent, name, &st));
+  if (gone) return {};
+  if (depth >= kRemoveDepth && !MutantActive(Mutant::kRemoveTreeDepth)) {
+    for (;;) {
+      std::string aside = ".corral-remove-" + std::to_string((*counter)++);
+      if (MoveAside(parent, name, top, aside)) break;
+      // Moving a directory rewrites its "..": one the command made
+      // unwritable is ours, so it is opened up first.
+      if (errno == EACCES && st.st_uid == ::geteuid() && ::fchmodat(parent, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW) == 0 &&
+          MoveAside(parent, name, top, aside)) {
+        break;
+      }
+      if (errno != EEXIST) return Io("cannot move " + name + " up to remove it", "renameat2", errno);
+    }
+    *moved = true;
+    return {};
+  }
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd child, OpenToRemove(parent, name, st));
+  CORRAL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListForRemoval(child.get(), name));
+  for (const std::string& entry : names) CORRAL_TRY(RemoveBelow(top, child.get(), entry, depth + 1, counter, moved));
+  if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    return Io("cannot remove " + name, "unlinkat", errno);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<void> RemoveTreeAt(int dir, const std::string& name) {
+  struct stat st;
+  CORRAL_ASSIGN_OR_RETURN(bool gone, RemoveUnlessDirectory(dir, name, &st));
+  if (gone) return {};
+  CORRAL_ASSIGN_OR_RETURN(UniqueFd top, OpenToRemove(dir, name, st));
+  uint64_t counter = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    CORRAL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListForRemoval(top.get(), name));
+    for (const std::string& entry : names) CORRAL_TRY(RemoveBelow(top.get(), top.get(), entry, 1, &counter, &moved));
+  }
   if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
     return Io("cannot remove " + name, "unlinkat", errno);
   }

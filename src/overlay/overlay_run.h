@@ -105,7 +105,11 @@ bool IsOverlayRunId(const std::string& id);
 
 // Removes the directory tree `name` in `dir`, walking it on descriptors
 // (never a path, never a symlink followed); a directory the kernel left
-// unreadable (overlayfs's work/work) is made the caller's 0700 first.
+// unreadable (overlayfs's work/work), or a confined command made unreadable
+// or unwritable, is made the caller's 0700 first (AT_SYMLINK_NOFOLLOW).
+// Bounded however deep the tree: it holds at most 32 directory descriptors
+// (and stack frames) at once; a directory deeper than that is renamed up
+// into `name` (".corral-remove-<n>") and removed from there.
 Result<void> RemoveTreeAt(int dir, const std::string& name);
 
 }  // namespace corral

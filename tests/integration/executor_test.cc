@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -663,6 +664,32 @@ TEST_F(Executors, ClosingRemovesTheScratchWithoutFollowingPlantedSymlinks) {
   set->Close();
   EXPECT_FALSE(Exists(scratch));
   EXPECT_EQ(ReadFile(outside_ / "precious/file"), "keep me\n");
+}
+
+// A command can make its HOME as deep as it likes: closing the set removes
+// it all with a bounded number of descriptors (and stack), also through
+// directories it made unreadable and unwritable on the way down, so a deep
+// tree neither leaves the scratch behind nor crashes the caller.
+TEST_F(Executors, ClosingRemovesATreeDeeperThanTheDescriptorLimit) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("deep").value();
+  auto out = executor->RunCommand(
+      "", "cd \"$HOME\" || exit 1; i=0; while [ $i -lt 600 ]; do mkdir d && cd d || exit 1; i=$((i+1)); done; "
+          "echo bottom > f; p=\"$HOME\"; i=0; while [ $i -lt 40 ]; do p=\"$p/d\"; i=$((i+1)); "
+          "if [ $i = 10 ]; then shallow=\"$p\"; fi; done; chmod 000 \"$p\" \"$shallow\" && echo made");
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  ASSERT_EQ(out->stdout_bytes, "made\n") << out->stderr_bytes;
+  std::string scratch = set->scratch_path();
+  size_t open_now = Entries("/proc/self/fd");
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  struct rlimit low = saved;
+  low.rlim_cur = open_now + 200;  // far fewer than the tree's 600 levels
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  set->Close();
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_FALSE(Exists(scratch));
 }
 
 TEST_F(Executors, APolicyFromConfigTextUsesTheConfigSchema) {

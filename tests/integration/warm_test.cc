@@ -88,18 +88,25 @@ class Warm : public ::testing::Test {
     warm_ = std::move(warm).value();
   }
 
+  // A call's command in the workspace: stdout and stderr into `out`.
+  corral::Command CommandOf(const std::vector<std::string>& argv, int out,
+                            std::vector<std::string> env = {"PATH=/usr/bin:/bin"}) const {
+    corral::Command command;
+    command.argv = argv;
+    command.env = std::move(env);
+    command.cwd = workspace_.path();
+    command.stdout_fd = out;
+    command.stderr_fd = out;
+    command.stdin_fd = null_.get();
+    return command;
+  }
+
   // One call: stdout into a memory file the test reads back; stderr too.
   CallResult Call(const std::vector<std::string>& argv, std::vector<std::string> env = {"PATH=/usr/bin:/bin"},
                   std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
     CallResult result;
     corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
-    corral::Command command;
-    command.argv = argv;
-    command.env = std::move(env);
-    command.cwd = workspace_.path();
-    command.stdout_fd = out.get();
-    command.stderr_fd = out.get();
-    command.stdin_fd = null_.get();
+    corral::Command command = CommandOf(argv, out.get(), std::move(env));
     corral::Result<corral::SandboxProcess> call = warm_->Run(command);
     EXPECT_TRUE(call.ok()) << call.error().ToString();
     if (!call.ok()) return result;
@@ -173,13 +180,7 @@ TEST_F(Warm, EachCallRunsUnderTheFilterInItsOwnSessionSeenFromOutside) {
   for (int round = 0; round < 3; ++round) {
     const std::string marker = "876.5" + std::to_string(round);
     corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
-    corral::Command command;
-    command.argv = {"/bin/sleep", marker};
-    command.env = {"PATH=/usr/bin:/bin"};
-    command.cwd = workspace_.path();
-    command.stdout_fd = out.get();
-    command.stderr_fd = out.get();
-    command.stdin_fd = null_.get();
+    corral::Command command = CommandOf({"/bin/sleep", marker}, out.get());
     corral::Result<corral::SandboxProcess> call = warm_->Run(command);
     ASSERT_TRUE(call.ok()) << call.error().ToString();
     std::vector<pid_t> found;
@@ -375,7 +376,7 @@ TEST_F(Warm, EveryCallRunsUnderThePlansRlimits) {
 TEST_F(Warm, APlanThatNeedsACgroupIsRefusedAndRunsCold) {
   corral::HostSupport host = corral::ProbeHost();
   host.cgroup_offer = corral::CgroupOffer{
-      .parent = "/sys/fs/cgroup/corral-test-offer", .pids = true, .memory = true, .enable = false, .detail = "offered"};
+      .parent = "/sys/fs/cgroup/corral-test-offer", .pids = true, .memory = true, .cpu = false, .enable = false, .detail = "offered"};
   corral::Result<corral::HostContext> context = corral::CaptureHostContext();
   ASSERT_TRUE(context.ok()) << context.error().ToString();
   corral::PolicyBuilder builder(*context);
@@ -385,6 +386,102 @@ TEST_F(Warm, APlanThatNeedsACgroupIsRefusedAndRunsCold) {
   corral::Result<std::unique_ptr<corral::WarmSandbox>> warm = corral::StartWarm(*policy, host);
   ASSERT_FALSE(warm.ok()) << "a warm sandbox started outside the cgroup its limits need";
   EXPECT_EQ(warm.error().code(), "warm_unsupported") << warm.error().ToString();
+}
+
+// Red team: a call goes for init. It tries to trace it, stop and kill it,
+// read its memory and descriptors, and writes to every descriptor it might
+// hold past 0-2 (the control channel, the ruleset, a status pipe), and
+// opens init's descriptors through /proc (their numbers it may list). Judged
+// from the host: init runs on, untraced and not stopped, it still has no
+// child, and the next call runs.
+TEST_F(Warm, ACallCannotTraceSignalOrReachInit) {
+  pid_t init = warm_->pid();
+  const std::string attack =
+      "import ctypes, os\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "got = []\n"
+      "if libc.ptrace(16, 1, 0, 0) == 0: got.append('attach')\n"
+      "if libc.ptrace(0x4206, 1, 0, 0) == 0: got.append('seize')\n"
+      "for sig in (19, 9, 15, 1):\n"
+      "    try:\n"
+      "        os.kill(1, sig)\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "for path in ('/proc/1/mem', '/proc/1/environ'):\n"
+      "    try:\n"
+      "        open(path, 'rb').read(1); got.append(path)\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "try:\n"
+      "    listed = os.listdir('/proc/1/fd')\n"
+      "except OSError:\n"
+      "    listed = [str(fd) for fd in range(64)]\n"
+      "for fd in listed:\n"
+      "    for how in ('link', 'open'):\n"
+      "        try:\n"
+      "            if how == 'link': os.readlink('/proc/1/fd/' + fd)\n"
+      "            else: os.close(os.open('/proc/1/fd/' + fd, os.O_RDWR))\n"
+      "            got.append(how + fd)\n"
+      "        except OSError:\n"
+      "            pass\n"
+      "for fd in range(3, 1024):\n"
+      "    try:\n"
+      "        os.fstat(fd); got.append('fd%d' % fd)\n"
+      "    except OSError:\n"
+      "        pass\n"
+      "print(' '.join(got) or 'none')\n";
+  CallResult first = Call({"/usr/bin/python3", "-c", attack});
+  EXPECT_EQ(first.exit.code, 0) << first.out;
+  EXPECT_EQ(first.out, "none\n");
+  ASSERT_TRUE(Exists("/proc/" + std::to_string(init)));
+  EXPECT_EQ(StatusField(init, "TracerPid"), "0");
+  std::optional<std::string> state = StatusField(init, "State");
+  ASSERT_TRUE(state.has_value());
+  EXPECT_EQ(state->find_first_of("Tt"), std::string::npos) << "init stopped or traced: " << *state;
+  EXPECT_EQ(ChildrenOf(init), 0);
+  CallResult next = Call({"/bin/echo", "next"});
+  EXPECT_EQ(next.out, "next\n");
+}
+
+// Red team: a call hides a daemon in namespaces of its own (a user
+// namespace, a PID namespace below it, a stopped process); none of it is
+// left when its status comes back.
+TEST_F(Warm, ADaemonInNestedNamespacesOrStoppedIsGoneBeforeTheNext) {
+  const std::string marker = "654.125";
+  CallResult first = Call({"/bin/sh", "-c",
+                           "(unshare -Ur -p -f setsid sleep " + marker + " &) 2>/dev/null; (unshare -Ur setsid sleep " +
+                               marker + "1 &) 2>/dev/null; (setsid sleep " + marker + "2 & kill -STOP $!); sleep 0.3; echo started"});
+  EXPECT_EQ(first.out, "started\n");
+  EXPECT_TRUE(ProcessesMatching(marker).empty()) << "call 1's daemon outlived it";
+  EXPECT_EQ(ChildrenOf(warm_->pid()), 0);
+  CallResult second = Call({"/bin/sh", "-c", "set -- /proc/[0-9]*; echo $#"});
+  EXPECT_EQ(second.out, "2\n") << "init and sh only";
+}
+
+// Red team: a call lowers the sandbox init's own rlimits (prlimit on PID 1
+// needs no capability, only the same uid), which every later call, forked
+// from init, would inherit: a file size limit of 0 for the next tool call.
+// The sandbox ends instead (the next call is warm_lost); no call ever runs
+// with limits a call before it chose.
+TEST_F(Warm, ACallThatLowersInitsRlimitsEndsTheSandboxInsteadOfTheNextCallInheritingThem) {
+  CallResult lowered = Call({"/usr/bin/python3", "-c",
+                             "import resource as r\nr.prlimit(1, r.RLIMIT_FSIZE, (0, 0))\nprint('lowered')"});
+  ASSERT_EQ(lowered.out, "lowered\n") << "the attack itself failed; the test proves nothing";
+  corral::UniqueFd out(::memfd_create("warm-out", MFD_CLOEXEC));
+  corral::Command command = CommandOf({"/bin/sh", "-c", "ulimit -f"}, out.get());
+  corral::Result<corral::SandboxProcess> next = warm_->Run(command);
+  if (next.ok()) {
+    corral::SuperviseOptions options;
+    options.forward_signals = false;
+    (void)corral::Supervise(*next, options);
+    next->Reap();
+    char buffer[256] = {};
+    ssize_t n = ::pread(out.get(), buffer, sizeof buffer - 1, 0);
+    ADD_FAILURE() << "the next call ran after init's limits were lowered; it saw ulimit -f: "
+                  << std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  } else {
+    EXPECT_EQ(next.error().code(), "warm_lost") << next.error().ToString();
+  }
 }
 
 }  // namespace
