@@ -197,6 +197,7 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table as it is done
   const std::string workspace = argv[1];
   const std::string python_script = argv[2];
   auto arg = [&](int i, int fallback) { return argc > i ? std::atoi(argv[i]) : fallback; };
