@@ -40,10 +40,12 @@ unit: build
 
 bench: deps
 	@cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCORRAL_INVARIANTS=OFF >/dev/null
-	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn bench_egress bench_syscalls
+	@cmake --build build-bench -j $(JOBS) --target corral bench_spawn bench_egress bench_syscalls bench_warm bench_executor
 	@./bench/run.sh build-bench 400
 	@./bench/syscalls.sh build-bench 15
 	@./build-bench/bench/bench_egress
+	@./build-bench/bench/bench_warm 300
+	@./bench/executor.sh build-bench
 
 # Switches off one defence at a time and runs the tests that claim it
 # (SECURITY.md, "Mutants"); fails when a mutant survives.
