@@ -154,6 +154,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kReapLast: return "reap_last";
     case Mutant::kProjectLimits: return "project_limits";
     case Mutant::kEgressAskUnanswered: return "egress_ask_unanswered";
+    case Mutant::kSnapshotInPlace: return "snapshot_in_place";
   }
   return "none";
 }

@@ -164,6 +164,7 @@ enum class Mutant {
   kReapLast,               // corral returns without reaping the sandbox's init: its zombie is left to whoever reaps orphans
   kProjectLimits,          // a project config may raise a resource limit (max_procs, max_memory, ...) the user set
   kEgressAskUnanswered,    // a connection held for a network approval goes through without an answer
+  kSnapshotInPlace,        // the --overlay --best-effort copied snapshot binds the real tree, writable, not the copy
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order
