@@ -152,7 +152,7 @@ class Snapshot::Copier {
     out_.placeholders_[path] = FileIdentity{st.st_dev, st.st_ino};
     const size_t slash = path.rfind('/');
     out_.manifest_[slash == std::string::npos ? std::string() : path.substr(0, slash)][name] =
-        Entry{st.st_ino, CtimeNs(st), st.st_mode, st.st_mode};
+        Entry{st.st_ino, CtimeNs(st), st.st_mode, st.st_mode, true};
     return {};
   }
 
@@ -218,6 +218,9 @@ class Snapshot::Converter {
       if (S_ISDIR(st.st_mode)) {
         const bool had_dir = known && S_ISDIR(was->second.mode);
         const bool same = had_dir && was->second.ino == st.st_ino;
+        if (same && was->second.placeholder && CopyBits(st.st_mode) == CopyBits(was->second.mode)) {
+          continue;  // a masked directory's placeholder (mode 0: not opened)
+        }
         if (!had_dir) {
           // New, or in place of a file: taken whole.
           CORRAL_TRY(Move(copy, upper, name, path));

@@ -79,6 +79,7 @@ class Snapshot {
     int64_t ctime_ns = 0;
     mode_t mode = 0;       // the copy's
     mode_t real_mode = 0;  // the real entry's
+    bool placeholder = false;  // a masked path's: the command cannot reach it
   };
   class Copier;
   class Converter;
