@@ -159,6 +159,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kProjectCpus: return "project_cpus";
     case Mutant::kRemoveTreeDepth: return "remove_tree_depth";
     case Mutant::kWarmRlimits: return "warm_rlimits";
+    case Mutant::kSnapshotInPlace: return "snapshot_in_place";
   }
   return "none";
 }

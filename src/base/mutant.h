@@ -169,6 +169,7 @@ enum class Mutant {
   kProjectCpus,            // a project config may raise the max_cpus the user set (config_merge.cc)
   kRemoveTreeDepth,        // RemoveTreeAt descends a tree as deep as it is, a descriptor and a stack frame per level
   kWarmRlimits,            // a warm sandbox takes the next call after a call lowered its init's rlimits
+  kSnapshotInPlace,        // the --overlay --best-effort copied snapshot binds the real tree, writable, not the copy
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

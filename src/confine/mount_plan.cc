@@ -231,7 +231,18 @@ Result<void> MountPlan::OverlayRoot(const std::string& root, const std::string& 
   return Overlay(root, overlay_dir, OverlayTree::kRoot);
 }
 
-Result<void> MountPlan::Overlay(const std::string& tree, const std::string& overlay_dir, OverlayTree what) {
+Result<void> MountPlan::SnapshotWorkspace(const std::string& workspace, const PinnedPath& copy,
+                                          const std::map<std::string, FileIdentity>& pins) {
+  return Overlay(workspace, copy.path, OverlayTree::kWorkspace, &copy, &pins);
+}
+
+Result<void> MountPlan::SnapshotRoot(const std::string& root, const PinnedPath& copy,
+                                     const std::map<std::string, FileIdentity>& pins) {
+  return Overlay(root, copy.path, OverlayTree::kRoot, &copy, &pins);
+}
+
+Result<void> MountPlan::Overlay(const std::string& tree, const std::string& overlay_dir, OverlayTree what,
+                                const PinnedPath* copy, const std::map<std::string, FileIdentity>* pins) {
   const std::string flag = what == OverlayTree::kWorkspace ? "--overlay" : "--overlay-root " + tree;
   const std::string named = what == OverlayTree::kWorkspace ? "the workspace" : "that root";
   MountOp* root = nullptr;
@@ -243,12 +254,24 @@ Result<void> MountPlan::Overlay(const std::string& tree, const std::string& over
                                         " is not writable in this run, so there is nothing to overlay. The command "
                                         "was not run.");
   }
-  if (MutantActive(Mutant::kOverlayView)) return {};  // the mutant: the real tree is bound, writable
-  root->kind = MountKind::kOverlay;
-  root->options = Intern(overlay_dir);
-  for (MountOp& op : ops) {
-    if (op.kind == MountKind::kMask && op.Has(MountFlag::kPinned) && IsWithin(op.target, tree)) {
-      op.flags |= MountFlag::kInOverlay;
+  if (copy != nullptr) {
+    if (MutantActive(Mutant::kSnapshotInPlace)) return {};  // the mutant: the real tree is bound, writable
+    // The copy is bound where the tree was: the real tree is no source.
+    root->source = Intern(copy->path);
+    root->pin = copy->id;
+    for (MountOp& op : ops) {
+      if (op.kind != MountKind::kMask || !op.Has(MountFlag::kPinned) || !IsWithin(op.target, tree)) continue;
+      auto placeholder = pins->find(op.target);
+      if (placeholder != pins->end()) op.pin = placeholder->second;
+    }
+  } else {
+    if (MutantActive(Mutant::kOverlayView)) return {};  // the mutant: the real tree is bound, writable
+    root->kind = MountKind::kOverlay;
+    root->options = Intern(overlay_dir);
+    for (MountOp& op : ops) {
+      if (op.kind == MountKind::kMask && op.Has(MountFlag::kPinned) && IsWithin(op.target, tree)) {
+        op.flags |= MountFlag::kInOverlay;
+      }
     }
   }
   std::string nested;

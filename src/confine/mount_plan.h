@@ -16,6 +16,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,16 @@ class MountPlan {
   // The same for an --overlay-root: the writable grant bound at `root`
   // (outside the workspace) becomes an overlayfs over it.
   Result<void> OverlayRoot(const std::string& root, const std::string& overlay_dir);
+  // The copied-snapshot fallback (overlay/snapshot.h) of the two: the
+  // writable bind of the tree (the workspace, or an --overlay-root) binds the
+  // copy `copy` (pinned) instead, with the same anchors dropped and nested
+  // grants refused; each pinned mask inside the tree lands on its placeholder
+  // in the copy (`pins`, by the mask's absolute path), and a mask with no
+  // placeholder fails closed in the child (its pin does not match).
+  Result<void> SnapshotWorkspace(const std::string& workspace, const PinnedPath& copy,
+                                 const std::map<std::string, FileIdentity>& pins);
+  Result<void> SnapshotRoot(const std::string& root, const PinnedPath& copy,
+                            const std::map<std::string, FileIdentity>& pins);
   // Without a mount view (the no-userns rung) a mask hides nothing and
   // Landlock unions rights down the path: replaces each bind whose source
   // holds one of `masks` by binds of its entries, one by one, each pinned
@@ -96,7 +107,8 @@ class MountPlan {
   const char* Intern(std::string text);
   MountOp MaskOp(const MaskedPath& mask);
   enum class OverlayTree { kWorkspace, kRoot };
-  Result<void> Overlay(const std::string& tree, const std::string& overlay_dir, OverlayTree what);
+  Result<void> Overlay(const std::string& tree, const std::string& overlay_dir, OverlayTree what,
+                       const PinnedPath* copy = nullptr, const std::map<std::string, FileIdentity>* pins = nullptr);
   Result<void> SplitAround(const MountOp& op, const std::string& source, const std::string& target,
                            const std::vector<std::string>& masks, std::vector<MountOp>& out, size_t& split);
   std::deque<std::string> strings_;

@@ -307,12 +307,31 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
     if (options.overlay_dir.empty()) {
       return Error(ErrorKind::kInternal, "--overlay: no overlay directory was prepared. The command was not run.");
     }
-    CORRAL_TRY(plan.mounts_.OverlayWorkspace(policy.workspace()->path, options.overlay_dir));
     if (options.overlay_root_dirs.size() != policy.overlay_roots().size()) {
       return Error(ErrorKind::kInternal, "--overlay-root: no overlay directory was prepared. The command was not run.");
     }
-    for (size_t i = 0; i < policy.overlay_roots().size(); ++i) {
-      CORRAL_TRY(plan.mounts_.OverlayRoot(policy.overlay_roots()[i].path, options.overlay_root_dirs[i]));
+    if (options.snapshots.empty()) {
+      CORRAL_TRY(plan.mounts_.OverlayWorkspace(policy.workspace()->path, options.overlay_dir));
+      for (size_t i = 0; i < policy.overlay_roots().size(); ++i) {
+        CORRAL_TRY(plan.mounts_.OverlayRoot(policy.overlay_roots()[i].path, options.overlay_root_dirs[i]));
+      }
+      feature("overlay", FeatureStatus::kEnforced, "overlayfs: the command's writes go to the run's upper layer");
+    } else {
+      // The copied snapshot (overlay/snapshot.h): only under --best-effort.
+      if (options.snapshots.size() != policy.overlay_roots().size() + 1 ||
+          policy.enforcement() != Enforcement::kBestEffort) {
+        return Error(ErrorKind::kInternal, "--overlay: no copied snapshot was prepared. The command was not run.");
+      }
+      CORRAL_TRY(plan.mounts_.SnapshotWorkspace(policy.workspace()->path, options.snapshots[0], options.snapshot_pins));
+      for (size_t i = 0; i < policy.overlay_roots().size(); ++i) {
+        CORRAL_TRY(plan.mounts_.SnapshotRoot(policy.overlay_roots()[i].path, options.snapshots[i + 1],
+                                             options.snapshot_pins));
+      }
+      const std::string why = "copied snapshot: the kernel refused overlayfs (" + options.snapshot_reason +
+                              "), so under --best-effort the command writes a copy of each overlaid tree in the "
+                              "run's directory; the real tree is not written, and the review is the same";
+      feature("overlay", FeatureStatus::kNarrowed, why);
+      if (!MutantActive(Mutant::kDegradedReport)) plan.dropped_.push_back("overlay: " + why);
     }
   }
   if (masked_proc) {

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <span>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,14 @@ struct CompileOptions {
   // Under --overlay-root (Policy::overlay_roots): each root's directory
   // holding its own `upper` and `work`, in the policy's order.
   std::vector<std::string> overlay_root_dirs;
+  // Under --overlay --best-effort, after the kernel refused overlayfs: each
+  // overlaid tree's copied snapshot (overlay/snapshot.h), the workspace
+  // first, bound writable over the tree instead of an overlayfs; each masked
+  // path in a tree pinned to its placeholder in the copy; and the refusal,
+  // for the report. Empty: overlayfs.
+  std::vector<PinnedPath> snapshots;
+  std::map<std::string, FileIdentity> snapshot_pins;
+  std::string snapshot_reason;
 };
 
 // The run's own cgroup (kernel/cgroup.h), when a limit needs one and the

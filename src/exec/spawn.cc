@@ -197,6 +197,10 @@ bool ProcMountRefused(const Error& error) {
   return error.kind() == ErrorKind::kMount && error.syscall() == ChildStageName(ChildStage::kProc);
 }
 
+bool OverlayRefused(const Error& error) {
+  return error.kind() == ErrorKind::kUnsupported && error.syscall() == ChildStageName(ChildStage::kOverlay);
+}
+
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
   std::string where = mounts.Describe(report.index);
   std::string stage = ChildStageName(report.stage);

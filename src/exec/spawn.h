@@ -208,6 +208,10 @@ Result<SandboxProcess> SpawnUnconfined(Command& command);
 // that masks parts of its own): under --best-effort the run compiles again
 // with CompileOptions::masked_proc.
 bool ProcMountRefused(const Error& error);
+// Whether a spawn failed because the kernel refused an overlayfs
+// (ChildStage::kOverlay): under --overlay --best-effort the run falls back
+// to a copied snapshot (overlay/snapshot.h).
+bool OverlayRefused(const Error& error);
 
 // The Error a child's report stands for; `mounts` names the mount op of a
 // mount-view stage.

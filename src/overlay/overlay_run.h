@@ -10,8 +10,10 @@
 //                then the same two lines for each --overlay-root
 //     baseline   what each changed path was in the real tree when the run
 //                ended (overlay/changes.h): apply's conflict check
+//     snapshot/  only while a copied-snapshot run (overlay/snapshot.h) lives:
+//                the copy of the real tree the command writes
 //     root.N/    the N-th --overlay-root's (N from 1) own upper/, work/ and
-//                baseline, as above for the workspace
+//                baseline (and snapshot/), as above for the workspace
 //     lock       held (flock) by the run while it lives and by apply and
 //                discard: one of them at a time per run id
 //
@@ -86,9 +88,11 @@ class OverlayRun {
   // lock; the lock file goes last).
   Result<void> Remove();
 
- private:
-  // Root `index`'s own directory: the run's for the workspace, root.N for the others.
+  // Root `index`'s own directory (O_RDONLY, opened without following a
+  // symlink): the run's for the workspace, root.N for the others.
   Result<UniqueFd> LayerDir(size_t index) const;
+
+ private:
   std::string id_;
   std::string path_;
   std::vector<OverlayRoot> roots_;

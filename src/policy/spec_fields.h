@@ -229,7 +229,8 @@ inline constexpr Switch<WriteView> kOverlaySetting{
     .narrow = NarrowSide::kOn,
     .doc = "The workspace is a copy-on-write overlay (`docs/overlay.md`): the command reads the real tree and "
            "writes to a per-run upper layer in corral's state directory; review with `corral diff`, then "
-           "`corral apply` or `corral discard`. Fails closed where overlayfs cannot run.",
+           "`corral apply` or `corral discard`. Fails closed where overlayfs cannot run, unless `best_effort`: then "
+           "a copied snapshot of the workspace takes the writes, said so.",
 };
 
 inline constexpr Setting<HomeMode> kHomeSetting{

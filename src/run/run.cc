@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "base/mutant.h"
@@ -24,6 +25,7 @@
 #include "run/egress.h"
 #include "overlay/changes.h"
 #include "overlay/overlay_run.h"
+#include "overlay/snapshot.h"
 
 extern char** environ;
 
@@ -62,6 +64,9 @@ AuditEvent SpawnedEvent(const Policy& policy, const Plan& plan, const std::vecto
 // Whether the run made its overlay or stacks on a pending one: a stacked-on
 // run is never removed because this run failed to start.
 enum class OverlayOwned { kNew, kStackedOn };
+// How the command's writes were kept from the real tree: an overlayfs, or
+// (--best-effort, the kernel refused overlayfs) a copied snapshot.
+enum class OverlayMode { kOverlayfs, kSnapshot };
 
 int64_t NowNs() {
   struct timespec now;
@@ -74,9 +79,9 @@ int64_t NowNs() {
 // A stacked run (`--overlay-on`) keeps the baseline its run had: a path
 // that run changed is compared with the real tree as it was when that run
 // ended, so an edit the user made between the runs stays a conflict.
-std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns, OverlayOwned owned) {
+std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t started_ns, OverlayOwned owned,
+                          OverlayMode mode, Result<void> written) {
   ChangeSet shown;  // every root's changes, an --overlay-root's named by its absolute path
-  Result<void> written;
   for (size_t i = 0; i < run.roots().size() && written.ok(); ++i) {
     Result<UniqueFd> upper = run.Upper(i);
     Result<UniqueFd> root = upper.ok() ? run.OpenRoot(i) : Result<UniqueFd>(upper.error());
@@ -108,10 +113,16 @@ std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t star
     event.Set("roots", roots);
   }
   if (owned == OverlayOwned::kStackedOn) event.Set("stacked", true);
+  event.Set("mode", mode == OverlayMode::kSnapshot ? "snapshot" : "overlayfs");
+  const std::string said = mode == OverlayMode::kSnapshot
+                               ? "corral: overlay run " + run.id() +
+                                     ": the kernel refused overlayfs; --best-effort ran the command on a copied "
+                                     "snapshot (the real tree was not written)\n"
+                               : std::string();
   if (!written.ok()) {
     event.Set("error", written.error().ToString());
     audit.Record(event);
-    return "corral: overlay run " + run.id() + ": cannot read its changes: " + written.error().ToString() +
+    return said + "corral: overlay run " + run.id() + ": cannot read its changes: " + written.error().ToString() +
            "; apply will refuse them (`corral discard " + run.id() + "` drops them)\n";
   }
   int counts[5] = {};
@@ -124,9 +135,44 @@ std::string FinishOverlay(const AuditTrail& audit, OverlayRun& run, int64_t star
   audit.Record(event);
   // Nothing to review: nothing is kept.
   if (shown.changes.empty() && run.Remove().ok()) {
-    return "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
+    return said + "corral: overlay run " + run.id() + ": no changes; nothing was kept\n";
   }
-  return RenderSummary(run.id(), shown);
+  return said + RenderSummary(run.id(), shown);
+}
+
+// --overlay --best-effort after the kernel refused overlayfs (`refusal`):
+// copies each tree the run overlays into its layer directory
+// (overlay/snapshot.h) and returns `options` binding the copies instead.
+Result<CompileOptions> PrepareSnapshots(const Policy& policy, const OverlayRun& run, CompileOptions options,
+                                        const Error& refusal, std::vector<Snapshot>& taken) {
+  for (size_t i = 0; i < run.roots().size(); ++i) {
+    CORRAL_ASSIGN_OR_RETURN(UniqueFd layer, run.LayerDir(i));
+    CORRAL_ASSIGN_OR_RETURN(UniqueFd real, run.OpenRoot(i));
+    const std::string& tree = run.roots()[i].path;
+    std::vector<std::string> masked;  // relative to the tree
+    for (const MaskedPath& mask : policy.masks()) {
+      if (mask.path.size() > tree.size() + 1 && IsWithin(mask.path, tree)) {
+        masked.push_back(mask.path.substr(tree == "/" ? 1 : tree.size() + 1));
+      }
+    }
+    Result<Snapshot> copy = Snapshot::Take(real.get(), layer.get(), masked, DefaultSnapshotLimits());
+    if (!copy.ok()) {
+      Error failed = std::move(copy).error();
+      if (failed.kind() == ErrorKind::kUnsupported) return failed;  // the limit, named
+      return Error(ErrorKind::kUnsupported, "--overlay --best-effort: the kernel refused overlayfs, and the copied "
+                                            "snapshot of " + tree + " failed: " + failed.ToString() +
+                                                ". The command was not run.");
+    }
+    for (const auto& [relative, id] : copy->placeholders()) {
+      options.snapshot_pins[(tree == "/" ? std::string() : tree) + "/" + relative] = id;
+    }
+    options.snapshots.push_back(
+        PinnedPath{run.LayerPath(i) + "/" + kSnapshotDir, copy->id(), FileType::kDirectory});
+    taken.push_back(std::move(copy).value());
+  }
+  options.snapshot_reason = std::string(ChildStageName(ChildStage::kOverlay)) + ": " +
+                            std::strerror(refusal.error_number());
+  return options;
 }
 
 // corral's state directory for this run: the caller's, when it opened it
@@ -324,6 +370,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   TerminalState terminal;  // the caller's terminal, put back after a confined run
   StateDir state;  // corral's state directory, when it could be made
   std::optional<OverlayRun> overlay;  // --overlay: the run's upper, locked while the run lives
+  std::vector<Snapshot> snapshots;    // --overlay --best-effort without overlayfs: each tree's copy
   int64_t overlay_started_ns = 0;
   OverlayOwned overlay_owned = OverlayOwned::kNew;
   SweepRoots sweep_roots;  // the writable roots, opened before the command runs
@@ -514,7 +561,22 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
       retry_with(CompileOptions{
-          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}});
+          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}});
+    }
+    // The kernel (or the state directory's filesystem) refused overlayfs:
+    // under --best-effort, a copied snapshot of each tree instead
+    // (overlay/snapshot.h). Not for a stacked run: RUN's upper would have
+    // to be folded into the copy.
+    if (options.warm == nullptr && !process.ok() && OverlayRefused(process.error()) && overlay &&
+        overlay_owned == OverlayOwned::kNew && policy.enforcement() == Enforcement::kBestEffort) {
+      Result<CompileOptions> copied = PrepareSnapshots(policy, *overlay, compile_options, process.error(), snapshots);
+      if (copied.ok()) {
+        compile_options = std::move(copied).value();
+        retry_with(compile_options);
+      } else {
+        snapshots.clear();
+        process = std::move(copied).error();
+      }
     }
     // A fresh /proc refused (the host masks parts of its own): under
     // --best-effort or --accept-rung masked-proc, the masked-proc rung's
@@ -628,7 +690,15 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // Nothing ran: nothing to review (a stacked-on run keeps what it had).
     if (overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
   } else if (overlay) {
-    result.overlay_summary = FinishOverlay(audit, *overlay, overlay_started_ns, overlay_owned);
+    // A copied snapshot becomes the upper overlayfs would have written.
+    Result<void> converted;
+    for (size_t i = 0; i < snapshots.size() && converted.ok(); ++i) {
+      Result<UniqueFd> layer = overlay->LayerDir(i);
+      converted = layer.ok() ? snapshots[i].ToUpper(layer->get()) : Result<void>(layer.error());
+    }
+    result.overlay_summary =
+        FinishOverlay(audit, *overlay, overlay_started_ns, overlay_owned,
+                      snapshots.empty() ? OverlayMode::kOverlayfs : OverlayMode::kSnapshot, std::move(converted));
   }
   // Every process of the sandbox is gone now: undo what it put at protected
   // paths. A spawn that failed never ran the command (the exec is its last

@@ -525,22 +525,196 @@ TEST_F(Overlay, WithoutAStateDirectoryTheRunFailsClosed) {
 // Where the kernel or the state directory's filesystem refuses overlayfs
 // (simulated from outside: CORRAL_TEST_OVERLAY_REFUSED=1, honoured only in
 // a CORRAL_HOST_SIMULATION build, never a release one), --overlay fails
-// closed with the one-line reason, --best-effort or not: the command never
-// runs, the real tree is untouched and no run is kept.
-TEST_F(Overlay, AKernelThatRefusesOverlayfsFailsClosedEvenUnderBestEffort) {
+// closed with the one-line reason: the command never runs, the real tree is
+// untouched and no run is kept. (--best-effort falls back to a copied
+// snapshot: the tests below.)
+TEST_F(Overlay, AKernelThatRefusesOverlayfsFailsClosedWithoutBestEffort) {
   workspace_.Write("f.txt", "old\n");
   SpawnOptions options;
   options.env["CORRAL_TEST_OVERLAY_REFUSED"] = "1";
-  for (const std::vector<std::string>& flags :
-       {std::vector<std::string>{"--overlay"}, std::vector<std::string>{"--overlay", "--best-effort"}}) {
-    Outcome run = RunIn(flags, {"sh", "-c", "echo new > f.txt; echo ran > ran.txt"}, options);
-    EXPECT_EQ(run.exit_code, 125) << run.Describe();
-    EXPECT_NE(run.err.find("--overlay: the kernel refused the workspace's overlay"), std::string::npos)
-        << run.Describe();
-    EXPECT_FALSE(Exists(workspace_ / "ran.txt")) << "the command ran";
-    EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
-    EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs())) << "a run was kept";
+  Outcome run = RunIn({"--overlay"}, {"sh", "-c", "echo new > f.txt; echo ran > ran.txt"}, options);
+  EXPECT_EQ(run.exit_code, 125) << run.Describe();
+  EXPECT_NE(run.err.find("--overlay: the kernel refused the workspace's overlay"), std::string::npos)
+      << run.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt")) << "the command ran";
+  EXPECT_EQ(ReadFile(workspace_ / "f.txt"), "old\n");
+  EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs())) << "a run was kept";
+}
+
+// The same host under --best-effort: a copied snapshot of the workspace in
+// the run's directory takes the command's writes (overlay/snapshot.h). The
+// real tree is read from outside while the command runs and after; the
+// review (diff, apply, discard) is the overlay's, unchanged.
+class OverlaySnapshot : public Overlay {
+ protected:
+  SpawnOptions Refused() const {
+    SpawnOptions options;
+    options.env["CORRAL_TEST_OVERLAY_REFUSED"] = "1";
+    return options;
   }
+  Outcome SnapshotRun(const std::string& script, std::vector<std::string> flags = {}) {
+    flags.insert(flags.begin(), {"--overlay", "--best-effort"});
+    return RunIn(flags, {"sh", "-c", script}, Refused());
+  }
+};
+
+TEST_F(OverlaySnapshot, TheRealTreeIsUnchangedAndTheRunSaysSnapshot) {
+  Populate();
+  const std::map<std::string, std::string> before = Snapshot(workspace_.path());
+  Process run(RunArgv({"--overlay", "--best-effort"}, {"sh", "-c", Changes() + " && echo READY && sleep 2"}),
+              Defaults(Refused()));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  ASSERT_TRUE(run.Running());
+  // Read from outside while the command still runs.
+  EXPECT_EQ(Snapshot(workspace_.path()), before) << "the command's writes reached the real tree";
+  const Outcome& done = run.Wait();
+  ASSERT_EQ(done.exit_code, 0) << done.Describe();
+  EXPECT_EQ(Snapshot(workspace_.path()), before);
+  const std::string id = LastRun();
+  ASSERT_FALSE(id.empty()) << done.Describe();
+  EXPECT_NE(done.err.find("overlay run " + id + ": the kernel refused overlayfs; --best-effort ran the command on a "
+                          "copied snapshot"),
+            std::string::npos)
+      << done.err;
+  EXPECT_NE(done.err.find("degraded run (--best-effort): it ran without overlay: copied snapshot"), std::string::npos)
+      << done.err;
+  EXPECT_NE(done.err.find("renamed   old-name.txt -> new-name.txt"), std::string::npos) << done.err;
+  EXPECT_FALSE(Exists(Runs() + "/" + id + "/snapshot")) << "the copy outlived the run";
+  EXPECT_EQ(ReadFile(Upper(id) + "/added.txt"), "new\n") << "the copy's changes became the upper";
+  std::vector<nlohmann::json> records = AuditEvents("overlay");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["mode"], "snapshot") << records[0].dump();
+  EXPECT_EQ(records[0]["root"], workspace_.path());
+  std::vector<nlohmann::json> spawned = AuditEvents("spawned");
+  ASSERT_FALSE(spawned.empty());
+  EXPECT_NE(spawned.back().dump().find("overlay: copied snapshot"), std::string::npos) << spawned.back().dump();
+}
+
+TEST_F(OverlaySnapshot, DiffShowsExactlyTheChanges) {
+  Populate();
+  Outcome run = SnapshotRun(Changes());
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  Outcome json = Corral({"diff", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.Describe();
+  nlohmann::json doc = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << json.Describe();
+  std::map<std::string, std::string> kinds;
+  for (const nlohmann::json& change : doc["changes"]) {
+    std::string path = change["path"].is_string() ? change["path"].get<std::string>()
+                                                   : "hex:" + change["path"]["bytes_hex"].get<std::string>();
+    kinds[path] = change["kind"].get<std::string>() + (change.contains("renamed_from") ? "<-" + change["renamed_from"].get<std::string>() : "");
+  }
+  std::map<std::string, std::string> expected = {
+      {"added.txt", "added"},         {"blob.bin", "added"},       {"edit.txt", "modified"},
+      {"empty-dir", "added"},         {"gone.txt", "deleted"},     {"new-name.txt", "added<-old-name.txt"},
+      {"old-name.txt", "deleted"},    {"run.sh", "mode"},          {"tree", "deleted"},
+      {"with space.txt", "added"},    {"hex:636166e92e747874", "added"},
+  };
+  EXPECT_EQ(kinds, expected) << json.out;
+  Outcome diff = Corral({"diff"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.Describe();
+  EXPECT_NE(diff.out.find("--- a/edit.txt\n+++ b/edit.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"),
+            std::string::npos)
+      << diff.out;
+  EXPECT_NE(diff.out.find("deleted directory tree/"), std::string::npos) << diff.out;
+}
+
+TEST_F(OverlaySnapshot, ApplyLandsEveryChange) {
+  Populate();
+  workspace_.Write("deep/a/b/keep.txt", "deep\n");
+  workspace_.Write("deep/a/b/edit.txt", "old\n");
+  ASSERT_EQ(SnapshotRun(Changes() + " && echo new > deep/a/b/edit.txt && rm deep/a/b/keep.txt").exit_code, 0);
+  Outcome applied = Corral({"apply"});
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "edit.txt"), "one\nTWO\nthree\n");
+  EXPECT_FALSE(Exists(workspace_ / "gone.txt"));
+  EXPECT_FALSE(Exists(workspace_ / "old-name.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "new-name.txt"), "moved content, long enough to be recognised\n");
+  struct stat st;
+  ASSERT_EQ(::stat((workspace_ / "run.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  EXPECT_TRUE(fs::is_directory(workspace_ / "empty-dir"));
+  EXPECT_FALSE(Exists(workspace_ / "tree"));
+  EXPECT_EQ(ReadFile(workspace_ / "blob.bin"), std::string("bin\0ary", 7));
+  EXPECT_EQ(ReadFile(workspace_ / "caf\xe9.txt"), "latin\n");
+  EXPECT_EQ(ReadFile(workspace_ / "keep.txt"), "unchanged\n");
+  EXPECT_EQ(ReadFile(workspace_ / "deep/a/b/edit.txt"), "new\n");
+  EXPECT_FALSE(Exists(workspace_ / "deep/a/b/keep.txt"));
+  Outcome pending = Corral({"changes"});
+  EXPECT_NE(pending.out.find(" 0 pending change(s)"), std::string::npos) << pending.Describe();
+}
+
+TEST_F(OverlaySnapshot, DiscardLeavesNothingAndAnEditMadeDuringTheRunIsAConflict) {
+  Populate();
+  const std::map<std::string, std::string> before = Snapshot(workspace_.path());
+  ASSERT_EQ(SnapshotRun(Changes()).exit_code, 0);
+  Outcome discarded = Corral({"discard"});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs())) << "something of the run is left";
+  EXPECT_EQ(Snapshot(workspace_.path()), before);
+  // The user edits a file while the command changes it: held back.
+  Process run(RunArgv({"--overlay", "--best-effort"}, {"sh", "-c", "echo READY; sleep 2; echo run > keep.txt"}),
+              Defaults(Refused()));
+  ASSERT_TRUE(WaitFor([&] { return run.OutputSoFar().find("READY") != std::string::npos; }, 20s))
+      << run.OutputSoFar();
+  workspace_.Write("keep.txt", "user\n");
+  ASSERT_EQ(run.Wait().exit_code, 0) << run.Wait().Describe();
+  Outcome applied = Corral({"apply"});
+  EXPECT_EQ(applied.exit_code, 80) << applied.Describe();
+  EXPECT_EQ(ReadFile(workspace_ / "keep.txt"), "user\n") << "apply overwrote an edit it did not see";
+}
+
+TEST_F(OverlaySnapshot, NoSpecialFileOrSetIdBitIsCopiedAndSecretsStayMasked) {
+  const std::string secret = "sk-snapshot-secret-0123456789";
+  workspace_.Write(".env", secret + "\n");
+  workspace_.Write("tool", "#!/bin/sh\n", 06755);
+  ASSERT_EQ(::chmod((workspace_ / "tool").c_str(), 06755), 0);
+  ASSERT_EQ(::mkfifo((workspace_ / "pipe").c_str(), 0644), 0);
+  Outcome run = SnapshotRun("cat .env; test -p pipe && echo fifo=yes; test -e pipe || echo fifo=no; "
+                            "test -u tool && echo suid=yes; test -g tool && echo sgid=yes; echo ok > plain.txt",
+                            {"--forbid-read", ".env"});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_EQ(run.out.find(secret), std::string::npos) << run.Describe();
+  EXPECT_NE(run.out.find("fifo=no"), std::string::npos) << run.Describe();
+  EXPECT_EQ(run.out.find("suid=yes"), std::string::npos) << run.Describe();
+  EXPECT_EQ(run.out.find("sgid=yes"), std::string::npos) << run.Describe();
+  Outcome stat = Corral({"diff", "--stat"});
+  ASSERT_EQ(stat.exit_code, 0) << stat.Describe();
+  EXPECT_NE(stat.out.find("1 change(s)"), std::string::npos) << "only plain.txt: " << stat.out;
+  EXPECT_NE(stat.out.find("added     plain.txt"), std::string::npos) << stat.out;
+  struct stat st;
+  ASSERT_EQ(::stat((workspace_ / "tool").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 06755u) << "the real file is untouched";
+}
+
+TEST_F(OverlaySnapshot, ATreeOverTheLimitIsRefusedBeforeAnythingRuns) {
+  workspace_.Write("big.bin", std::string(4096, 'x'));
+  SpawnOptions options = Refused();
+  options.env["CORRAL_TEST_SNAPSHOT_LIMIT_BYTES"] = "1024";
+  Outcome run = RunIn({"--overlay", "--best-effort"}, {"sh", "-c", "echo ran > ran.txt"}, options);
+  EXPECT_EQ(run.exit_code, 125) << run.Describe();
+  EXPECT_NE(run.err.find("the copied snapshot is limited to"), std::string::npos) << run.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt")) << "the command ran";
+  EXPECT_TRUE(!Exists(Runs()) || fs::is_empty(Runs())) << "a run was kept";
+}
+
+TEST_F(OverlaySnapshot, AWriteRootOutsideTheWorkspaceIsCopiedToo) {
+  TempDir cache{"corral-snapshot-root"};
+  cache.Write("old.txt", "old\n");
+  workspace_.Write("src.txt", "one\n");
+  Outcome run = SnapshotRun("echo two > src.txt && echo changed > " + cache.path() + "/old.txt && echo new > " +
+                                cache.path() + "/new.txt",
+                            {"--allow-write", cache.path(), "--overlay-root", cache.path()});
+  ASSERT_EQ(run.exit_code, 0) << run.Describe();
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "old\n");
+  EXPECT_FALSE(Exists(cache / "new.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "one\n");
+  Outcome applied = Corral({"apply"});
+  ASSERT_EQ(applied.exit_code, 0) << applied.Describe();
+  EXPECT_EQ(ReadFile(cache / "old.txt"), "changed\n");
+  EXPECT_EQ(ReadFile(cache / "new.txt"), "new\n");
+  EXPECT_EQ(ReadFile(workspace_ / "src.txt"), "two\n");
 }
 
 TEST_F(Overlay, ALargeTreeRunsDiffsAndApplies) {
