@@ -207,6 +207,10 @@ int main(int argc, char** argv) {
   const int per_thread = arg(6, 200);
   const int job_rounds = arg(7, 9);
   const int calls = arg(8, 100);
+  if (std::min({runs, rounds, sequential, per_thread, job_rounds, calls}) < 1) {
+    std::fprintf(stderr, "bench_executor: every count must be at least 1\n");
+    return 2;
+  }
 
   corral::Result<corral::HostContext> host = corral::CaptureHostContext();
   if (!host.ok()) Fail(host.error().ToString());
