@@ -713,5 +713,29 @@ TEST_F(Executors, APolicyFromConfigTextUsesTheConfigSchema) {
   EXPECT_EQ(Entries(scratch_.path()), 0u);  // a refused set leaves nothing
 }
 
+// A warm executor's sandbox was set up for the tree as it was: a secret a
+// call writes where a forbid_read pattern matches must still be masked
+// from the next call. Each call derives its plan afresh; the new mask is
+// another fingerprint, so the executor leaves that sandbox for a new one.
+// Judged from outside: the secret's bytes are not in the next call's output.
+TEST_F(Executors, ASecretOneWarmCallWritesIsMaskedFromTheNext) {
+  ExecutorPolicy policy = Policy();
+  policy.config_toml = "[sandbox]\nforbid_read = [\"**/.env\"]\n";
+  auto set = MakeSet(policy, Options());
+  ASSERT_TRUE(set);
+  Executor* one = set->For("one").value();
+  auto first = one->RunCommand("", "mkdir -p sub && printf SECRET-7f3a > sub/.env && echo wrote");
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_EQ(first->stdout_bytes, "wrote\n");
+  EXPECT_NE(one->Report().find("warm"), std::string::npos) << one->Report();
+  EXPECT_EQ(ReadFile(workspace_ / "sub/.env"), "SECRET-7f3a");  // it is there, seen from outside
+  auto next = one->RunCommand("", "cat sub/.env; echo done");
+  ASSERT_TRUE(next.ok()) << next.error().ToString();
+  EXPECT_EQ(next->stdout_bytes.find("SECRET-7f3a"), std::string::npos) << next->stdout_bytes;
+  EXPECT_EQ(next->stderr_bytes.find("SECRET-7f3a"), std::string::npos) << next->stderr_bytes;
+  EXPECT_NE(next->stdout_bytes.find("done"), std::string::npos);
+  set->Close();
+}
+
 }  // namespace
 }  // namespace corral_it
