@@ -14,6 +14,14 @@ namespace corral {
 EgressRuling HostAllowlist::Decide(const std::string& host, uint16_t port) const {
   if (MutantActive(Mutant::kEgressRules)) return {EgressVerdict::kAllowed, "the egress_rules mutant"};
   Result<Address> literal = ParseAddress(host);
+  if (!literal.ok()) {
+    // Not a host name at all ("a_b..c", 300 characters, a numeric last
+    // label): no rule can name it, so it is refused by corral, never put to
+    // an approver as a place nobody listed.
+    if (Result<std::string> canonical = CanonicalHostName(host); !canonical.ok()) {
+      return {EgressVerdict::kDenied, "not a host name: " + canonical.error().message()};
+    }
+  }
   HostMatch match = literal.ok() ? rules_.MatchAddress(*literal, port) : rules_.MatchName(host, port);
   switch (match.verdict) {
     case HostVerdict::kAllowed: return {EgressVerdict::kAllowed, "--allow-host " + match.rule->Describe()};

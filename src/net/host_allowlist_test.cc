@@ -26,6 +26,21 @@ TEST(HostAllowlist, NamesAreDecidedByTheRules) {
   EXPECT_EQ(gate.Decide("1.2.3.4", 443).rule, "not in --allow-host");
 }
 
+// What is no host name at all is refused by corral, not "not listed": an
+// asking gate puts only a place nobody listed to its approver.
+TEST(HostAllowlist, WhatIsNoHostNameIsRefusedNotUnlisted) {
+  HostAllowlist gate(Rules({{"*.npmjs.org:443", HostRuleKind::kAllow}}), {}, [] { return std::vector<Address>{}; });
+  for (const char* bad : {"a..b", "under_score.npmjs.org", "-x.test", "host.123", ""}) {
+    EgressRuling ruling = gate.Decide(bad, 443);
+    EXPECT_EQ(ruling.verdict, EgressVerdict::kDenied) << bad;
+    EXPECT_EQ(ruling.basis, EgressBasis::kRule) << bad;
+    EXPECT_EQ(ruling.rule.rfind("not a host name: ", 0), 0u) << bad << ": " << ruling.rule;
+  }
+  EXPECT_EQ(gate.Decide(std::string(300, 'a'), 443).basis, EgressBasis::kRule);
+  EXPECT_EQ(gate.Decide("unlisted.test", 443).basis, EgressBasis::kNotListed);
+  EXPECT_EQ(gate.Decide("Registry.NPMJS.org.", 443).verdict, EgressVerdict::kAllowed);
+}
+
 TEST(HostAllowlist, TheHostsOwnAddressesNeedARangeNamingThemAlone) {
   const Address own = *ParseAddress("1.2.3.4");
   auto host = [own] { return std::vector<Address>{own}; };

@@ -222,6 +222,8 @@ HostMatch Decide(const std::vector<HostRule>& deny_rules, const std::vector<Host
 
 }  // namespace
 
+Result<std::string> CanonicalHostName(std::string_view text) { return CanonicalName(text); }
+
 std::string_view HostRuleFlag(HostRuleKind kind) {
   return kind == HostRuleKind::kAllow ? "--allow-host" : "--deny-host";
 }

@@ -93,6 +93,11 @@ struct HostRule {
 
 Result<HostRule> ParseHostRule(std::string_view text, HostRuleKind kind);
 
+// A host name as the rules compare it: lowercase, without its trailing dot;
+// or why the text is no host name (an empty label, a character outside
+// a-z 0-9 - _, over 253 characters, a numeric last label).
+Result<std::string> CanonicalHostName(std::string_view text);
+
 enum class HostVerdict { kAllowed, kDenied, kNotListed };
 
 struct HostMatch {
