@@ -9,16 +9,9 @@ set -euo pipefail
 build=${1:-build-bench}
 shift || true
 here=$(cd "$(dirname "$0")/.." && pwd)
-scratch=$(mktemp -d /tmp/corral-bench.XXXXXX)
-trap 'rm -rf "$scratch"' EXIT
-workspace=$scratch/workspace
-mkdir "$workspace" "$scratch/home"
-chmod 755 "$scratch"
-as=()
-if [[ -n "${BENCH_UID:-}" ]]; then
-  chown "$BENCH_UID:$BENCH_UID" "$workspace" "$scratch/home"
-  as=(setpriv "--reuid=$BENCH_UID" "--regid=$BENCH_UID" --clear-groups env "HOME=$scratch/home")
-fi
+. "$here/bench/scratch.sh"
+bench_scratch
+bench_as_user
 echo "host: $(uname -r), $(nproc) cores, uid ${BENCH_UID:-$(id -u)}, $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
 export PYTHONPATH=$here/bindings/python CORRAL_LIBRARY=$here/$build/src/libcorral.so
 "${as[@]}" "$here/$build/bench/bench_executor" "$workspace" "$here/bench/bench_executor.py" "$@"

@@ -10,15 +10,8 @@ set -euo pipefail
 build=${1:-build-bench}
 runs=${2:-300}
 here=$(cd "$(dirname "$0")/.." && pwd)
-scratch=$(mktemp -d /tmp/corral-bench.XXXXXX)
-trap 'rm -rf "$scratch"' EXIT
-workspace=$scratch/workspace
-mkdir "$workspace" "$scratch/home"
-chmod 755 "$scratch"
-as=()
-if [[ -n "${BENCH_UID:-}" ]]; then
-  chown "$BENCH_UID:$BENCH_UID" "$workspace" "$scratch/home"
-  as=(setpriv "--reuid=$BENCH_UID" "--regid=$BENCH_UID" --clear-groups env "HOME=$scratch/home")
-fi
+. "$here/bench/scratch.sh"
+bench_scratch
+bench_as_user
 echo "host: $(uname -r), $(nproc) cores, uid ${BENCH_UID:-$(id -u)}"
 "${as[@]}" "$here/$build/bench/bench_spawn" "$here/$build/src/corral" "$workspace" "$runs" ${BENCH_BASELINE:+"$BENCH_BASELINE"}

@@ -10,16 +10,9 @@ set -euo pipefail
 build=${1:-build-bench}
 rounds=${2:-15}
 here=$(cd "$(dirname "$0")/.." && pwd)
-scratch=$(mktemp -d /tmp/corral-bench.XXXXXX)
-trap 'rm -rf "$scratch"' EXIT
-workspace=$scratch/workspace
-mkdir "$workspace" "$scratch/home"
-chmod 755 "$scratch"
+. "$here/bench/scratch.sh"
+bench_scratch
 cp "$here/$build/bench/bench_syscalls" "$workspace/"
-as=()
-if [[ -n "${BENCH_UID:-}" ]]; then
-  chown -R "$BENCH_UID:$BENCH_UID" "$workspace" "$scratch/home"
-  as=(setpriv "--reuid=$BENCH_UID" "--regid=$BENCH_UID" --clear-groups env "HOME=$scratch/home")
-fi
+bench_as_user
 echo "host: $(uname -r), $(nproc) cores, uid ${BENCH_UID:-$(id -u)}"
 "${as[@]}" "$workspace/bench_syscalls" drive "$here/$build/src/corral" "$workspace" "$rounds" ${BENCH_BASELINE:+"$BENCH_BASELINE"}
