@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <unistd.h>
@@ -12,10 +13,12 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/absent_names.h"
 #include "base/invariant.h"
 #include "base/json_bytes.h"
 #include "base/mutant.h"
 #include "base/sha256.h"
+#include "base/unique_fd.h"
 #include "policy/forbid.h"
 #include "policy/git_identity.h"
 #include "policy/linked_worktree.h"
@@ -120,6 +123,33 @@ Result<void> CheckNotUnderOwnMounts(const std::string& flag, const std::string& 
   }
   return {};
 }
+
+// Which of the credential stores certainly do not exist, from one listing
+// of each directory they lie in (base/absent_names.h) instead of a stat
+// each: most stores are absent, many under the same directory. A directory
+// that cannot be opened (missing, or not searchable) gives no listing, and
+// its stores are stat-ed as before.
+class StoreListings {
+ public:
+  bool CertainlyAbsent(const std::string& path) {
+    size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return false;
+    std::string dir = path.substr(0, slash);
+    auto listing = listings_.find(dir);
+    if (listing == listings_.end()) {
+      // Through symlinks, as stat(2) of the store goes; only a directory the
+      // caller may search, or stat would have said EACCES, not ENOENT (a
+      // blocked store, walked below).
+      UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      bool searchable = fd && ::faccessat(fd.get(), ".", X_OK, AT_EACCESS) == 0;
+      listing = listings_.emplace(dir, searchable ? AbsentNames::Read(fd.get()) : AbsentNames()).first;
+    }
+    return listing->second.CertainlyAbsent(std::string_view(path).substr(slash + 1));
+  }
+
+ private:
+  std::map<std::string, AbsentNames> listings_;
+};
 
 }  // namespace
 
@@ -387,8 +417,10 @@ Result<Policy> PolicyBuilder::Build() const {
   // grant naming it needs --allow-credential. Only a file or directory that
   // exists now: a device (~/.bash_history -> /dev/null) holds nothing.
   std::map<std::string, std::string> link_of;  // resolved target -> the store's path in the home
+  StoreListings store_listings;
   for (size_t i = 0, n = credentials.size(); i < n; ++i) {
     if (i < in_absent_home.size() && in_absent_home[i]) continue;
+    if (store_listings.CertainlyAbsent(credentials[i])) continue;
     char resolved[PATH_MAX];
     struct stat st;
     // Most stores do not exist: one stat says so, where realpath would read

@@ -14,6 +14,7 @@
 #include <set>
 #include <string_view>
 
+#include "base/absent_names.h"
 #include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "policy/birth_time.h"
@@ -230,6 +231,9 @@ class Discovery {
       return;
     }
     root_ids_[root] = FileIdentity{root_st.st_dev, root_st.st_ino};
+    // Most of the names looked for at the top are absent: one listing of
+    // the root (through its descriptor) settles those without a lookup each.
+    top_listings_[root] = AbsentNames::Read(fd.get());
     root_fds_[root] = std::move(fd);
     Repositories(root, Missing::kRecord, Follow::kUser);
     for (const std::string& name : kRootNames) Add(Join(root, name), Follow::kUser);
@@ -291,12 +295,25 @@ class Discovery {
     Note(dir + ": more than " + std::to_string(kMaxDirectoryEntries) + " entries; not all were examined");
   }
 
+  // lstat(2) of `path`; a name directly under a root that the root's
+  // listing proves absent fails with ENOENT without a lookup.
+  int Lstat(const std::string& path, struct stat* st) const {
+    size_t slash = path.rfind('/');
+    auto listing = top_listings_.find(Parent(path));
+    if (slash != std::string::npos && listing != top_listings_.end() &&
+        listing->second.CertainlyAbsent(std::string_view(path).substr(slash + 1))) {
+      errno = ENOENT;
+      return -1;
+    }
+    return ::lstat(path.c_str(), st);
+  }
+
   // The repositories `dir` holds: git's `.git` (a directory, a `gitdir:`
   // file or a symlink) and Mercurial's `.hg`.
   void Repositories(const std::string& dir, Missing missing, Follow follow) {
     std::string dotgit = Join(dir, ".git");
     struct stat st;
-    if (::lstat(dotgit.c_str(), &st) != 0) {
+    if (Lstat(dotgit, &st) != 0) {
       if (missing == Missing::kRecord) AddMissing(dotgit);
     } else if (S_ISDIR(st.st_mode)) {
       Gitdir(dotgit, dir, 0, follow);
@@ -316,7 +333,7 @@ class Discovery {
       FollowGitdir(ResolveLink(dotgit, roots_, TrustOf(follow)), dir, 0, follow);
     }
     std::string dothg = Join(dir, ".hg");
-    if (::lstat(dothg.c_str(), &st) != 0) {
+    if (Lstat(dothg, &st) != 0) {
       if (missing == Missing::kRecord) AddMissing(dothg);
     } else if (S_ISDIR(st.st_mode)) {
       Hg(dothg, follow);
@@ -345,8 +362,8 @@ class Discovery {
   // run creates (its cache) is the run's output.
   void Yarn(const std::string& root) {
     struct stat st;
-    bool has_yarn_dir = ::lstat(Join(root, ".yarn").c_str(), &st) == 0;
-    if (!has_yarn_dir && ::lstat(Join(root, ".yarnrc.yml").c_str(), &st) != 0) return;
+    bool has_yarn_dir = Lstat(Join(root, ".yarn"), &st) == 0;
+    if (!has_yarn_dir && Lstat(Join(root, ".yarnrc.yml"), &st) != 0) return;
     for (const char* name : {".yarn/releases", ".yarn/plugins"}) Add(Join(root, name), Follow::kUser);
   }
 
@@ -541,7 +558,7 @@ class Discovery {
     std::string first = path;
     for (std::string dir = Parent(path); dir.size() > floor.size(); dir = Parent(dir)) {
       struct stat st;
-      if (::lstat(dir.c_str(), &st) == 0) break;
+      if (Lstat(dir, &st) == 0) break;
       first = dir;
     }
     if (entries_.emplace(first, ProtectedPath{first, State::kMissing, {}, {}, root}).second) ++missing_added_;
@@ -560,7 +577,7 @@ class Discovery {
       return;
     }
     struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) {
+    if (Lstat(path, &st) != 0) {
       AddMissing(path);
       return;
     }
@@ -608,6 +625,7 @@ class Discovery {
   size_t missing_added_ = 0;
   std::map<std::string, FileIdentity> root_ids_;  // each root as discovery began with it
   std::map<std::string, UniqueFd> root_fds_;      // and its directory, which the walk lists
+  std::map<std::string, AbsentNames> top_listings_;  // and what that directory held then
   std::set<std::string> moved_roots_;
   std::string walking_;  // the directory below the top that the walk is in
   bool files_capped_ = false;

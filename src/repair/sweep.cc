@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 
+#include "base/absent_names.h"
 #include "base/mutant.h"
 #include "base/unique_fd.h"
 #include "policy/birth_time.h"
@@ -207,6 +208,24 @@ std::optional<Located> Locate(const ProtectedPath& entry, const SweepRoots& root
 // and the entry is the object found there. Checked before every move.
 // The directory that holds `at`, opened from the root again one component
 // at a time; invalid when it is no longer `at.parent`.
+// Locate's first look, for many paths at once: a path whose first
+// component the root's listing proves absent has nothing to act on, as
+// when fstatat on the pinned root says ENOENT. The listing is read once
+// per root, through its pinned descriptor; what it cannot prove absent
+// (base/absent_names.h) is looked up as before.
+bool FirstComponentAbsent(const ProtectedPath& entry, Stop stop, const SweepRoots& roots,
+                          std::map<std::string, AbsentNames>* listings) {
+  std::string_view rest = std::string_view(entry.path).substr(entry.root.size() + 1);
+  size_t slash = rest.find('/');
+  // A symlink at the top is restored even when it is gone.
+  if (stop == Stop::kLast && slash == std::string_view::npos) return false;
+  auto pinned = roots.fds.find(entry.root);
+  if (pinned == roots.fds.end() || !pinned->second) return false;
+  auto listing = listings->find(entry.root);
+  if (listing == listings->end()) listing = listings->emplace(entry.root, AbsentNames::Read(pinned->second.get())).first;
+  return listing->second.CertainlyAbsent(rest.substr(0, slash));
+}
+
 UniqueFd ParentFromRoot(const Located& at) {
   UniqueFd dir(::fcntl(at.root.get(), F_DUPFD_CLOEXEC, 0));
   std::string rest = at.relative;
@@ -560,6 +579,7 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
   Anchors anchors;
   for (const PinnedPath& anchor : set.anchors) anchors.emplace(anchor.path, anchor.id);
   std::vector<SweepFinding> findings;
+  std::map<std::string, AbsentNames> listings;  // each root's names, read once
   for (const ProtectedPath& entry : set.paths) {
     const bool existed = entry.state != State::kMissing && entry.state != State::kSymlink;
     if (existed && MutantActive(Mutant::kSweepIdentity)) continue;
@@ -571,6 +591,7 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
     std::string what = entry.state == State::kMissing   ? "created"
                        : entry.state == State::kSymlink ? "replaced"
                                                         : "recreated";
+    if (FirstComponentAbsent(entry, stop, roots, &listings)) continue;
     std::optional<Located> at = Locate(entry, roots, stop, anchors, &modes, &error);
     // A directory on the way that vanished while the sweep looked: look again
     // a few times before giving up on the path.
@@ -587,6 +608,7 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
       continue;
     }
     if (racer) racer(SweepStep::kLocated, at->path);
+    listings.erase(entry.root);  // what the sweep does here changes the root: read it again
     if (entry.state == State::kMissing && at->exists && S_ISDIR(at->st.st_mode) && at->path == entry.path &&
         at->name == ".git") {
       findings.push_back(AdmitOrTakeOut(*at, home, run, &modes, racer));
