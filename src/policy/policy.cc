@@ -126,29 +126,46 @@ Result<void> CheckNotUnderOwnMounts(const std::string& flag, const std::string& 
 
 // Which of the credential stores certainly do not exist, from one listing
 // of each directory they lie in (base/absent_names.h) instead of a stat
-// each: most stores are absent, many under the same directory. A directory
-// that cannot be opened (missing, or not searchable) gives no listing, and
-// its stores are stat-ed as before.
+// each: most stores are absent, many under the same directory, and a
+// missing directory answers for everything under it. A directory the caller
+// may not search gives no listing, and its stores are stat-ed as before.
 class StoreListings {
  public:
+  // True when a stat(2) of `path` would certainly fail with ENOENT or
+  // ENOTDIR: its directory's listing lacks it, or that directory is itself
+  // certainly absent, or opening it says so.
   bool CertainlyAbsent(const std::string& path) {
     size_t slash = path.rfind('/');
     if (slash == std::string::npos || slash == 0) return false;
     std::string dir = path.substr(0, slash);
-    auto listing = listings_.find(dir);
-    if (listing == listings_.end()) {
-      // Through symlinks, as stat(2) of the store goes; only a directory the
-      // caller may search, or stat would have said EACCES, not ENOENT (a
-      // blocked store, walked below).
-      UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-      bool searchable = fd && ::faccessat(fd.get(), ".", X_OK, AT_EACCESS) == 0;
-      listing = listings_.emplace(dir, searchable ? AbsentNames::Read(fd.get()) : AbsentNames()).first;
-    }
-    return listing->second.CertainlyAbsent(std::string_view(path).substr(slash + 1));
+    auto known = dirs_.find(dir);
+    if (known == dirs_.end()) known = dirs_.emplace(dir, Look(dir)).first;
+    return known->second.absent || known->second.listing.CertainlyAbsent(std::string_view(path).substr(slash + 1));
   }
 
  private:
-  std::map<std::string, AbsentNames> listings_;
+  struct Dir {
+    bool absent = false;  // the directory is not there: nothing under it is
+    AbsentNames listing;
+  };
+  Dir Look(const std::string& dir) {
+    Dir found;
+    if (CertainlyAbsent(dir)) {
+      found.absent = true;
+      return found;
+    }
+    // Through symlinks, as stat(2) of the store goes.
+    UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) {
+      found.absent = errno == ENOENT || errno == ENOTDIR;
+      return found;
+    }
+    // Only a directory the caller may search, or stat would have said
+    // EACCES, not ENOENT (a blocked store, walked below).
+    if (::faccessat(fd.get(), ".", X_OK, AT_EACCESS) == 0) found.listing = AbsentNames::Read(fd.get());
+    return found;
+  }
+  std::map<std::string, Dir> dirs_;
 };
 
 }  // namespace
