@@ -51,7 +51,10 @@
 // An allowed connection's bytes go socket to socket with splice(2) through a
 // pipe, never copied into the proxy; the pipe is held only while bytes move
 // (two descriptors more for each direction then). The proxy's thread blocks
-// SIGPIPE, which splice into a closed socket raises.
+// SIGPIPE, which splice into a closed socket raises. Its loopback sockets
+// (the sandbox's side of each connection; a destination on 127.0.0.1) use
+// the reno congestion control, which never paces its sends; any other
+// keeps the host's default.
 //
 //   CORRAL_ASSIGN_OR_RETURN(auto proxy, EgressProxy::Start(std::move(listeners), gate, options));
 //   ... the run ...

@@ -7,7 +7,9 @@
 
 #include "net/asking_gate.h"
 
+#include <dirent.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -372,6 +374,50 @@ TEST_F(EgressProxyTest, ATunnelCarriesALargeStreamBothWaysWhole) {
   ASSERT_EQ(decisions.size(), 1u);
   EXPECT_EQ(decisions[0].bytes_sent, sent.size());
   EXPECT_EQ(decisions[0].bytes_received, sent.size());
+}
+
+// The congestion control of the TCP socket of this process whose local and
+// peer ports are these (0: any), or empty when there is none: the proxy's
+// own sockets are in this process.
+std::string CongestionControlOf(uint16_t local_port, uint16_t peer_port) {
+  auto port_of = [](int fd, int (*get)(int, sockaddr*, socklen_t*)) {
+    struct sockaddr_in address = {};
+    socklen_t length = sizeof address;
+    if (get(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 || address.sin_family != AF_INET) return -1;
+    return static_cast<int>(ntohs(address.sin_port));
+  };
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (fds == nullptr) return "";
+  std::string found;
+  while (struct dirent* entry = ::readdir(fds)) {
+    int fd = std::atoi(entry->d_name);
+    if (fd == ::dirfd(fds) || entry->d_name[0] == '.') continue;
+    if (local_port != 0 && port_of(fd, ::getsockname) != local_port) continue;
+    if (port_of(fd, ::getpeername) != peer_port) continue;
+    char name[16] = {};
+    socklen_t length = sizeof name;
+    if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &length) == 0) found = name;
+  }
+  ::closedir(fds);
+  return found;
+}
+
+// Both sides of this tunnel are on loopback, where nothing can be congested:
+// the proxy sends on each without the pacing of the host's default (BBR
+// where the host has it; on a host whose default is reno this cannot fail).
+TEST_F(EgressProxyTest, ATunnelsLoopbackSocketsAreNeverPaced) {
+  Destination echo("");
+  StartProxy(echo);
+  UniqueFd client = Connect(http_port_);
+  SendAll(client.get(), ConnectHead("allowed.test:" + std::to_string(echo.port()), "ping"));
+  ASSERT_EQ(ReadUntil(client.get(), "ping"), "HTTP/1.1 200 Connection established\r\n\r\nping");
+  struct sockaddr_in mine = {};
+  socklen_t length = sizeof mine;
+  ASSERT_EQ(::getsockname(client.get(), reinterpret_cast<sockaddr*>(&mine), &length), 0);
+  EXPECT_EQ(CongestionControlOf(http_port_, ntohs(mine.sin_port)), "reno") << "the sandbox's side";
+  EXPECT_EQ(CongestionControlOf(0, echo.port()), "reno") << "the destination's side";
+  client.Reset();
+  StopAndDecisions();
 }
 
 // The file limit is the process's: the whole case runs in a child of its own.
