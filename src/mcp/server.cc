@@ -43,6 +43,7 @@ struct Call : RunWatcher {
   std::mutex mutex;
   std::condition_variable done_changed;
   int pidfd = -1;
+  RunControl* control = nullptr;  // kills the command's tree, warm or cold
   bool cancelled = false;
   bool done = false;
   std::optional<nlohmann::json> progress_token;  // params._meta.progressToken
@@ -52,18 +53,30 @@ struct Call : RunWatcher {
     pidfd = fd;
     if (cancelled) Kill();
   }
+  void Controls(RunControl* given) override {
+    std::lock_guard lock(mutex);
+    control = given;
+  }
   void Ended() override {
     std::lock_guard lock(mutex);
     pidfd = -1;
+    control = nullptr;
   }
   void Cancel() {
     std::lock_guard lock(mutex);
     cancelled = true;
     Kill();
   }
-  // The sandbox's init: the kernel kills the whole PID namespace with it.
+  // The command's whole tree: through the run's control (a warm call's
+  // tree alone, its sandbox stays for the next call), or the sandbox's init,
+  // with whose death the kernel kills the whole PID namespace.
   void Kill() {
-    if (pidfd >= 0 && !MutantActive(Mutant::kCancelKill)) ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+    if (MutantActive(Mutant::kCancelKill)) return;
+    if (control != nullptr) {
+      (void)control->Kill();
+    } else if (pidfd >= 0) {
+      ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+    }
   }
 };
 
@@ -109,6 +122,9 @@ class Server {
       pending_.clear();
     }
     for (Worker& worker : workers_) worker.thread.join();
+    std::lock_guard lock(warm_mutex_);
+    if (warm_) warm_->Close();
+    warm_.reset();
     return 0;
   }
 
@@ -502,6 +518,10 @@ class Server {
     event.Set("policy", admitted->policy().fingerprint());
     tools::BashOptions bash;
     bash.watcher = &call;
+    std::shared_ptr<WarmSandbox> warm = WarmFor(admitted->policy());
+    std::optional<std::string> cold_because;
+    bash.warm = warm.get();
+    bash.cold_because = &cold_because;
     bash.state_home = options_.state_home;
     bash.cancelled = [&call] {
       std::lock_guard lock(call.mutex);
@@ -522,6 +542,7 @@ class Server {
       });
     }
     ToolResult result = tools::BashTool(std::move(admitted).value(), bash);
+    AfterWarmCall(warm, cold_because);
     if (progress.joinable()) {
       {
         std::lock_guard lock(call.mutex);
@@ -533,7 +554,40 @@ class Server {
     return result;
   }
 
+  // The bash calls run in one warm sandbox of the server's, started at the
+  // first call under that call's policy (run/run.h's StartWarm); a call it
+  // refuses (another call holds it, a policy it was not started for, a
+  // lost init) runs cold. A sandbox that cannot be started warm leaves
+  // every call cold.
+  std::shared_ptr<WarmSandbox> WarmFor(const Policy& policy) {
+    std::lock_guard lock(warm_mutex_);
+    if (warm_off_ || policy.unconfined()) return nullptr;
+    if (warm_ && warm_->lost()) {
+      warm_->Close();
+      warm_.reset();
+    }
+    if (!warm_) {
+      Result<std::unique_ptr<WarmSandbox>> started = StartWarm(policy);
+      if (!started.ok()) {
+        warm_off_ = true;
+        return nullptr;
+      }
+      warm_ = std::move(started).value();
+    }
+    return warm_;
+  }
+  // A warm sandbox that was lost, or that another policy needs, is replaced
+  // at the next call (closed when the last call holding it ends).
+  void AfterWarmCall(const std::shared_ptr<WarmSandbox>& used, const std::optional<std::string>& cold_because) {
+    if (!used || !cold_because || (*cold_because != "warm_lost" && *cold_because != "policy_changed")) return;
+    std::lock_guard lock(warm_mutex_);
+    if (warm_ == used) warm_.reset();
+  }
+
   const ServerOptions& options_;
+  std::mutex warm_mutex_;
+  std::shared_ptr<WarmSandbox> warm_;
+  bool warm_off_ = false;
   std::mutex write_mutex_;
   std::mutex mutex_;  // guards what follows
   bool closed_ = false;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <thread>
 
 #include "mcp/json_rpc.h"
@@ -299,6 +300,41 @@ TEST_F(ServerTest, AnEscalationCoversItsOneCallOnly) {
   nlohmann::json after = CallTool(2, "write", {{"path", "after.txt"}, {"content", "2"}});
   EXPECT_EQ(after["result"]["structuredContent"]["outcome"], "denied") << after.dump();
   EXPECT_FALSE(TestTree::Exists(tree_.Join("ws/after.txt")));
+}
+
+// bash calls run in the server's warm sandbox; a secret one call writes
+// where a forbid_read pattern matches is masked from the next (its policy
+// masks it, so it cannot take the sandbox the first call left). Judged by
+// the secret's bytes, absent from the second call's output, and by the trail.
+TEST_F(ServerTest, ASecretOneBashCallWritesIsMaskedFromTheNext) {
+  RunRequest request;
+  request.approval = ApprovalPolicy::kAllowAll;
+  request.overrides.forbid_read = {"**/.env"};
+  std::string trail = tree_.Join("trail.jsonl");
+  Result<AuditTrail> opened = AuditTrail::ToFile(trail);
+  ASSERT_TRUE(opened.ok()) << opened.error().ToString();
+  trail_ = std::move(opened).value();
+  Start(request);
+  Initialize(false);
+  nlohmann::json first = CallTool(1, "bash", {{"command", "mkdir -p sub && printf SECRET-51c9 > sub/.env && echo wrote"}});
+  EXPECT_EQ(first["result"]["structuredContent"]["outcome"], "ok") << first.dump();
+  EXPECT_EQ(TestTree::Read(tree_.Join("ws/sub/.env")), "SECRET-51c9");  // there, seen from outside
+  nlohmann::json next = CallTool(2, "bash", {{"command", "cat sub/.env; echo done"}});
+  std::string text = next.dump();
+  EXPECT_EQ(text.find("SECRET-51c9"), std::string::npos) << text;
+  EXPECT_NE(text.find("done"), std::string::npos) << text;
+  nlohmann::json third = CallTool(3, "bash", {{"command", "echo third"}});
+  EXPECT_EQ(third["result"]["structuredContent"]["outcome"], "ok") << third.dump();
+  Stop();
+  // The first call ran warm; the second, whose plan masks the secret, ran
+  // cold; the third in a new warm sandbox started under that plan.
+  std::vector<bool> warm;
+  std::istringstream lines(TestTree::Read(trail));
+  for (std::string line; std::getline(lines, line);) {
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_object() && record.value("event", "") == "spawned") warm.push_back(record.value("warm", false));
+  }
+  EXPECT_EQ(warm, (std::vector<bool>{true, false, true}));
 }
 
 }  // namespace

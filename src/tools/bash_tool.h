@@ -7,7 +7,11 @@
 // left out between), ANSI escapes stripped, CR and CRLF folded to LF, and
 // the denial marker escaped (tools/tool_result.h). The policy's timeout kills
 // the whole tree; so does a cancellation, through the RunWatcher the caller
-// passes (its Started() gets the sandbox's init).
+// passes (its Controls() gets what kills the command's tree, warm or cold).
+// With BashOptions::warm the command runs in that warm sandbox, as an
+// executor's calls do (exec/warm_sandbox.h: a fresh Landlock domain, its own
+// session, nothing left from the call before; /tmp and HOME are the
+// sandbox's and outlive the call).
 //
 // The result says who ended the run: the command (exit code; a non-zero exit
 // is kFailed, with a sandbox denial the kernel reported under read-only mode
@@ -25,6 +29,11 @@ enum class Cancelled { kNo, kYes };
 
 struct BashOptions {
   RunWatcher* watcher = nullptr;
+  // The warm sandbox to run in (run/run.h's RunOptions::warm); a call it
+  // refuses (busy with another call, lost, a policy it was not started
+  // for) runs cold, and `cold_because` (when set) gets the refusal's code.
+  WarmSandbox* warm = nullptr;
+  std::optional<std::string>* cold_because = nullptr;
   // Asked after the run: whether it ended because it was cancelled.
   std::function<Cancelled()> cancelled;
   std::optional<std::string> state_home;  // RunOptions::state_home

@@ -135,16 +135,24 @@ TEST_F(McpSdkTest, EveryToolAllowedAndDeniedThroughTheOfficialClient) {
   // One audit record per call, with no contents in any.
   std::optional<std::string> trail = ReadFile(outside_ / "audit.jsonl");
   ASSERT_TRUE(trail);
-  int tool_records = 0;
+  int tool_records = 0, warm_spawns = 0;
   std::istringstream lines(*trail);
   for (std::string line; std::getline(lines, line);) {
     nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    // bash runs in the server's warm sandbox (a cancelled call's tree goes,
+    // the sandbox stays for the next call).
+    // (A call the warm sandbox refuses gets a second spawned record, with
+    // cold_because.)
+    if (record.is_object() && record.value("event", "") == "spawned") {
+      warm_spawns += record.value("warm", false) ? 1 : record.contains("cold_because") ? -1 : 0;
+    }
     if (record.is_object() && record.value("event", "") == "tool") {
       ++tool_records;
       EXPECT_TRUE(record.contains("outcome") && record.contains("decision")) << line;
     }
   }
   EXPECT_GE(tool_records, 20);
+  EXPECT_GE(warm_spawns, 3) << "the bash calls did not run warm";
   EXPECT_EQ(trail->find("top secret"), std::string::npos);
   EXPECT_EQ(trail->find("from the agent"), std::string::npos);
   EXPECT_EQ(trail->find("hi from bash"), std::string::npos);
