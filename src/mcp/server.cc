@@ -18,6 +18,7 @@
 #include "gate/escalation.h"
 #include "gate/tool_rules.h"
 #include "mcp/json_rpc.h"
+#include "run/warm_slot.h"
 #include "tools/bash_tool.h"
 #include "tools/catalog.h"
 #include "tools/fence.h"
@@ -122,9 +123,7 @@ class Server {
       pending_.clear();
     }
     for (Worker& worker : workers_) worker.thread.join();
-    std::lock_guard lock(warm_mutex_);
-    if (warm_) warm_->Close();
-    warm_.reset();
+    warm_.Close("the server ended");
     return 0;
   }
 
@@ -518,7 +517,8 @@ class Server {
     event.Set("policy", admitted->policy().fingerprint());
     tools::BashOptions bash;
     bash.watcher = &call;
-    std::shared_ptr<WarmSandbox> warm = WarmFor(admitted->policy());
+    std::shared_ptr<WarmSandbox> warm =
+        admitted->policy().unconfined() ? nullptr : warm_.For(admitted->policy());
     std::optional<std::string> cold_because;
     bash.warm = warm.get();
     bash.cold_because = &cold_because;
@@ -542,7 +542,7 @@ class Server {
       });
     }
     ToolResult result = tools::BashTool(std::move(admitted).value(), bash);
-    AfterWarmCall(warm, cold_because);
+    warm_.After(warm, cold_because);
     if (progress.joinable()) {
       {
         std::lock_guard lock(call.mutex);
@@ -554,40 +554,11 @@ class Server {
     return result;
   }
 
-  // The bash calls run in one warm sandbox of the server's, started at the
-  // first call under that call's policy (run/run.h's StartWarm); a call it
-  // refuses (another call holds it, a policy it was not started for, a
-  // lost init) runs cold. A sandbox that cannot be started warm leaves
-  // every call cold.
-  std::shared_ptr<WarmSandbox> WarmFor(const Policy& policy) {
-    std::lock_guard lock(warm_mutex_);
-    if (warm_off_ || policy.unconfined()) return nullptr;
-    if (warm_ && warm_->lost()) {
-      warm_->Close();
-      warm_.reset();
-    }
-    if (!warm_) {
-      Result<std::unique_ptr<WarmSandbox>> started = StartWarm(policy);
-      if (!started.ok()) {
-        warm_off_ = true;
-        return nullptr;
-      }
-      warm_ = std::move(started).value();
-    }
-    return warm_;
-  }
-  // A warm sandbox that was lost, or that another policy needs, is replaced
-  // at the next call (closed when the last call holding it ends).
-  void AfterWarmCall(const std::shared_ptr<WarmSandbox>& used, const std::optional<std::string>& cold_because) {
-    if (!used || !cold_because || (*cold_because != "warm_lost" && *cold_because != "policy_changed")) return;
-    std::lock_guard lock(warm_mutex_);
-    if (warm_ == used) warm_.reset();
-  }
-
   const ServerOptions& options_;
-  std::mutex warm_mutex_;
-  std::shared_ptr<WarmSandbox> warm_;
-  bool warm_off_ = false;
+  // The bash calls run in one warm sandbox of the server's, started at the
+  // first call under that call's policy; a call it refuses (another call
+  // holds it, a policy it was not started for, a lost init) runs cold.
+  WarmSlot warm_;
   std::mutex write_mutex_;
   std::mutex mutex_;  // guards what follows
   bool closed_ = false;
