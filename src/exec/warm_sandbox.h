@@ -61,6 +61,14 @@
 // "warm_unsupported"). The plan's rlimits apply to each call's process, as
 // to a cold command's. A call with a pty is refused (code
 // "tty_unsupported"), never silently run without one.
+//
+// Below the gate: Run runs whatever Command it is given, as Spawn does; it
+// checks nothing about who asked. Its one caller is RunConfined (run/run.h),
+// which takes only a gate::AdmittedRun and compares the run's freshly
+// compiled plan with the sandbox's fingerprint first (code
+// "policy_changed"). Front ends hold a sandbox through run/warm_slot.h and
+// hand it to RunConfined; none calls Run. It is not part of the installed
+// API (include/corral/corral.h).
 #pragma once
 
 #include <sys/types.h>
