@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -51,23 +52,29 @@ AbsentNames AbsentNames::Read(int dir) {
   AbsentNames names;
   UniqueFd fd(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC));
   if (!fd || !ListsWhatLookupsFind(fd.get())) return names;
-  constexpr size_t kBuffer = 32 * 1024;
-  std::unique_ptr<char[]> buffer(new char[kBuffer]);
-  std::string folded;
+  // A large directory costs more to list than the lookups it would save:
+  // one whose size says so is not read at all, and one that turns out
+  // larger than the buffer is not parsed.
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0 || st.st_size < 0 || static_cast<size_t>(st.st_size) > kMaxListingBytes) return names;
+  std::unique_ptr<char[]> buffer(new char[kMaxListingBytes]);
+  size_t filled = 0;
   for (;;) {
-    ssize_t got = ::getdents64(fd.get(), buffer.get(), kBuffer);
-    if (got < 0) return AbsentNames();
+    if (filled == kMaxListingBytes) return names;
+    ssize_t got = ::getdents64(fd.get(), buffer.get() + filled, kMaxListingBytes - filled);
+    if (got < 0) return names;
     if (got == 0) break;
-    for (ssize_t at = 0; at < got;) {
-      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer.get() + at);
-      at += entry->d_reclen;
-      std::string_view name = entry->d_name;
-      if (name == "." || name == "..") continue;
-      if (names.folded_.size() == kMaxEntries) return AbsentNames();
-      bool ascii = FoldAscii(name, &folded);
-      if (!ascii && !MutantActive(Mutant::kAbsentNamesFold)) return AbsentNames();
-      names.folded_.push_back(MutantActive(Mutant::kAbsentNamesFold) ? std::string(name) : folded);
-    }
+    filled += static_cast<size_t>(got);
+  }
+  std::string folded;
+  for (size_t at = 0; at < filled;) {
+    const auto* entry = reinterpret_cast<const struct dirent64*>(buffer.get() + at);
+    at += entry->d_reclen;
+    std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    bool ascii = FoldAscii(name, &folded);
+    if (!ascii && !MutantActive(Mutant::kAbsentNamesFold)) return AbsentNames();
+    names.folded_.push_back(MutantActive(Mutant::kAbsentNamesFold) ? std::string(name) : folded);
   }
   std::sort(names.folded_.begin(), names.folded_.end());
   names.complete_ = true;

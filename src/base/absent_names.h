@@ -9,7 +9,9 @@
 // (an O_PATH one too; nothing is resolved by path). CertainlyAbsent(name)
 // is true only when the listing proves that a lookup of `name` there would
 // have found nothing at the time of the listing:
-//   - the directory was read to its end, within kMaxEntries names;
+//   - the directory was read to its end, within kMaxListingBytes of
+//     entries (about 2,000 names; a larger one costs more to list than the
+//     lookups it saves, and is not read when its size already says so);
 //   - it lies on a local filesystem whose listing and lookups agree
 //     (ext2/3/4, xfs, btrfs, tmpfs, overlayfs, f2fs, bcachefs); a network or
 //     FUSE filesystem may list from a stale cache, and is never trusted;
@@ -31,7 +33,7 @@ namespace corral {
 
 class AbsentNames {
  public:
-  static constexpr size_t kMaxEntries = 4096;
+  static constexpr size_t kMaxListingBytes = 64 * 1024;
 
   // A listing that proves nothing: every name is looked up.
   AbsentNames() = default;
