@@ -355,6 +355,17 @@ Result<gate::AdmittedRun> Executor::Admit(const std::string& cwd, const std::vec
   gate::AdmitRequest request;
   request.argv = argv;
   ResolvedRequest resolved = Copy(*state_->resolved);
+const StateDir* SetState::PinnedStateDir(const std::string& home) {
+  std::lock_guard lock(state_dir_mutex);
+  if (state_dir) return state_dir_home == home ? &*state_dir : nullptr;
+  Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
+                                               : StateDir::Open(home, StateDir::Create::kYes);
+  if (!opened.ok()) return nullptr;
+  state_dir.emplace(std::move(opened).value());
+  state_dir_home = home;
+  return &*state_dir;
+}
+
   if (MutantActive(Mutant::kExecutorGate)) resolved.approval = ApprovalPolicy::kAllowAll;
   request.policy = std::move(resolved);
   request.host = set_->host;
@@ -379,6 +390,7 @@ RunOptions Executor::BaseRunOptions() const {
   options.warm_refusal = WarmRefusal::kRunCold;
   return options;
 }
+  options.state_dir = set_->PinnedStateDir(set_->host.home);
 
 std::shared_ptr<WarmSandbox> Executor::State::WarmFor(const Policy& policy) {
   std::lock_guard lock(warm_mutex);

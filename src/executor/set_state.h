@@ -13,6 +13,8 @@
 #include "executor/call.h"
 #include "executor/executor.h"
 #include "executor/scratch.h"
+#include "repair/sweep_journal.h"
+#include "state/state_dir.h"
 
 namespace corral::executor {
 
@@ -33,6 +35,19 @@ struct SetState : std::enable_shared_from_this<SetState> {
 
   // A call's directory, checked to lie inside the workspace (executor.h).
   Result<std::string> ResolveCwd(const std::string& cwd) const;
+
+  // corral's state directory for the calls (RunOptions::state_dir), opened
+  // from "/" and checked once, at the first call that asks, for `home`
+  // (the policies' home; options.state_home when set): each run takes a
+  // checked copy of the pinned descriptor instead of walking again. Null
+  // when it could not be opened: each run then opens it (and fails closed,
+  // or goes on without the journal) as it would alone.
+  const StateDir* PinnedStateDir(const std::string& home);
+
+ private:
+  std::mutex state_dir_mutex;  // guards what follows
+  std::optional<StateDir> state_dir;  // never replaced once set: runs hold a pointer to it
+  std::string state_dir_home;
 };
 
 struct Executor::State {

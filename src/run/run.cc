@@ -176,9 +176,12 @@ Result<CompileOptions> PrepareSnapshots(const Policy& policy, const OverlayRun& 
 }
 
 // corral's state directory for this run: the caller's, when it opened it
-// already, else opened (and made) here.
+// already (and it was not removed since), else opened (and made) here.
 Result<StateDir> OpenStateDir(const RunOptions& options, const Policy& policy) {
-  if (options.state_dir != nullptr && options.state_dir->valid()) return options.state_dir->Duplicate();
+  if (options.state_dir != nullptr && options.state_dir->valid()) {
+    Result<StateDir> pinned = options.state_dir->Duplicate();
+    if (pinned.ok() || pinned.error().code() != kStateDirUnavailable) return pinned;
+  }
   return options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
                             : StateDir::Open(policy.home(), StateDir::Create::kYes);
 }

@@ -95,7 +95,8 @@ struct RunOptions {
   // Not owned: corral's state directory as the caller already opened it
   // (StateDir::Open for the policy's home, or OpenBelow(state_home)): the
   // run takes a copy of its descriptor (StateDir::Duplicate) instead of
-  // walking from "/" again. Unset: the run opens it.
+  // walking from "/" again (one removed since it was opened is opened
+  // again). Unset: the run opens it.
   const StateDir* state_dir = nullptr;
   // The command's descriptors 0-2, when >= 0 (not owned); otherwise this
   // process's. A server whose stdout is a protocol stream passes a pipe.
