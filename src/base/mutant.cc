@@ -160,6 +160,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kRemoveTreeDepth: return "remove_tree_depth";
     case Mutant::kWarmRlimits: return "warm_rlimits";
     case Mutant::kSnapshotInPlace: return "snapshot_in_place";
+    case Mutant::kWarmPlanRecompile: return "warm_plan_recompile";
   }
   return "none";
 }

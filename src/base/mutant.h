@@ -170,6 +170,7 @@ enum class Mutant {
   kRemoveTreeDepth,        // RemoveTreeAt descends a tree as deep as it is, a descriptor and a stack frame per level
   kWarmRlimits,            // a warm sandbox takes the next call after a call lowered its init's rlimits
   kSnapshotInPlace,        // the --overlay --best-effort copied snapshot binds the real tree, writable, not the copy
+  kWarmPlanRecompile,      // a warm call that runs cold after all spawns the plan compiled only for comparison
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -454,7 +454,18 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
         compile_options.overlay_root_dirs.push_back(overlay->LayerPath(i));
       }
     }
-    plan = Compile(policy, host, compile_options);
+    // A warm call's plan is only compared with the sandbox's: it takes the
+    // sandbox's /etc view as given instead of making one it never uses.
+    CompileOptions compared = compile_options;
+    if (warm != nullptr) compared.warm_etc_view = warm->etc_view();
+    plan = Compile(policy, host, compared);
+    // A call that runs cold after all needs a plan it can spawn.
+    auto plan_to_spawn = [&]() -> Result<void> {
+      if ((*plan)->use() == PlanUse::kSpawn || MutantActive(Mutant::kWarmPlanRecompile)) return {};
+      plan = Compile(policy, host, compile_options);
+      if (!plan->ok()) return plan->error();
+      return {};
+    };
     if (!plan->ok()) {
       if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
       return Failed(audit, policy, std::move(*plan).error());
@@ -475,6 +486,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                     Error(ErrorKind::kUnsupported, "limits: --max-procs and --max-memory with a cgroup run cold. The "
                                                    "command was not run.")
                         .WithCode("warm_unsupported"));
+    }
+    if (warm == nullptr) {
+      Result<void> spawnable = plan_to_spawn();
+      if (!spawnable.ok()) return Failed(audit, policy, std::move(spawnable).error());
     }
     if (policy.pin_sha256()) {
       Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
@@ -542,8 +557,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       // Refused before anything ran (busy with another call, lost, closed,
       // too large): cold, with a spawned record of its own.
       if (!process.ok() && IsWarmRefusal(process.error().code()) && refuse_warm(process.error().code())) {
-        audit.Record(SpawnedEvent(policy, **plan, argv).Set("cold_because", *cold_because));
-        process = Spawn(**plan, command);
+        Result<void> spawnable = plan_to_spawn();
+        if (spawnable.ok()) audit.Record(SpawnedEvent(policy, **plan, argv).Set("cold_because", *cold_because));
+        process = spawnable.ok() ? Spawn(**plan, command) : Result<SandboxProcess>(std::move(spawnable).error());
       }
     } else {
       process = Spawn(**plan, command);
@@ -564,7 +580,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
       retry_with(CompileOptions{
-          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}});
+          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}, .warm_etc_view = {}});
     }
     // The kernel (or the state directory's filesystem) refused overlayfs:
     // under --best-effort, a copied snapshot of each tree instead
