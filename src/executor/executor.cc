@@ -289,6 +289,8 @@ void ExecutorSet::Close() {
   for (const auto& executor : state_->all) {
     executor->state_->tracker.CloseAndKill();
     executor->state_->StopWarm();
+    std::lock_guard serial(executor->state_->run_mutex);
+    executor->state_->journal_slot.Release();
   }
   if (state_->scratch) (void)state_->scratch->Remove();
 }
@@ -308,6 +310,10 @@ void Executor::Close() {
   state_->tracker.CloseAndKill();
   state_->tracker.WaitIdle();
   state_->StopWarm();
+  {
+    std::lock_guard serial(state_->run_mutex);
+    state_->journal_slot.Release();
+  }
   std::lock_guard lock(set_->mutex);
   (void)set_->scratch->RemoveExecutor(state_->index);
 }
@@ -349,12 +355,6 @@ Result<std::string> SetState::ResolveCwd(const std::string& cwd) const {
   return canonical;
 }
 
-Result<gate::AdmittedRun> Executor::Admit(const std::string& cwd, const std::vector<std::string>& argv) const {
-  if (argv.empty() || argv[0].empty()) return ExecutorError(ExecutorErrc::kInvalidArgument, "an empty command");
-  CORRAL_ASSIGN_OR_RETURN(std::string dir, set_->ResolveCwd(cwd));
-  gate::AdmitRequest request;
-  request.argv = argv;
-  ResolvedRequest resolved = Copy(*state_->resolved);
 const StateDir* SetState::PinnedStateDir(const std::string& home) {
   std::lock_guard lock(state_dir_mutex);
   if (state_dir) return state_dir_home == home ? &*state_dir : nullptr;
@@ -366,6 +366,12 @@ const StateDir* SetState::PinnedStateDir(const std::string& home) {
   return &*state_dir;
 }
 
+Result<gate::AdmittedRun> Executor::Admit(const std::string& cwd, const std::vector<std::string>& argv) const {
+  if (argv.empty() || argv[0].empty()) return ExecutorError(ExecutorErrc::kInvalidArgument, "an empty command");
+  CORRAL_ASSIGN_OR_RETURN(std::string dir, set_->ResolveCwd(cwd));
+  gate::AdmitRequest request;
+  request.argv = argv;
+  ResolvedRequest resolved = Copy(*state_->resolved);
   if (MutantActive(Mutant::kExecutorGate)) resolved.approval = ApprovalPolicy::kAllowAll;
   request.policy = std::move(resolved);
   request.host = set_->host;
@@ -384,13 +390,13 @@ RunOptions Executor::BaseRunOptions() const {
   RunOptions options;
   options.forward_signals = false;
   options.state_home = set_->options.state_home;
+  options.state_dir = set_->PinnedStateDir(set_->host.home);
   options.env_set = {"HOME=" + home_, "TMPDIR=" + tmpdir_};
   // A call the warm sandbox refuses (a pty, busy with a prepared process,
   // lost, a changed plan) runs cold.
   options.warm_refusal = WarmRefusal::kRunCold;
   return options;
 }
-  options.state_dir = set_->PinnedStateDir(set_->host.home);
 
 std::shared_ptr<WarmSandbox> Executor::State::WarmFor(const Policy& policy) {
   std::lock_guard lock(warm_mutex);
@@ -454,14 +460,15 @@ Result<RunOutput> Executor::Run(const std::string& cwd, const std::vector<std::s
   UniqueFd out_read(out[0]), out_write(out[1]);
   if (::pipe2(err, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
   UniqueFd err_read(err[0]), err_write(err[1]);
-  UniqueFd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!null) return Error::FromErrno(ErrorKind::kInternal, "cannot open /dev/null", "open", errno);
+  if (!state_->null) state_->null.Reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!state_->null) return Error::FromErrno(ErrorKind::kInternal, "cannot open /dev/null", "open", errno);
   Capture capture(out_read.get(), err_read.get(), max_output, [&call] { call.Kill(EndedBy::kOutputLimit); });
   RunOptions options = BaseRunOptions();
-  options.stdin_fd = null.get();
+  options.stdin_fd = state_->null.get();
   options.stdout_fd = out_write.get();
   options.stderr_fd = err_write.get();
   options.watcher = &call;
+  options.journal_slot = &state_->journal_slot;
   std::shared_ptr<WarmSandbox> warm = state_->WarmFor(admitted.policy());
   options.warm = warm.get();
   RunResult result = RunConfined(std::move(admitted), options);

@@ -54,7 +54,11 @@ struct Executor::State {
   int index = 0;
   std::optional<ResolvedRequest> resolved;  // the set's, plus this executor's HOME and TMPDIR grants
   Tracker tracker;
-  std::mutex run_mutex;  // the executor's calls run one at a time
+  std::mutex run_mutex;  // the executor's calls run one at a time; guards journal_slot
+  // The sweep journal's slot its calls (not its processes) keep from one
+  // to the next (RunOptions::journal_slot); emptied when the executor closes.
+  SweepJournalSlot journal_slot;
+  UniqueFd null;  // /dev/null, the calls' stdin, opened at the first (guarded by run_mutex)
   std::string report;
 
   // The executor's warm sandbox (exec/warm_sandbox.h), started at its first

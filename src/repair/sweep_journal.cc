@@ -108,7 +108,28 @@ Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
 
 }  // namespace
 
-Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set) {
+SweepJournalSlot& SweepJournalSlot::operator=(SweepJournalSlot&& other) noexcept {
+  if (this != &other) {
+    Release();
+    fd_ = std::move(other.fd_);
+    path_ = std::move(other.path_);
+    size_ = other.size_;
+  }
+  return *this;
+}
+
+void SweepJournalSlot::Release() {
+  if (!fd_) return;
+  if (::ftruncate(fd_.get(), 0) != 0) {
+    ssize_t ignored = ::pwrite(fd_.get(), &kDone, 1, 0);
+    (void)ignored;
+  }
+  fd_.Reset();  // and with it the lock
+  size_ = 0;
+}
+
+Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set,
+                                         SweepJournalSlot* kept) {
   // Written on every run, so built by hand: [state, path, root, link target,
   // "dev:ino" of the root].
   std::string paths;
@@ -135,6 +156,24 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
   AppendJsonString(text, state.path() + "/quarantine/" + run);
   text += ",\"paths\":[" + paths + "]}\n";
 
+  // A kept slot whose directory was removed since is no record any
+  // recovery would find: a slot is taken afresh.
+  struct stat kept_st;
+  if (kept != nullptr && kept->fd_ && (::fstat(kept->fd_.get(), &kept_st) != 0 || kept_st.st_nlink == 0)) {
+    kept->Release();
+  }
+  if (kept != nullptr && kept->fd_) {
+    // The kept slot's last record is done: this one goes over it.
+    if (::pwrite(kept->fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
+        (text.size() < kept->size_ && ::ftruncate(kept->fd_.get(), static_cast<off_t>(text.size())) != 0)) {
+      Error failed = Error::FromErrno(ErrorKind::kIo, "cannot write the sweep journal", "pwrite", errno);
+      kept->Release();
+      return failed;
+    }
+    kept->size_ = text.size();
+    journal.kept_ = kept;
+    return journal;
+  }
   CORRAL_ASSIGN_OR_RETURN(UniqueFd dir_fd, state.Subdir(kJournalName, StateDir::Create::kYes));
   const std::string dir = state.path() + "/" + kJournalName;
   for (int slot = 0; slot < kSlots; ++slot) {
@@ -151,6 +190,13 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
         ::ftruncate(fd->get(), static_cast<off_t>(text.size())) != 0) {
       return Error::FromErrno(ErrorKind::kIo, "cannot write the sweep journal", "pwrite", errno);
     }
+    if (kept != nullptr) {
+      kept->fd_ = std::move(fd).value();
+      kept->path_ = dir + "/" + SlotName(slot);
+      kept->size_ = text.size();
+      journal.kept_ = kept;
+      return journal;
+    }
     journal.fd_ = std::move(fd).value();
     journal.path_ = dir + "/" + SlotName(slot);
     return journal;
@@ -159,6 +205,13 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
 }
 
 void SweepJournal::Finish() {
+  if (kept_ != nullptr) {
+    // Done, and kept for the next run; a slot that cannot be marked is
+    // emptied and released instead.
+    if (kept_->fd_ && ::pwrite(kept_->fd_.get(), &kDone, 1, 0) != 1) kept_->Release();
+    kept_ = nullptr;
+    return;
+  }
   if (!fd_) return;
   // An empty slot holds no record, so the next recovery need not open it.
   if (::ftruncate(fd_.get(), 0) != 0) {

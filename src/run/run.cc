@@ -506,7 +506,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     // Written ahead, so a sweep corral does not live to do happens at the
     // next run (sweep_journal.h). Without it only that safety net is lost.
-    Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths())
+    Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths(),
+                                                                   options.journal_slot)
                                              : Result<SweepJournal>(std::move(opened).error());
     if (begun.ok()) {
       journal = std::move(begun).value();
