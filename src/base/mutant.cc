@@ -161,6 +161,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kWarmRlimits: return "warm_rlimits";
     case Mutant::kSnapshotInPlace: return "snapshot_in_place";
     case Mutant::kWarmPlanRecompile: return "warm_plan_recompile";
+    case Mutant::kJournalKeptDone: return "journal_kept_done";
   }
   return "none";
 }
