@@ -11,6 +11,7 @@
 
 #include "base/unique_fd.h"
 #include "executor/call.h"
+#include "executor/capture.h"
 #include "executor/executor.h"
 #include "executor/scratch.h"
 #include "repair/sweep_journal.h"
@@ -59,6 +60,7 @@ struct Executor::State {
   // to the next (RunOptions::journal_slot); emptied when the executor closes.
   SweepJournalSlot journal_slot;
   UniqueFd null;  // /dev/null, the calls' stdin, opened at the first (guarded by run_mutex)
+  CaptureThread capture;  // reads each call's output (guarded by run_mutex)
   std::string report;
 
   // The executor's warm sandbox (exec/warm_sandbox.h), started at its first
