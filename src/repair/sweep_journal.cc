@@ -54,20 +54,26 @@ bool IsEmptyPrivateSlot(const struct stat& st) {
 }
 
 // `text` as a JSON string: quotes, backslashes and control bytes escaped.
+// Runs of bytes that need no escape are appended whole (a record is
+// written on every run).
 void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : text) {
+  size_t plain = 0;  // the start of the run not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    out.append(text.substr(plain, i - plain));
+    plain = i + 1;
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
+    } else {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
       out += escaped;
-    } else {
-      out += c;
     }
   }
+  out.append(text.substr(plain));
   out += '"';
 }
 
@@ -134,6 +140,7 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
   // Written on every run, so built by hand: [state, path, root, link target,
   // "dev:ino" of the root].
   std::string paths;
+  paths.reserve(set.paths.size() * 96);
   for (const ProtectedPath& entry : set.paths) {
     if (entry.state != ProtectedPath::State::kMissing && entry.state != ProtectedPath::State::kSymlink) continue;
     paths += paths.empty() ? "[" : ",[";
@@ -209,6 +216,10 @@ void SweepJournal::Finish() {
   if (kept_ != nullptr) {
     // Done, and kept for the next run; a slot that cannot be marked is
     // emptied and released instead.
+    if (MutantActive(Mutant::kJournalKeptDone)) {
+      kept_ = nullptr;
+      return;
+    }
     if (kept_->fd_ && ::pwrite(kept_->fd_.get(), &kDone, 1, 0) != 1) kept_->Release();
     kept_ = nullptr;
     return;
@@ -216,10 +227,6 @@ void SweepJournal::Finish() {
   if (!fd_) return;
   // An empty slot holds no record, so the next recovery need not open it.
   if (::ftruncate(fd_.get(), 0) != 0) {
-    if (MutantActive(Mutant::kJournalKeptDone)) {
-      kept_ = nullptr;
-      return;
-    }
     ssize_t ignored = ::pwrite(fd_.get(), &kDone, 1, 0);
     (void)ignored;
   }
