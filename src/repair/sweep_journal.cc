@@ -137,32 +137,37 @@ void SweepJournalSlot::Release() {
 
 Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set,
                                          SweepJournalSlot* kept) {
-  // Written on every run, so built by hand: [state, path, root, link target,
-  // "dev:ino" of the root].
-  std::string paths;
-  paths.reserve(set.paths.size() * 96);
-  for (const ProtectedPath& entry : set.paths) {
-    if (entry.state != ProtectedPath::State::kMissing && entry.state != ProtectedPath::State::kSymlink) continue;
-    paths += paths.empty() ? "[" : ",[";
-    AppendJsonString(paths, StateName(entry.state));
-    for (const std::string* text : {&entry.path, &entry.root, &entry.link_target}) {
-      paths += ',';
-      AppendJsonString(paths, *text);
-    }
-    for (const PinnedPath& root : set.roots) {
-      if (root.path != entry.root) continue;
-      paths += ",\"" + std::to_string(root.id.dev) + ":" + std::to_string(root.id.ino) + "\"";
-      break;
-    }
-    paths += ']';
-  }
-  SweepJournal journal;
-  if (paths.empty()) return journal;
+  // Written on every run, so built by hand, in place: [state, path, root,
+  // link target, "dev:ino" of the root].
   std::string text = std::string(1, kActive) + "{\"version\":2,\"run\":";
   AppendJsonString(text, run);
   text += ",\"quarantine\":";  // for a person reading it: the recovery uses its own state directory
   AppendJsonString(text, state.path() + "/quarantine/" + run);
-  text += ",\"paths\":[" + paths + "]}\n";
+  text += ",\"paths\":[";
+  const size_t header = text.size();
+  text.reserve(header + set.paths.size() * 128);
+  std::vector<std::string> root_ids;  // each root's "dev:ino", quoted, once
+  for (const PinnedPath& root : set.roots) {
+    root_ids.push_back(",\"" + std::to_string(root.id.dev) + ":" + std::to_string(root.id.ino) + "\"");
+  }
+  for (const ProtectedPath& entry : set.paths) {
+    if (entry.state != ProtectedPath::State::kMissing && entry.state != ProtectedPath::State::kSymlink) continue;
+    text += text.size() == header ? "[" : ",[";
+    AppendJsonString(text, StateName(entry.state));
+    for (const std::string* field : {&entry.path, &entry.root, &entry.link_target}) {
+      text += ',';
+      AppendJsonString(text, *field);
+    }
+    for (size_t i = 0; i < set.roots.size(); ++i) {
+      if (set.roots[i].path != entry.root) continue;
+      text += root_ids[i];
+      break;
+    }
+    text += ']';
+  }
+  SweepJournal journal;
+  if (text.size() == header) return journal;
+  text += "]}\n";
 
   // A kept slot whose directory was removed since is no record any
   // recovery would find: a slot is taken afresh.
