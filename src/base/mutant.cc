@@ -161,6 +161,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kWarmRlimits: return "warm_rlimits";
     case Mutant::kSnapshotInPlace: return "snapshot_in_place";
     case Mutant::kAbsentNamesFold: return "absent_names_fold";
+    case Mutant::kWarmPlanRecompile: return "warm_plan_recompile";
+    case Mutant::kJournalKeptDone: return "journal_kept_done";
   }
   return "none";
 }

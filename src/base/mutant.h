@@ -171,6 +171,8 @@ enum class Mutant {
   kWarmRlimits,            // a warm sandbox takes the next call after a call lowered its init's rlimits
   kSnapshotInPlace,        // the --overlay --best-effort copied snapshot binds the real tree, writable, not the copy
   kAbsentNamesFold,        // a directory listing proves a name absent by exact bytes (".GIT" hides ".git")
+  kWarmPlanRecompile,      // a warm call that runs cold after all spawns the plan compiled only for comparison
+  kJournalKeptDone,        // a kept sweep journal slot's record stays active between runs (a later recovery sweeps the user's files)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

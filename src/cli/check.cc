@@ -112,7 +112,7 @@ int CheckCommand::Execute() const {
                   CompileOptions{.without_namespaces = userns_refused,
                                  .overlay_dir = {},
                                  .masked_proc = proc_refused,
-                                 .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}});
+                                 .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}, .warm_etc_view = {}});
       if (lenient_plan.ok()) best_effort_rung = RungsText(lenient_plan->rungs());
     }
   }

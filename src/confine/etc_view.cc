@@ -7,7 +7,7 @@
 
 namespace corral {
 
-Result<EtcViewResult> PrepareEtcView(const Policy& policy, MountPlan& plan) {
+Result<EtcViewResult> PrepareEtcView(const Policy& policy, MountPlan& plan, std::optional<EtcViewOutcome> as_made) {
   EtcViewResult result;
   if (policy.etc_view() != EtcView::kAsOthers) return result;
   // The etc_masks mutant (base/mutant.h): /etc bound as it is.
@@ -23,7 +23,16 @@ Result<EtcViewResult> PrepareEtcView(const Policy& policy, MountPlan& plan) {
   if (etc == nullptr) return result;
   uint64_t attrs = kabi::kMountAttrRdonly | kabi::kMountAttrNosuid | kabi::kMountAttrNodev;
   if (etc->Has(MountFlag::kNoexec) && !MutantActive(Mutant::kNoexecBinds)) attrs |= kabi::kMountAttrNoexec;
-  Result<UniqueFd> tree = OpenTreeSeenAsOthers(etc->source, etc->pin, attrs);
+  // A warm call's plan, compared and never spawned: the /etc view as the
+  // warm sandbox made it, the same flags and masks, nothing opened.
+  if (as_made == EtcViewOutcome::kIdmapped) {
+    etc->flags |= MountFlag::kPrepared;
+    result.outcome = EtcViewOutcome::kIdmapped;
+    return result;
+  }
+  Result<UniqueFd> tree = as_made == EtcViewOutcome::kWalked
+                              ? Result<UniqueFd>(Error(ErrorKind::kUnsupported, "as the warm sandbox's /etc"))
+                              : OpenTreeSeenAsOthers(etc->source, etc->pin, attrs);
   if (tree.ok()) {
     etc->fd = tree->get();
     etc->flags |= MountFlag::kPrepared;

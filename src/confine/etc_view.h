@@ -12,6 +12,7 @@
 // says which.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,12 @@ struct EtcViewResult {
 };
 
 // Applies the policy's /etc view to `plan` (built by BuildMountPlan).
-Result<EtcViewResult> PrepareEtcView(const Policy& policy, MountPlan& plan);
+// `as_made`: the outcome a warm sandbox's plan had (CompileOptions::
+// warm_etc_view), taken as given for a plan that is only compared, never
+// spawned: kIdmapped marks the /etc bind prepared without opening a tree
+// (it has no descriptor), kWalked walks without trying the mount.
+Result<EtcViewResult> PrepareEtcView(const Policy& policy, MountPlan& plan,
+                                     std::optional<EtcViewOutcome> as_made = std::nullopt);
 
 // Every mask a backend that cannot idmap (bubblewrap) applies: the policy's,
 // and for /etc seen as others, the walk's.

@@ -367,7 +367,9 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
   }
   EtcViewResult etc_view;
   if (m.namespaces) {
-    CORRAL_ASSIGN_OR_RETURN(etc_view, PrepareEtcView(policy, plan.mounts_));
+    CORRAL_ASSIGN_OR_RETURN(etc_view, PrepareEtcView(policy, plan.mounts_, options.warm_etc_view));
+    plan.etc_view_ = etc_view.outcome;
+    if (options.warm_etc_view) plan.use_ = PlanUse::kCompareOnly;
     if (host_ports) {
       CORRAL_ASSIGN_OR_RETURN(std::string hosts,
                               SandboxHostsFile(egress.dns_names, ReadHostsFile("/etc/hosts"), LookUpAbsolute));

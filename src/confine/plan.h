@@ -25,10 +25,12 @@
 #include <cstdint>
 #include <span>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "confine/etc_view.h"
 #include "confine/guarantees.h"
 #include "confine/host.h"
 #include "confine/mount_plan.h"
@@ -94,7 +96,20 @@ struct CompileOptions {
   std::vector<PinnedPath> snapshots;
   std::map<std::string, FileIdentity> snapshot_pins;
   std::string snapshot_reason;
+  // A warm call's plan (run/run.h RunOptions::warm), compiled only to
+  // compare its fingerprint with the warm sandbox's: root's /etc view is
+  // taken as that sandbox made it (WarmSandbox::etc_view) instead of being
+  // made again. kIdmapped opens no idmapped tree (no user namespace cloned
+  // for its mapping); kWalked walks /etc without trying the mount first.
+  // The plan then has the fingerprint a full compile on the same host
+  // gives, and is PlanUse::kCompareOnly: Spawn refuses it. Unset: a plan
+  // to spawn.
+  std::optional<EtcViewOutcome> warm_etc_view;
 };
+
+// What a plan may be used for: spawned, or (CompileOptions::warm_etc_view)
+// only compared by its fingerprint, its /etc bind left unprepared.
+enum class PlanUse { kSpawn, kCompareOnly };
 
 // The run's own cgroup (kernel/cgroup.h), when a limit needs one and the
 // host offers it: made in `parent` before the spawn, removed after.
@@ -152,6 +167,10 @@ class Plan {
   // False without a view or a read-only bind of `target` to replace: then
   // the file stays read-only, as before.
   bool StageFile(const std::string& target, FileIdentity pin, const PinnedPath& stage, const std::string& view_dir);
+  // How root's /etc is kept (confine/etc_view.h): a warm sandbox keeps its
+  // plan's, for its calls' plans (CompileOptions::warm_etc_view).
+  EtcViewOutcome etc_view() const { return etc_view_; }
+  PlanUse use() const { return use_; }
   // Mechanisms dropped under --best-effort, each with the reason.
   const std::vector<std::string>& dropped() const { return dropped_; }
   // The SHA-256 (hex) of everything the sandbox is set up from, but the
@@ -183,6 +202,8 @@ class Plan {
   CompileReport report_;
   std::vector<Rung> rungs_;
   std::vector<std::string> dropped_;
+  EtcViewOutcome etc_view_ = EtcViewOutcome::kMasked;
+  PlanUse use_ = PlanUse::kSpawn;
 };
 
 Result<Plan> Compile(const Policy& policy, const HostSupport& host, const CompileOptions& options = {});

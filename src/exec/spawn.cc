@@ -309,6 +309,11 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
 class Spawner {
  public:
   static Result<SandboxProcess> Confined(const Plan& plan, Command& command, SpawnMode mode) {
+    // Compiled only to be compared (CompileOptions::warm_etc_view): its
+    // /etc bind has no tree to attach.
+    if (plan.use() != PlanUse::kSpawn) {
+      return Error(ErrorKind::kInternal, "a plan compiled only to compare with a warm sandbox's cannot be spawned");
+    }
     if (mode != SpawnMode::kWarm && (command.argv.empty() || command.argv[0].empty())) {
       return Error(ErrorKind::kUsage, "empty command");
     }

@@ -165,6 +165,7 @@ Result<std::unique_ptr<WarmSandbox>> WarmSandbox::Start(const Plan& plan) {
   sandbox->state_ = std::make_shared<WarmState>();
   sandbox->state_->control = std::move(ours);
   sandbox->fingerprint_ = plan.Fingerprint();
+  sandbox->etc_view_ = plan.etc_view();
   return sandbox;
 }
 

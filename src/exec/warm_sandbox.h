@@ -103,6 +103,9 @@ class WarmSandbox {
 
   // Plan::Fingerprint of the plan it was started from.
   const std::string& fingerprint() const { return fingerprint_; }
+  // Plan::etc_view of that plan: how its /etc view was made, which a call's
+  // plan takes as given (CompileOptions::warm_etc_view).
+  EtcViewOutcome etc_view() const { return etc_view_; }
   // Its init, as this process sees it.
   pid_t pid() const { return init_.pid(); }
   // The calls it has run.
@@ -116,6 +119,7 @@ class WarmSandbox {
   SandboxProcess init_;
   std::shared_ptr<WarmState> state_;
   std::string fingerprint_;
+  EtcViewOutcome etc_view_ = EtcViewOutcome::kMasked;
 };
 
 }  // namespace corral

@@ -2,21 +2,19 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "base/mutant.h"
 #include "confine/describe.h"
 #include "confine/host.h"
 #include "executor/call.h"
+#include "executor/capture.h"
 #include "executor/process.h"
 #include "executor/scratch.h"
 #include "executor/set_state.h"
@@ -45,77 +43,6 @@ bool IsBareKey(const std::string& key) {
   }
   return true;
 }
-
-// Reads the command's stdout and stderr until both end (or, once the run is
-// over, until nothing more comes for a moment), keeping at most `cap` bytes
-// of the two together; past it, `on_cap` runs once.
-class Capture {
- public:
-  Capture(int out, int err, std::optional<size_t> cap, std::function<void()> on_cap)
-      : cap_(cap), on_cap_(std::move(on_cap)) {
-    fds_[0] = out;
-    fds_[1] = err;
-    thread_ = std::thread([this] { Loop(); });
-  }
-  Capture(const Capture&) = delete;
-  Capture& operator=(const Capture&) = delete;
-  ~Capture() { Finish(); }
-  // The run is over: every process of the sandbox is gone.
-  void Finish() {
-    run_over_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  std::string out, err;
-
- private:
-  void Loop() {
-    bool open[2] = {true, true};
-    int quiet_polls = 0;
-    char buffer[65536];
-    while (open[0] || open[1]) {
-      struct pollfd polls[2] = {{open[0] ? fds_[0] : -1, POLLIN, 0}, {open[1] ? fds_[1] : -1, POLLIN, 0}};
-      int ready = ::poll(polls, 2, 50);
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) {
-        // Without a PID namespace an escaped process may hold the pipe:
-        // once the run is over, a quiet pipe is done.
-        if (run_over_ && ++quiet_polls >= 4) break;
-        continue;
-      }
-      for (int i = 0; i < 2; ++i) {
-        if (!open[i] || polls[i].revents == 0) continue;
-        ssize_t n = ::read(fds_[i], buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          open[i] = false;
-          continue;
-        }
-        Keep(i == 0 ? out : err, buffer, static_cast<size_t>(n));
-      }
-    }
-  }
-  void Keep(std::string& into, const char* data, size_t size) {
-    if (!cap_) {
-      into.append(data, size);
-      return;
-    }
-    size_t room = *cap_ > kept_ ? *cap_ - kept_ : 0;
-    size_t take = std::min(room, size);
-    into.append(data, take);
-    kept_ += take;
-    if (take < size && !capped_) {
-      capped_ = true;
-      on_cap_();
-    }
-  }
-  int fds_[2];
-  std::optional<size_t> cap_;
-  std::function<void()> on_cap_;
-  size_t kept_ = 0;
-  bool capped_ = false;
-  std::atomic<bool> run_over_ = false;
-  std::thread thread_;
-};
 
 // A resolved request is move-only (a session holds its log open); an
 // executor's has no session, so each call gets a copy of every other field.
@@ -289,6 +216,9 @@ void ExecutorSet::Close() {
   for (const auto& executor : state_->all) {
     executor->state_->tracker.CloseAndKill();
     executor->state_->StopWarm();
+    std::lock_guard serial(executor->state_->run_mutex);
+    executor->state_->journal_slot.Release();
+    executor->state_->capture.Stop();
   }
   if (state_->scratch) (void)state_->scratch->Remove();
 }
@@ -308,6 +238,11 @@ void Executor::Close() {
   state_->tracker.CloseAndKill();
   state_->tracker.WaitIdle();
   state_->StopWarm();
+  {
+    std::lock_guard serial(state_->run_mutex);
+    state_->journal_slot.Release();
+    state_->capture.Stop();
+  }
   std::lock_guard lock(set_->mutex);
   (void)set_->scratch->RemoveExecutor(state_->index);
 }
@@ -349,6 +284,17 @@ Result<std::string> SetState::ResolveCwd(const std::string& cwd) const {
   return canonical;
 }
 
+const StateDir* SetState::PinnedStateDir(const std::string& home) {
+  std::lock_guard lock(state_dir_mutex);
+  if (state_dir) return state_dir_home == home ? &*state_dir : nullptr;
+  Result<StateDir> opened = options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
+                                               : StateDir::Open(home, StateDir::Create::kYes);
+  if (!opened.ok()) return nullptr;
+  state_dir.emplace(std::move(opened).value());
+  state_dir_home = home;
+  return &*state_dir;
+}
+
 Result<gate::AdmittedRun> Executor::Admit(const std::string& cwd, const std::vector<std::string>& argv) const {
   if (argv.empty() || argv[0].empty()) return ExecutorError(ExecutorErrc::kInvalidArgument, "an empty command");
   CORRAL_ASSIGN_OR_RETURN(std::string dir, set_->ResolveCwd(cwd));
@@ -373,6 +319,7 @@ RunOptions Executor::BaseRunOptions() const {
   RunOptions options;
   options.forward_signals = false;
   options.state_home = set_->options.state_home;
+  options.state_dir = set_->PinnedStateDir(set_->host.home);
   options.env_set = {"HOME=" + home_, "TMPDIR=" + tmpdir_};
   // A call the warm sandbox refuses (a pty, busy with a prepared process,
   // lost, a changed plan) runs cold.
@@ -442,24 +389,30 @@ Result<RunOutput> Executor::Run(const std::string& cwd, const std::vector<std::s
   UniqueFd out_read(out[0]), out_write(out[1]);
   if (::pipe2(err, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kInternal, "cannot create a pipe", "pipe2", errno);
   UniqueFd err_read(err[0]), err_write(err[1]);
-  UniqueFd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!null) return Error::FromErrno(ErrorKind::kInternal, "cannot open /dev/null", "open", errno);
-  Capture capture(out_read.get(), err_read.get(), max_output, [&call] { call.Kill(EndedBy::kOutputLimit); });
+  if (!state_->null) state_->null.Reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!state_->null) return Error::FromErrno(ErrorKind::kInternal, "cannot open /dev/null", "open", errno);
+  state_->capture.Begin(out_read.get(), err_read.get(), max_output, [&call] { call.Kill(EndedBy::kOutputLimit); });
+  // Whatever way this call ends, its reading ends with it.
+  struct EndCapture {
+    CaptureThread* capture;
+    ~EndCapture() { (void)capture->End(); }
+  } end_capture{&state_->capture};
   RunOptions options = BaseRunOptions();
-  options.stdin_fd = null.get();
+  options.stdin_fd = state_->null.get();
   options.stdout_fd = out_write.get();
   options.stderr_fd = err_write.get();
   options.watcher = &call;
+  options.journal_slot = &state_->journal_slot;
   std::shared_ptr<WarmSandbox> warm = state_->WarmFor(admitted.policy());
   options.warm = warm.get();
   RunResult result = RunConfined(std::move(admitted), options);
   state_->AfterCall(warm, result);
   out_write.Reset();
   err_write.Reset();
-  capture.Finish();
+  CapturedOutput captured = state_->capture.End();
   RunOutput output;
-  output.stdout_bytes = std::move(capture.out);
-  output.stderr_bytes = std::move(capture.err);
+  output.stdout_bytes = std::move(captured.out);
+  output.stderr_bytes = std::move(captured.err);
   switch (call.ended_by()) {
     case EndedBy::kCancelled:
       return ExecutorError(ExecutorErrc::kCancelled, "the call was cancelled (Close); its whole tree was killed");

@@ -11,8 +11,11 @@
 
 #include "base/unique_fd.h"
 #include "executor/call.h"
+#include "executor/capture.h"
 #include "executor/executor.h"
 #include "executor/scratch.h"
+#include "repair/sweep_journal.h"
+#include "state/state_dir.h"
 
 namespace corral::executor {
 
@@ -33,13 +36,31 @@ struct SetState : std::enable_shared_from_this<SetState> {
 
   // A call's directory, checked to lie inside the workspace (executor.h).
   Result<std::string> ResolveCwd(const std::string& cwd) const;
+
+  // corral's state directory for the calls (RunOptions::state_dir), opened
+  // from "/" and checked once, at the first call that asks, for `home`
+  // (the policies' home; options.state_home when set): each run takes a
+  // checked copy of the pinned descriptor instead of walking again. Null
+  // when it could not be opened: each run then opens it (and fails closed,
+  // or goes on without the journal) as it would alone.
+  const StateDir* PinnedStateDir(const std::string& home);
+
+ private:
+  std::mutex state_dir_mutex;  // guards what follows
+  std::optional<StateDir> state_dir;  // never replaced once set: runs hold a pointer to it
+  std::string state_dir_home;
 };
 
 struct Executor::State {
   int index = 0;
   std::optional<ResolvedRequest> resolved;  // the set's, plus this executor's HOME and TMPDIR grants
   Tracker tracker;
-  std::mutex run_mutex;  // the executor's calls run one at a time
+  std::mutex run_mutex;  // the executor's calls run one at a time; guards journal_slot
+  // The sweep journal's slot its calls (not its processes) keep from one
+  // to the next (RunOptions::journal_slot); emptied when the executor closes.
+  SweepJournalSlot journal_slot;
+  UniqueFd null;  // /dev/null, the calls' stdin, opened at the first (guarded by run_mutex)
+  CaptureThread capture;  // reads each call's output (guarded by run_mutex)
   std::string report;
 
   // The executor's warm sandbox (exec/warm_sandbox.h), started at its first

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 
+#include "base/mutant.h"
 #include "policy/path.h"
 
 namespace corral {
@@ -53,20 +54,26 @@ bool IsEmptyPrivateSlot(const struct stat& st) {
 }
 
 // `text` as a JSON string: quotes, backslashes and control bytes escaped.
+// Runs of bytes that need no escape are appended whole (a record is
+// written on every run).
 void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : text) {
+  size_t plain = 0;  // the start of the run not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    out.append(text.substr(plain, i - plain));
+    plain = i + 1;
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
+    } else {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
       out += escaped;
-    } else {
-      out += c;
     }
   }
+  out.append(text.substr(plain));
   out += '"';
 }
 
@@ -108,33 +115,78 @@ Result<ProtectedSet> ParsePaths(const nlohmann::json& paths) {
 
 }  // namespace
 
-Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set) {
-  // Written on every run, so built by hand: [state, path, root, link target,
-  // "dev:ino" of the root].
-  std::string paths;
-  for (const ProtectedPath& entry : set.paths) {
-    if (entry.state != ProtectedPath::State::kMissing && entry.state != ProtectedPath::State::kSymlink) continue;
-    paths += paths.empty() ? "[" : ",[";
-    AppendJsonString(paths, StateName(entry.state));
-    for (const std::string* text : {&entry.path, &entry.root, &entry.link_target}) {
-      paths += ',';
-      AppendJsonString(paths, *text);
-    }
-    for (const PinnedPath& root : set.roots) {
-      if (root.path != entry.root) continue;
-      paths += ",\"" + std::to_string(root.id.dev) + ":" + std::to_string(root.id.ino) + "\"";
-      break;
-    }
-    paths += ']';
+SweepJournalSlot& SweepJournalSlot::operator=(SweepJournalSlot&& other) noexcept {
+  if (this != &other) {
+    Release();
+    fd_ = std::move(other.fd_);
+    path_ = std::move(other.path_);
+    size_ = other.size_;
   }
-  SweepJournal journal;
-  if (paths.empty()) return journal;
+  return *this;
+}
+
+void SweepJournalSlot::Release() {
+  if (!fd_) return;
+  if (::ftruncate(fd_.get(), 0) != 0) {
+    ssize_t ignored = ::pwrite(fd_.get(), &kDone, 1, 0);
+    (void)ignored;
+  }
+  fd_.Reset();  // and with it the lock
+  size_ = 0;
+}
+
+Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::string& run, const ProtectedSet& set,
+                                         SweepJournalSlot* kept) {
+  // Written on every run, so built by hand, in place: [state, path, root,
+  // link target, "dev:ino" of the root].
   std::string text = std::string(1, kActive) + "{\"version\":2,\"run\":";
   AppendJsonString(text, run);
   text += ",\"quarantine\":";  // for a person reading it: the recovery uses its own state directory
   AppendJsonString(text, state.path() + "/quarantine/" + run);
-  text += ",\"paths\":[" + paths + "]}\n";
+  text += ",\"paths\":[";
+  const size_t header = text.size();
+  text.reserve(header + set.paths.size() * 128);
+  std::vector<std::string> root_ids;  // each root's "dev:ino", quoted, once
+  for (const PinnedPath& root : set.roots) {
+    root_ids.push_back(",\"" + std::to_string(root.id.dev) + ":" + std::to_string(root.id.ino) + "\"");
+  }
+  for (const ProtectedPath& entry : set.paths) {
+    if (entry.state != ProtectedPath::State::kMissing && entry.state != ProtectedPath::State::kSymlink) continue;
+    text += text.size() == header ? "[" : ",[";
+    AppendJsonString(text, StateName(entry.state));
+    for (const std::string* field : {&entry.path, &entry.root, &entry.link_target}) {
+      text += ',';
+      AppendJsonString(text, *field);
+    }
+    for (size_t i = 0; i < set.roots.size(); ++i) {
+      if (set.roots[i].path != entry.root) continue;
+      text += root_ids[i];
+      break;
+    }
+    text += ']';
+  }
+  SweepJournal journal;
+  if (text.size() == header) return journal;
+  text += "]}\n";
 
+  // A kept slot whose directory was removed since is no record any
+  // recovery would find: a slot is taken afresh.
+  struct stat kept_st;
+  if (kept != nullptr && kept->fd_ && (::fstat(kept->fd_.get(), &kept_st) != 0 || kept_st.st_nlink == 0)) {
+    kept->Release();
+  }
+  if (kept != nullptr && kept->fd_) {
+    // The kept slot's last record is done: this one goes over it.
+    if (::pwrite(kept->fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
+        (text.size() < kept->size_ && ::ftruncate(kept->fd_.get(), static_cast<off_t>(text.size())) != 0)) {
+      Error failed = Error::FromErrno(ErrorKind::kIo, "cannot write the sweep journal", "pwrite", errno);
+      kept->Release();
+      return failed;
+    }
+    kept->size_ = text.size();
+    journal.kept_ = kept;
+    return journal;
+  }
   CORRAL_ASSIGN_OR_RETURN(UniqueFd dir_fd, state.Subdir(kJournalName, StateDir::Create::kYes));
   const std::string dir = state.path() + "/" + kJournalName;
   for (int slot = 0; slot < kSlots; ++slot) {
@@ -151,6 +203,13 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
         ::ftruncate(fd->get(), static_cast<off_t>(text.size())) != 0) {
       return Error::FromErrno(ErrorKind::kIo, "cannot write the sweep journal", "pwrite", errno);
     }
+    if (kept != nullptr) {
+      kept->fd_ = std::move(fd).value();
+      kept->path_ = dir + "/" + SlotName(slot);
+      kept->size_ = text.size();
+      journal.kept_ = kept;
+      return journal;
+    }
     journal.fd_ = std::move(fd).value();
     journal.path_ = dir + "/" + SlotName(slot);
     return journal;
@@ -159,6 +218,17 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
 }
 
 void SweepJournal::Finish() {
+  if (kept_ != nullptr) {
+    // Done, and kept for the next run; a slot that cannot be marked is
+    // emptied and released instead.
+    if (MutantActive(Mutant::kJournalKeptDone)) {
+      kept_ = nullptr;
+      return;
+    }
+    if (kept_->fd_ && ::pwrite(kept_->fd_.get(), &kDone, 1, 0) != 1) kept_->Release();
+    kept_ = nullptr;
+    return;
+  }
   if (!fd_) return;
   // An empty slot holds no record, so the next recovery need not open it.
   if (::ftruncate(fd_.get(), 0) != 0) {

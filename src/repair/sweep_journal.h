@@ -45,21 +45,50 @@
 
 namespace corral {
 
+// A slot kept, locked, from one run to the next by a caller that runs one
+// command after another (an executor, executor/executor.h): each run's
+// record is written over the last one's, and its end marks the record done
+// (its first byte) instead of emptying the slot, so the file keeps its
+// pages and the next run takes no slot. A done record is never swept; the
+// recovery empties one it can lock (a kept slot it cannot: its corral
+// lives). Emptied and released when this object goes. One run at a time.
+class SweepJournalSlot {
+ public:
+  SweepJournalSlot() = default;
+  SweepJournalSlot(SweepJournalSlot&&) = default;
+  SweepJournalSlot& operator=(SweepJournalSlot&& other) noexcept;
+  ~SweepJournalSlot() { Release(); }
+  // Empties the slot and releases its lock.
+  void Release();
+  const std::string& path() const { return path_; }
+
+ private:
+  friend class SweepJournal;
+  UniqueFd fd_;
+  std::string path_;
+  size_t size_ = 0;  // of what the file holds now
+};
+
 // One run's record, locked for as long as this object lives.
 class SweepJournal {
  public:
   SweepJournal() = default;
   // Takes a free slot in <state>/pending and writes the record. Nothing is
   // written (an empty journal) when the set has nothing a sweep would look at.
-  static Result<SweepJournal> Begin(const StateDir& state, const std::string& run, const ProtectedSet& set);
+  // With `kept`: the record goes in that slot, which is taken first when
+  // it holds none; Finish then marks it done and keeps it.
+  static Result<SweepJournal> Begin(const StateDir& state, const std::string& run, const ProtectedSet& set,
+                                    SweepJournalSlot* kept = nullptr);
   // The sweep is done: empties the slot (or, failing that, marks the record
-  // done), and releases it.
+  // done), and releases it; a kept slot's record is marked done, and the
+  // slot kept.
   void Finish();
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return kept_ != nullptr ? kept_->path_ : path_; }
 
  private:
   UniqueFd fd_;
   std::string path_;
+  SweepJournalSlot* kept_ = nullptr;
 };
 
 struct RecoveredSweep {

@@ -126,6 +126,73 @@ TEST(SweepJournal, FinishedSlotsAreEmptyAndRecordsBehindThemAreRecovered) {
   EXPECT_TRUE(RecoverInterruptedSweeps(state).empty()) << "swept once";
 }
 
+// A slot kept from one run to the next (an executor's calls): each run's
+// record goes over the last, its end marks it done and keeps the slot
+// locked, so no recovery sweeps it; released, it is empty.
+TEST(SweepJournal, AKeptSlotTakesEachRunsRecordAndIsNeverSweptWhenDone) {
+  TestTree tree;
+  std::string root = tree.Dir("ws");
+  StateDir state = StateIn(tree);
+  SweepJournalSlot kept;
+  std::string path;
+  for (const char* run : {"call-1", "call-2", "call-3"}) {
+    Result<SweepJournal> journal = SweepJournal::Begin(state, run, MissingEnvrc(root), &kept);
+    ASSERT_TRUE(journal.ok()) << journal.error().ToString();
+    if (path.empty()) path = journal->path();
+    EXPECT_EQ(journal->path(), path) << "one slot for every run";
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.substr(0, 1), "A");
+    EXPECT_NE(text.find(run), std::string::npos);
+    tree.File("ws/.envrc", "made by the user between calls\n");
+    journal->Finish();
+    EXPECT_GT(SizeOf(path), 0) << "kept, not emptied";
+    EXPECT_TRUE(RecoverInterruptedSweeps(state).empty());
+    EXPECT_TRUE(std::filesystem::exists(root + "/.envrc")) << "a done record is never swept";
+    std::filesystem::remove(root + "/.envrc");
+  }
+  kept.Release();
+  EXPECT_EQ(SizeOf(path), 0);
+}
+
+// A corral killed during a run that used a kept slot left an active record
+// there, and its lock went with it: the next recovery sweeps it. One killed
+// between runs left a done record: the recovery empties it, sweeping nothing.
+TEST(SweepJournal, AKeptSlotsRecordIsRecoveredWhenItsCorralDiesDuringARun) {
+  for (const bool during : {true, false}) {
+    TestTree tree;
+    std::string root = tree.Dir("ws");
+    tree.File("ws/.envrc", "left by a killed run\n");
+    StateDir state = StateIn(tree);
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      SweepJournalSlot kept;
+      Result<SweepJournal> journal = SweepJournal::Begin(state, "first", MissingEnvrc(root), &kept);
+      if (!journal.ok()) ::_exit(1);
+      journal->Finish();
+      journal = SweepJournal::Begin(state, "killed", MissingEnvrc(root), &kept);
+      if (!journal.ok()) ::_exit(1);
+      if (!during) journal->Finish();
+      ::_exit(0);  // no destructor runs, as under SIGKILL
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(state);
+    if (during) {
+      ASSERT_EQ(recovered.size(), 1u);
+      EXPECT_EQ(recovered[0].run, "killed");
+      EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
+    } else {
+      EXPECT_TRUE(recovered.empty());
+      EXPECT_TRUE(std::filesystem::exists(root + "/.envrc"));
+      EXPECT_EQ(SizeOf(tree.Join("corral/pending/slot-0.json")), 0);
+    }
+    EXPECT_TRUE(RecoverInterruptedSweeps(state).empty()) << "swept once";
+  }
+}
+
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
   TestTree tree;
   tree.Dir("corral/pending");

@@ -176,9 +176,12 @@ Result<CompileOptions> PrepareSnapshots(const Policy& policy, const OverlayRun& 
 }
 
 // corral's state directory for this run: the caller's, when it opened it
-// already, else opened (and made) here.
+// already (and it was not removed since), else opened (and made) here.
 Result<StateDir> OpenStateDir(const RunOptions& options, const Policy& policy) {
-  if (options.state_dir != nullptr && options.state_dir->valid()) return options.state_dir->Duplicate();
+  if (options.state_dir != nullptr && options.state_dir->valid()) {
+    Result<StateDir> pinned = options.state_dir->Duplicate();
+    if (pinned.ok() || pinned.error().code() != kStateDirUnavailable) return pinned;
+  }
   return options.state_home ? StateDir::OpenBelow(*options.state_home, StateDir::Create::kYes)
                             : StateDir::Open(policy.home(), StateDir::Create::kYes);
 }
@@ -451,7 +454,18 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
         compile_options.overlay_root_dirs.push_back(overlay->LayerPath(i));
       }
     }
-    plan = Compile(policy, host, compile_options);
+    // A warm call's plan is only compared with the sandbox's: it takes the
+    // sandbox's /etc view as given instead of making one it never uses.
+    CompileOptions compared = compile_options;
+    if (warm != nullptr) compared.warm_etc_view = warm->etc_view();
+    plan = Compile(policy, host, compared);
+    // A call that runs cold after all needs a plan it can spawn.
+    auto plan_to_spawn = [&]() -> Result<void> {
+      if ((*plan)->use() == PlanUse::kSpawn || MutantActive(Mutant::kWarmPlanRecompile)) return {};
+      plan = Compile(policy, host, compile_options);
+      if (!plan->ok()) return plan->error();
+      return {};
+    };
     if (!plan->ok()) {
       if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
       return Failed(audit, policy, std::move(*plan).error());
@@ -473,6 +487,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                                    "command was not run.")
                         .WithCode("warm_unsupported"));
     }
+    if (warm == nullptr) {
+      Result<void> spawnable = plan_to_spawn();
+      if (!spawnable.ok()) return Failed(audit, policy, std::move(spawnable).error());
+    }
     if (policy.pin_sha256()) {
       Result<PinnedProgram> program = PreparePinnedProgram(policy, argv[0]);
       if (!program.ok()) return Failed(audit, policy, std::move(program).error());
@@ -488,7 +506,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     // Written ahead, so a sweep corral does not live to do happens at the
     // next run (sweep_journal.h). Without it only that safety net is lost.
-    Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths())
+    Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths(),
+                                                                   options.journal_slot)
                                              : Result<SweepJournal>(std::move(opened).error());
     if (begun.ok()) {
       journal = std::move(begun).value();
@@ -539,8 +558,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       // Refused before anything ran (busy with another call, lost, closed,
       // too large): cold, with a spawned record of its own.
       if (!process.ok() && IsWarmRefusal(process.error().code()) && refuse_warm(process.error().code())) {
-        audit.Record(SpawnedEvent(policy, **plan, argv).Set("cold_because", *cold_because));
-        process = Spawn(**plan, command);
+        Result<void> spawnable = plan_to_spawn();
+        if (spawnable.ok()) audit.Record(SpawnedEvent(policy, **plan, argv).Set("cold_because", *cold_because));
+        process = spawnable.ok() ? Spawn(**plan, command) : Result<SandboxProcess>(std::move(spawnable).error());
       }
     } else {
       process = Spawn(**plan, command);
@@ -561,7 +581,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (warm == nullptr && !process.ok() && process.error().kind() == ErrorKind::kNamespace &&
         (*plan)->fallback() == Fallback::kWithoutNamespaces) {
       retry_with(CompileOptions{
-          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}});
+          .without_namespaces = true, .overlay_dir = {}, .masked_proc = false, .overlay_root_dirs = {}, .snapshots = {}, .snapshot_pins = {}, .snapshot_reason = {}, .warm_etc_view = {}});
     }
     // The kernel (or the state directory's filesystem) refused overlayfs:
     // under --best-effort, a copied snapshot of each tree instead

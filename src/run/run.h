@@ -48,6 +48,7 @@
 #include "policy/protected.h"
 #include "repair/git_config_stage.h"
 #include "repair/sweep.h"
+#include "repair/sweep_journal.h"
 #include "state/state_dir.h"
 
 namespace corral {
@@ -95,8 +96,13 @@ struct RunOptions {
   // Not owned: corral's state directory as the caller already opened it
   // (StateDir::Open for the policy's home, or OpenBelow(state_home)): the
   // run takes a copy of its descriptor (StateDir::Duplicate) instead of
-  // walking from "/" again. Unset: the run opens it.
+  // walking from "/" again (one removed since it was opened is opened
+  // again). Unset: the run opens it.
   const StateDir* state_dir = nullptr;
+  // Not owned: the sweep journal's slot the caller keeps from one run to
+  // the next (repair/sweep_journal.h SweepJournalSlot); used by one run at
+  // a time. Unset: the run takes a slot and empties it at its end.
+  SweepJournalSlot* journal_slot = nullptr;
   // The command's descriptors 0-2, when >= 0 (not owned); otherwise this
   // process's. A server whose stdout is a protocol stream passes a pipe.
   int stdin_fd = -1;

@@ -45,9 +45,11 @@ enum class Rule {
   kPrivate,  // `corral` and below: the caller's, writable by no one else
 };
 
-Result<void> Check(int fd, const std::string& path, Rule rule) {
+// `seen`, when given, gets what fstat said.
+Result<void> Check(int fd, const std::string& path, Rule rule, struct stat* seen = nullptr) {
   if (rule == Rule::kNone) return {};
-  struct stat st;
+  struct stat own;
+  struct stat& st = seen != nullptr ? *seen : own;
   if (::fstat(fd, &st) != 0) return Error::FromErrno(ErrorKind::kIo, "cannot examine " + path, "fstat", errno);
   if (!S_ISDIR(st.st_mode)) return Unsafe(path, "is not a directory");
   uid_t me = ::geteuid();
@@ -150,7 +152,13 @@ Result<StateDir> StateDir::Duplicate() const {
   StateDir copy;
   copy.fd_.Reset(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
   if (!copy.fd_) return Error::FromErrno(ErrorKind::kIo, "cannot duplicate a descriptor", "fcntl", errno);
-  CORRAL_TRY(Check(copy.fd_.get(), path_, Rule::kPrivate));
+  struct stat st;
+  CORRAL_TRY(Check(copy.fd_.get(), path_, Rule::kPrivate, &st));
+  // Removed since it was opened: what is written there is lost with it.
+  if (st.st_nlink == 0) {
+    return Error(ErrorKind::kIo, "corral's state directory " + path_ + " was removed since it was opened")
+        .WithCode(kStateDirUnavailable);
+  }
   copy.path_ = path_;
   return copy;
 }

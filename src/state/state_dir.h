@@ -50,7 +50,8 @@ class StateDir {
   // Another descriptor of this directory, for a caller that opened it once
   // and hands it on instead of walking from "/" again: `corral` itself is
   // checked again as Open checks it (the directories above it were checked
-  // by that Open; the descriptor no longer depends on them).
+  // by that Open; the descriptor no longer depends on them). A directory
+  // removed since it was opened is "state_dir_unavailable": open it again.
   Result<StateDir> Duplicate() const;
 
   int fd() const { return fd_.get(); }

@@ -14,11 +14,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
 #include "executor/executor.h"
 #include "executor/process.h"
+#include "repair/sweep_journal.h"
+#include "state/state_dir.h"
 #include "harness.h"
 
 // Designated initializers name only the options a test sets.
@@ -734,6 +737,46 @@ TEST_F(Executors, ASecretOneWarmCallWritesIsMaskedFromTheNext) {
   EXPECT_EQ(next->stdout_bytes.find("SECRET-7f3a"), std::string::npos) << next->stdout_bytes;
   EXPECT_EQ(next->stderr_bytes.find("SECRET-7f3a"), std::string::npos) << next->stderr_bytes;
   EXPECT_NE(next->stdout_bytes.find("done"), std::string::npos);
+  set->Close();
+}
+
+// The sweep still runs after every warm call, and its write-ahead record
+// is kept in one slot from call to call: marked done between calls (so no
+// recovery sweeps what the user makes then), emptied when the executor
+// closes. Judged from outside: the workspace and the journal's files.
+TEST_F(Executors, EveryCallIsSweptAndItsJournalSlotIsKeptUntilClose) {
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* one = set->For("one").value();
+  const std::string pending = state_ / "corral/pending";
+  auto slots = [&pending] {
+    std::map<std::string, std::string> found;  // the non-empty ones
+    for (const auto& entry : std::filesystem::directory_iterator(pending)) {
+      std::string text = ReadFile(entry.path().string()).value_or("");
+      if (!text.empty()) found[entry.path().filename().string()] = text;
+    }
+    return found;
+  };
+  for (int call = 0; call < 3; ++call) {
+    auto made = one->RunCommand("", "echo 'export PLANTED=1' > .envrc; echo made");
+    ASSERT_TRUE(made.ok()) << made.error().ToString();
+    EXPECT_EQ(made->stdout_bytes, "made\n");
+    EXPECT_FALSE(Exists(workspace_ / ".envrc")) << "the sweep ran after call " << call;
+    std::map<std::string, std::string> kept = slots();
+    ASSERT_EQ(kept.size(), 1u) << "one slot for every call";
+    EXPECT_EQ(kept.begin()->second.substr(0, 1), "D") << "done between calls";
+  }
+  workspace_.Write(".envrc", "the user's own\n");
+  std::vector<corral::RecoveredSweep> recovered;
+  {
+    corral::Result<corral::StateDir> state = corral::StateDir::OpenBelow(state_.path(), corral::StateDir::Create::kNo);
+    ASSERT_TRUE(state.ok()) << state.error().ToString();
+    recovered = corral::RecoverInterruptedSweeps(*state);
+  }
+  EXPECT_TRUE(recovered.empty());
+  EXPECT_EQ(ReadFile(workspace_ / ".envrc"), "the user's own\n") << "a done record is never swept";
+  one->Close();
+  EXPECT_TRUE(slots().empty()) << "emptied when the executor closed";
   set->Close();
 }
 
