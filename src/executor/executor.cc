@@ -183,8 +183,8 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
   nlohmann::json report = {{"key", key}, {"home", dirs.home}, {"tmpdir", dirs.tmp}, {"policy", DescribePolicy(*built)}};
   if (built->unconfined()) {
     executor->level_ = Level::kNone;
-    executor->state_->cold = "danger-full-access has no sandbox to keep warm";
-    report["calls"] = "cold: " + *executor->state_->cold;
+    executor->state_->warm.Off("danger-full-access has no sandbox to keep warm");
+    report["calls"] = "cold: danger-full-access has no sandbox to keep warm";
   } else {
     Result<Plan> plan = Compile(*built, ProbeHost());
     if (!plan.ok()) {
@@ -197,7 +197,7 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
     // The calls run in one warm sandbox of the executor's, started at its
     // first call, under this same plan (its fingerprint is compared per call).
     Result<void> warm = WarmSandbox::Supports(*plan);
-    if (!warm.ok()) executor->state_->cold = warm.error().message();
+    if (!warm.ok()) executor->state_->warm.Off(warm.error().message());
     report["calls"] = warm.ok() ? std::string("warm: one sandbox of this executor's, started at its first call; "
                                               "a call with a pty, or while a prepared process holds it, runs cold")
                                 : "cold: " + warm.error().message();
@@ -327,38 +327,9 @@ RunOptions Executor::BaseRunOptions() const {
   return options;
 }
 
-std::shared_ptr<WarmSandbox> Executor::State::WarmFor(const Policy& policy) {
-  std::lock_guard lock(warm_mutex);
-  if (cold) return nullptr;
-  if (warm && warm->lost()) {
-    // Its init was killed from outside: the next sandbox is a new one.
-    warm->Close();
-    warm.reset();
-  }
-  if (!warm) {
-    Result<std::unique_ptr<WarmSandbox>> started = StartWarm(policy);
-    if (!started.ok()) {
-      cold = started.error().ToString();
-      return nullptr;
-    }
-    warm = std::move(started).value();
-  }
-  return warm;
-}
-
-void Executor::State::AfterCall(const std::shared_ptr<WarmSandbox>& used, const RunResult& result) {
-  if (!used || !result.cold_because) return;
-  if (*result.cold_because != "warm_lost" && *result.cold_because != "policy_changed") return;
-  std::lock_guard lock(warm_mutex);
-  if (warm == used) warm.reset();  // closed when the last call holding it ends
-}
-
 void Executor::State::StopWarm() {
-  std::lock_guard lock(warm_mutex);
-  cold = "the executor was closed";
-  if (MutantActive(Mutant::kExecutorWarmReap)) return;
-  if (warm) warm->Close();
-  warm.reset();
+  if (MutantActive(Mutant::kExecutorWarmReap)) return warm.Off("the executor was closed");
+  warm.Close("the executor was closed");
 }
 
 // Why a run corral ended gives no output: its typed error.

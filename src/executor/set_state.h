@@ -15,6 +15,7 @@
 #include "executor/executor.h"
 #include "executor/scratch.h"
 #include "repair/sweep_journal.h"
+#include "run/warm_slot.h"
 #include "state/state_dir.h"
 
 namespace corral::executor {
@@ -64,20 +65,19 @@ struct Executor::State {
   std::string report;
 
   // The executor's warm sandbox (exec/warm_sandbox.h), started at its first
-  // call; each call holds it (shared) while it runs.
-  std::mutex warm_mutex;  // guards what follows
-  std::shared_ptr<WarmSandbox> warm;
-  // Set: the executor runs every call cold, and why (its plan cannot run
-  // warm, a warm sandbox could not start, or the executor was closed).
-  std::optional<std::string> cold;
+  // call; each call holds it (shared) while it runs. Turned off (every call
+  // cold, and why) when its plan cannot run warm, a warm sandbox could not
+  // start, or the executor was closed.
+  WarmSlot warm;
 
-  // The warm sandbox the next call runs in, started (or, after its init
-  // was lost, started again) from `policy`; null: run cold.
-  std::shared_ptr<WarmSandbox> WarmFor(const Policy& policy);
+  // The warm sandbox the next call runs in (run/warm_slot.h); null: run cold.
+  std::shared_ptr<WarmSandbox> WarmFor(const Policy& policy) { return warm.For(policy); }
   // After a call: a sandbox the warm path refused for a reason that a new
   // one cures ("warm_lost", "policy_changed") is dropped, and the next call
   // starts one afresh.
-  void AfterCall(const std::shared_ptr<WarmSandbox>& used, const RunResult& result);
+  void AfterCall(const std::shared_ptr<WarmSandbox>& used, const RunResult& result) {
+    warm.After(used, result.cold_because);
+  }
   // Closes the warm sandbox, killing what runs in it; calls from now on run
   // nothing warm.
   void StopWarm();
