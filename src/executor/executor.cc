@@ -374,10 +374,10 @@ Result<RunOutput> Executor::Run(const std::string& cwd, const std::vector<std::s
   options.stderr_fd = err_write.get();
   options.watcher = &call;
   options.journal_slot = &state_->journal_slot;
-  std::shared_ptr<WarmSandbox> warm = state_->WarmFor(admitted.policy());
+  std::shared_ptr<WarmSandbox> warm = state_->warm.For(admitted.policy());
   options.warm = warm.get();
   RunResult result = RunConfined(std::move(admitted), options);
-  state_->AfterCall(warm, result);
+  state_->warm.After(warm, result.cold_because);
   out_write.Reset();
   err_write.Reset();
   CapturedOutput captured = state_->capture.End();

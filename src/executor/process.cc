@@ -128,12 +128,12 @@ Result<void> Process::Start() {
   // The executor's warm sandbox, unless a pty (tty_unsupported) or another
   // call holds it (warm_busy): then this process runs cold.
   std::shared_ptr<WarmSandbox> warm;
-  if (options_.tty == Tty::kNo) warm = state.WarmFor(admitted->policy());
+  if (options_.tty == Tty::kNo) warm = state.warm.For(admitted->policy());
   run_options.warm = warm.get();
   runner_ = std::thread([this, leave, &state, warm, run = std::move(admitted).value(), run_options,
                          ends = std::move(child_ends)]() mutable {
     RunResult result = RunConfined(std::move(run), run_options);
-    state.AfterCall(warm, result);
+    state.warm.After(warm, result.cold_because);
     ends.clear();  // every process of the sandbox is gone: EOF follows
     ProcessExit exit;
     if (result.source == RunResult::Source::kCorral && result.error) {

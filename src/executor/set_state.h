@@ -70,14 +70,6 @@ struct Executor::State {
   // start, or the executor was closed.
   WarmSlot warm;
 
-  // The warm sandbox the next call runs in (run/warm_slot.h); null: run cold.
-  std::shared_ptr<WarmSandbox> WarmFor(const Policy& policy) { return warm.For(policy); }
-  // After a call: a sandbox the warm path refused for a reason that a new
-  // one cures ("warm_lost", "policy_changed") is dropped, and the next call
-  // starts one afresh.
-  void AfterCall(const std::shared_ptr<WarmSandbox>& used, const RunResult& result) {
-    warm.After(used, result.cold_because);
-  }
   // Closes the warm sandbox, killing what runs in it; calls from now on run
   // nothing warm.
   void StopWarm();

@@ -517,11 +517,7 @@ class Server {
     event.Set("policy", admitted->policy().fingerprint());
     tools::BashOptions bash;
     bash.watcher = &call;
-    std::shared_ptr<WarmSandbox> warm =
-        admitted->policy().unconfined() ? nullptr : warm_.For(admitted->policy());
-    std::optional<std::string> cold_because;
-    bash.warm = warm.get();
-    bash.cold_because = &cold_because;
+    bash.warm = &warm_;
     bash.state_home = options_.state_home;
     bash.cancelled = [&call] {
       std::lock_guard lock(call.mutex);
@@ -542,7 +538,6 @@ class Server {
       });
     }
     ToolResult result = tools::BashTool(std::move(admitted).value(), bash);
-    warm_.After(warm, cold_because);
     if (progress.joinable()) {
       {
         std::lock_guard lock(call.mutex);

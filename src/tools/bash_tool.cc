@@ -79,10 +79,12 @@ ToolResult BashTool(gate::AdmittedRun run, const BashOptions& options) {
   run_options.stderr_fd = write_end.get();
   run_options.watcher = options.watcher;
   run_options.state_home = options.state_home;
-  run_options.warm = options.warm;
+  std::shared_ptr<WarmSandbox> warm =
+      options.warm != nullptr && !run.policy().unconfined() ? options.warm->For(run.policy()) : nullptr;
+  run_options.warm = warm.get();
   run_options.warm_refusal = WarmRefusal::kRunCold;
   RunResult result = RunConfined(std::move(run), run_options);
-  if (options.cold_because != nullptr) *options.cold_because = result.cold_because;
+  if (options.warm != nullptr) options.warm->After(warm, result.cold_because);
   write_end.Reset();  // every process of the sandbox is gone: EOF follows
   reader.join();
   std::string output = SanitiseOutput(capture.head, capture.tail, capture.dropped);

@@ -8,7 +8,7 @@
 // the denial marker escaped (tools/tool_result.h). The policy's timeout kills
 // the whole tree; so does a cancellation, through the RunWatcher the caller
 // passes (its Controls() gets what kills the command's tree, warm or cold).
-// With BashOptions::warm the command runs in that warm sandbox, as an
+// With BashOptions::warm the command runs in the slot's warm sandbox, as an
 // executor's calls do (exec/warm_sandbox.h: a fresh Landlock domain, its own
 // session, nothing left from the call before; /tmp and HOME are the
 // sandbox's and outlive the call).
@@ -21,6 +21,7 @@
 
 #include "gate/admit.h"
 #include "run/run.h"
+#include "run/warm_slot.h"
 #include "tools/tool_result.h"
 
 namespace corral::tools {
@@ -29,11 +30,10 @@ enum class Cancelled { kNo, kYes };
 
 struct BashOptions {
   RunWatcher* watcher = nullptr;
-  // The warm sandbox to run in (run/run.h's RunOptions::warm); a call it
+  // Where the warm sandbox to run in is kept (run/warm_slot.h); a call it
   // refuses (busy with another call, lost, a policy it was not started
-  // for) runs cold, and `cold_because` (when set) gets the refusal's code.
-  WarmSandbox* warm = nullptr;
-  std::optional<std::string>* cold_because = nullptr;
+  // for) runs cold. Null: always cold.
+  WarmSlot* warm = nullptr;
   // Asked after the run: whether it ended because it was cancelled.
   std::function<Cancelled()> cancelled;
   std::optional<std::string> state_home;  // RunOptions::state_home
