@@ -36,6 +36,12 @@ namespace {
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
   for (const SweepFinding& finding : findings) {
+    if (finding.what == "unreachable") {
+      PrintError(finding.error + ", so corral checked none of the protected paths in it (" + finding.detail +
+                 "); if that directory still exists elsewhere, inspect them there before you use git or an editor "
+                 "in it");
+      continue;
+    }
     std::string line =
         finding.what == "recreated"
             ? finding.path + ": a new file or directory took the place of a protected path during the "

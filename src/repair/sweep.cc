@@ -541,6 +541,22 @@ bool AnyLeftInPlace(const std::vector<SweepFinding>& findings) {
   });
 }
 
+namespace {
+
+SweepFinding UnreachableRoot(const std::string& root, const std::vector<std::string>& names, const SweepRoots& roots) {
+  constexpr size_t kNamed = 4;
+  auto why = roots.errors.find(root);
+  std::string detail = std::to_string(names.size()) + (names.size() == 1 ? " protected path" : " protected paths") +
+                       " not checked: ";
+  for (size_t i = 0; i < names.size() && i < kNamed; ++i) detail += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > kNamed) detail += " and " + std::to_string(names.size() - kNamed) + " more";
+  return {root, "unreachable", SweepFinding::Outcome::kLeftInPlace, {},
+          "the writable root " + root + " " + (why != roots.errors.end() ? why->second : "was not opened before the run"),
+          detail};
+}
+
+}  // namespace
+
 SweepRoots OpenSweepRoots(const ProtectedSet& set) {
   SweepRoots roots;
   std::map<std::string, std::optional<FileIdentity>> wanted;
@@ -553,8 +569,9 @@ SweepRoots OpenSweepRoots(const ProtectedSet& set) {
     UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how)));
     struct stat st;
     if (!fd) {
-      roots.errors[path] = errno == ELOOP ? "now goes through a symlink (another run may have moved it)"
-                                          : std::string("cannot be opened: ") + std::strerror(errno);
+      roots.errors[path] = errno == ELOOP    ? "now goes through a symlink (another run may have moved it)"
+                           : errno == ENOENT ? "is gone (deleted, or moved away)"
+                                             : std::string("cannot be opened: ") + std::strerror(errno);
     } else if (::fstat(fd.get(), &st) != 0 || (id && (st.st_dev != id->dev || st.st_ino != id->ino))) {
       roots.errors[path] = "is no longer the directory the run started in (another run may have moved it)";
     } else {
@@ -579,8 +596,19 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
   Anchors anchors;
   for (const PinnedPath& anchor : set.anchors) anchors.emplace(anchor.path, anchor.id);
   std::vector<SweepFinding> findings;
+  // A root the sweep could not open: one finding for the root, naming what
+  // could not be checked in it, instead of one per protected path.
+  std::map<std::string, std::vector<std::string>> unreachable;  // root -> its protected paths, relative
+  for (const ProtectedPath& entry : set.paths) {
+    auto pinned = roots.fds.find(entry.root);
+    if (pinned == roots.fds.end() || !pinned->second) {
+      unreachable[entry.root].push_back(entry.path.substr(entry.root.size() + 1));
+    }
+  }
+  for (const auto& [root, names] : unreachable) findings.push_back(UnreachableRoot(root, names, roots));
   std::map<std::string, AbsentNames> listings;  // each root's names, read once
   for (const ProtectedPath& entry : set.paths) {
+    if (unreachable.contains(entry.root)) continue;
     const bool existed = entry.state != State::kMissing && entry.state != State::kSymlink;
     if (existed && MutantActive(Mutant::kSweepIdentity)) continue;
     ModeChanges modes;  // put back when this path is done
@@ -602,7 +630,7 @@ std::vector<SweepFinding> SweepProtected(const ProtectedSet& set, const SweepRoo
     if (!at) {
       // Something may be there that the sweep cannot see: never report success.
       if (!error.empty()) {
-        if (error.ends_with(kTreeMoved) || error.starts_with("the writable root ")) what = "unchecked";
+        if (error.ends_with(kTreeMoved)) what = "unchecked";
         findings.push_back({entry.path, what, SweepFinding::Outcome::kLeftInPlace, {}, error, {}});
       }
       continue;

@@ -75,8 +75,10 @@ struct SweepFinding {
   };
   std::string path;
   // "created" (at a missing path), "replaced" or "removed" (a symlink),
-  // "recreated" (a new object at a path that existed), or "unchecked" (a
-  // directory on the way kept moving: what is there is unknown)
+  // "recreated" (a new object at a path that existed), "unchecked" (a
+  // directory on the way kept moving: what is there is unknown), or
+  // "unreachable" (`path` is a writable root the sweep could not open:
+  // nothing in it was checked; `detail` names its protected paths)
   std::string what;
   Outcome outcome = Outcome::kLeftInPlace;
   std::string moved_to;  // for kQuarantined
@@ -105,7 +107,8 @@ struct QuarantineHome {
 // identity is only opened). Opened before the command runs, they stay the
 // run's own directories wherever another run moves them meanwhile: the sweep
 // never looks at a path again from "/". A root that cannot be opened so
-// leaves each path under it unchecked (kLeftInPlace, exit 79).
+// (gone, moved, now through a symlink) is one "unreachable" finding, with
+// every path under it unchecked (kLeftInPlace, exit 79).
 struct SweepRoots {
   std::map<std::string, UniqueFd> fds;        // root path -> its directory (O_PATH)
   std::map<std::string, std::string> errors;  // root path -> why it was not opened

@@ -422,6 +422,27 @@ TEST_F(SweepTest, WhatCannotBeRemovedIsReportedLeftInPlace) {
 // file is renamed to where the run's .envrc was. Looking again from the root
 // before the move sees another object there and leaves it in place; nothing
 // of the user's goes to the quarantine.
+// A writable root gone after the run (deleted, or renamed by the user):
+// one finding for the root, never one per protected path, and never a
+// claim that anything was checked or swept there.
+TEST_F(SweepTest, AGoneRootIsOneUnreachableFindingNamingWhatWasNotChecked) {
+  tree_.Dir("ws/.git/hooks");
+  ProtectedSet set = DiscoverProtected({ws_});
+  ASSERT_GT(set.paths.size(), 5u);
+  ASSERT_EQ(::rename(ws_.c_str(), (tree_.path() + "/moved").c_str()), 0);
+
+  std::vector<SweepFinding> findings = SweepProtected(set, OpenSweepRoots(set), Home(state_), "run");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].path, ws_);
+  EXPECT_EQ(findings[0].what, "unreachable");
+  EXPECT_EQ(findings[0].outcome, Outcome::kLeftInPlace);
+  EXPECT_EQ(findings[0].error, "the writable root " + ws_ + " is gone (deleted, or moved away)");
+  EXPECT_TRUE(findings[0].detail.starts_with(std::to_string(set.paths.size()) + " protected paths not checked: "))
+      << findings[0].detail;
+  EXPECT_TRUE(AnyLeftInPlace(findings));
+  EXPECT_FALSE(TestTree::Exists(quarantine_));
+}
+
 TEST_F(SweepTest, AnEntrySwappedAfterItWasLocatedIsLeftInPlace) {
   ProtectedSet set = DiscoverProtected({ws_});
   tree_.File("ws/.envrc", "made by the run\n");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <memory>
@@ -38,6 +39,14 @@ class OtherFilesystemDir {
 class ProtectedSweep : public SandboxTest {
  protected:
   std::vector<nlohmann::json> Findings() const { return AuditEvents("protected"); }
+  // The findings of a killed run's sweep, done by the run after it.
+  std::vector<nlohmann::json> RecoveredFindings() const {
+    std::vector<nlohmann::json> recovered;
+    for (const nlohmann::json& finding : Findings()) {
+      if (finding.contains("recovered_from")) recovered.push_back(finding);
+    }
+    return recovered;
+  }
   std::string RunId() const {
     std::vector<nlohmann::json> spawned = AuditEvents("spawned");
     return spawned.empty() ? std::string() : spawned.front()["run"].get<std::string>();
@@ -159,10 +168,7 @@ TEST_F(ProtectedSweep, WhatAKilledRunLeftIsSweptByTheNextRun) {
   EXPECT_EQ(next.exit_code, 0) << next.Describe();
   EXPECT_FALSE(Exists(workspace_ / ".envrc")) << next.Describe();
   EXPECT_NE(next.err.find("ended before corral could sweep"), std::string::npos) << next.Describe();
-  std::vector<nlohmann::json> recovered;
-  for (const nlohmann::json& finding : Findings()) {
-    if (finding.contains("recovered_from")) recovered.push_back(finding);
-  }
+  std::vector<nlohmann::json> recovered = RecoveredFindings();
   ASSERT_EQ(recovered.size(), 1u) << ReadFile(audit_path()).value_or("");
   EXPECT_EQ(recovered[0]["path"], workspace_ / ".envrc");
   EXPECT_EQ(recovered[0]["outcome"], "quarantined");
@@ -325,6 +331,37 @@ TEST_F(ProtectedSweep, AnOuterRunMovingTheWorkspaceAwayNeverRedirectsTheSweep) {
   Execute({"/usr/bin/git", "-C", inner, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty",
            "-m", "x"});
   EXPECT_FALSE(Exists(canary)) << "the inner run's hook ran on the host";
+}
+
+// corral killed before its sweep, and then its workspace deleted: the next
+// run, in another workspace, says so in one line naming the root and what
+// it could not check there, and records one finding, not one per
+// protected path. It never claims that the gone root was swept.
+TEST_F(ProtectedSweep, AKilledRunWhoseWorkspaceIsGoneIsReportedOnceByTheNextRun) {
+  workspace_.Mkdir("gone");
+  workspace_.Mkdir("next");
+  SpawnOptions in_gone;
+  in_gone.cwd = workspace_ / "gone";
+  auto run = std::make_unique<Process>(RunArgv({}, {"sh", "-c", "touch ready; sleep 30"}), Defaults(in_gone));
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "gone/ready"); }, 10s)) << run->OutputSoFar();
+  ASSERT_EQ(::kill(run->pid(), SIGKILL), 0);
+  run->Wait();
+  std::filesystem::remove_all(workspace_ / "gone");
+
+  SpawnOptions in_next;
+  in_next.cwd = workspace_ / "next";
+  Outcome next = RunIn({}, {"true"}, in_next);
+  EXPECT_NE(next.err.find("ended before corral could sweep"), std::string::npos) << next.Describe();
+  const std::string line = "the writable root " + workspace_ / "gone" +
+                           " is gone (deleted, or moved away), so corral checked none of the protected paths in it";
+  EXPECT_NE(next.err.find(line), std::string::npos) << next.Describe();
+  EXPECT_EQ(next.err.find("kept moving"), std::string::npos) << next.Describe();
+  EXPECT_LE(std::count(next.err.begin(), next.err.end(), '\n'), 3) << next.Describe();
+  std::vector<nlohmann::json> recovered = RecoveredFindings();
+  ASSERT_EQ(recovered.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(recovered[0]["path"], workspace_ / "gone");
+  EXPECT_EQ(recovered[0]["action"], "unreachable");
+  EXPECT_EQ(recovered[0]["outcome"], "left");
 }
 
 // An outer run keeps exchanging the inner runs' workspace with a sibling
