@@ -163,6 +163,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kAbsentNamesFold: return "absent_names_fold";
     case Mutant::kWarmPlanRecompile: return "warm_plan_recompile";
     case Mutant::kJournalKeptDone: return "journal_kept_done";
+    case Mutant::kScratchAlone: return "scratch_alone";
   }
   return "none";
 }

@@ -173,6 +173,7 @@ enum class Mutant {
   kAbsentNamesFold,        // a directory listing proves a name absent by exact bytes (".GIT" hides ".git")
   kWarmPlanRecompile,      // a warm call that runs cold after all spawns the plan compiled only for comparison
   kJournalKeptDone,        // a kept sweep journal slot's record stays active between runs (a later recovery sweeps the user's files)
+  kScratchAlone,           // an executor's scratch may be or hold the workspace (whose protected paths then go unguarded)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -168,8 +168,7 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
   executor_state->index = state_->next_index++;
   CORRAL_ASSIGN_OR_RETURN(ExecutorDirs dirs, state_->scratch->MakeExecutorDirs(executor_state->index));
   executor_state->resolved.emplace(Copy(*state_->resolved));
-  executor_state->resolved->spec.allow_write.push_back(dirs.home);
-  executor_state->resolved->spec.allow_write.push_back(dirs.tmp);
+  executor_state->resolved->spec.scratch_dirs = {dirs.home, dirs.tmp};
   std::unique_ptr<Executor> executor(new Executor(key, state_.get(), std::move(executor_state)));
   executor->home_ = dirs.home;
   executor->tmpdir_ = dirs.tmp;

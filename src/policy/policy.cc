@@ -182,6 +182,7 @@ std::string_view GrantOriginName(GrantOrigin origin) {
     case GrantOrigin::kProjectConfig: return "project-config";
     case GrantOrigin::kToolchain: return "toolchain";
     case GrantOrigin::kUnixSocket: return "unix";
+    case GrantOrigin::kScratch: return "scratch";
   }
   return "flag";
 }
@@ -195,10 +196,29 @@ const std::vector<std::string>& DefaultEnvAllowlist() {
   return names;
 }
 
+namespace {
+
+// A scratch directory holds no protected path, so it may neither be nor
+// hold another grant (the workspace's protected paths would go with it).
+// The scratch grants come last of the grants a request names.
+Status CheckScratchAlone(const std::string& scratch, const std::map<std::string, PathGrant>& grants) {
+  for (const auto& [path, grant] : grants) {
+    if (grant.origin == GrantOrigin::kSystem || grant.origin == GrantOrigin::kScratch) continue;
+    if (IsWithin(path, scratch)) {
+      return Error(ErrorKind::kPolicy, "the executor's scratch " + scratch + " is or holds " + path +
+                                           ", a grant whose protected paths corral guards; the scratch must be a "
+                                           "directory of its own");
+    }
+  }
+  return Ok();
+}
+
+}  // namespace
+
 std::vector<std::string> Policy::WritableRoots() const {
   std::vector<std::string> roots;
   for (const PathGrant& grant : grants_) {
-    if (Has(grant.access, Access::kWrite)) roots.push_back(grant.path.path);
+    if (Has(grant.access, Access::kWrite) && grant.origin != GrantOrigin::kScratch) roots.push_back(grant.path.path);
   }
   return roots;
 }
@@ -375,6 +395,7 @@ Result<Policy> PolicyBuilder::Build() const {
       {spec_.allow_exec, Access::kRead | Access::kExec, std::string(kAllowExecList.flag), GrantOrigin::kFlag},
       {spec_.allow_credential, Access::kRead, std::string(kAllowCredentialList.flag), GrantOrigin::kCredential},
       {spec_.allow_unix, Access::kRead, std::string(kAllowUnixList.flag), GrantOrigin::kUnixSocket},
+      {spec_.scratch_dirs, Access::kRead | Access::kWrite, "the executor's scratch", GrantOrigin::kScratch},
   };
   // Each toolchain's directories, granted as --allow-exec grants them; its
   // secret files join the credential stores below.
@@ -526,6 +547,9 @@ Result<Policy> PolicyBuilder::Build() const {
       }
       if (read_only && Has(request.access, Access::kWrite)) {
         policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
+      }
+      if (request.origin == GrantOrigin::kScratch && !MutantActive(Mutant::kScratchAlone)) {
+        CORRAL_TRY(CheckScratchAlone(pinned.path, by_path));
       }
       if (credential) allowed_credentials.push_back(pinned.path);
       if (&request.paths == &spec_.allow_write) write_grants.push_back(pinned.path);

@@ -36,12 +36,14 @@ namespace corral {
 // config or a --config file), "project-config" (corral.toml), "home" (the
 // home view) or "credential" (--allow-credential).
 enum class GrantOrigin {
-  kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig, kToolchain, kUnixSocket
+  kSystem, kWorkspace, kWorktree, kFlag, kHome, kCredential, kUserConfig, kProjectConfig, kToolchain, kUnixSocket,
+  kScratch
 };
 // kWorktree: the repository of a workspace that is a linked worktree
 // (policy/linked_worktree.h); kToolchain ("toolchain"): a directory of an
 // --allow-toolchain name (policy/toolchains.h); kUnixSocket ("unix"): an
-// --allow-unix socket (policy/unix_sockets.h).
+// --allow-unix socket (policy/unix_sockets.h); kScratch ("scratch"): an
+// executor's own $HOME or $TMPDIR (PolicySpec::scratch_dirs).
 
 std::string_view GrantOriginName(GrantOrigin origin);
 
@@ -128,7 +130,8 @@ class Policy {
   // (policy/git_identity.h); "" when they have none, or the run is unconfined.
   const std::string& home_gitconfig() const { return home_gitconfig_; }
 
-  // Roots the sandbox may write (workspace and write grants), for the fence.
+  // Roots the sandbox may write (workspace and write grants) where
+  // protected paths are looked for: all but an executor's scratch.
   std::vector<std::string> WritableRoots() const;
 
   // The grant covering `path`, if any (the deepest one).

@@ -104,6 +104,39 @@ TEST_F(PolicyTest, ReadGrantInsideWorkspaceIsMergedAway) {
   EXPECT_EQ(policy.GrantFor(sub + "/file")->path.path, workspace_);
 }
 
+// An executor's $HOME and $TMPDIR: granted read-write, and no protected
+// path is looked for there (the calls share them; nothing outside the
+// sandbox runs from them). The workspace keeps its protected paths, and a
+// scratch directory that is or holds another grant is refused, since it
+// would take that grant's protected paths away.
+TEST_F(PolicyTest, ScratchDirectoriesAreWritableAndHoldNoProtectedPaths) {
+  std::string scratch = tree_.Dir("scratch/home");
+  PolicySpec spec;
+  spec.workspace = workspace_;
+  spec.scratch_dirs = {scratch};
+  Result<Policy> policy = BuildPolicy(Host(), spec);
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  ASSERT_NE(Exact(*policy, scratch), nullptr);
+  EXPECT_EQ(AccessOf(*policy, scratch), "rw");
+  EXPECT_EQ(GrantOriginName(Exact(*policy, scratch)->origin), "scratch");
+  std::vector<std::string> roots = policy->WritableRoots();
+  EXPECT_EQ(std::find(roots.begin(), roots.end(), scratch), roots.end());
+  bool workspace_protected = false;
+  for (const ProtectedPath& entry : policy->protected_paths().paths) {
+    EXPECT_FALSE(IsWithin(entry.path, scratch)) << entry.path;
+    workspace_protected = workspace_protected || entry.root == workspace_;
+  }
+  EXPECT_TRUE(workspace_protected);
+
+  for (const std::string& bad : {workspace_, tree_.path()}) {
+    spec.scratch_dirs = {bad};
+    Result<Policy> refused = BuildPolicy(Host(), spec);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message().find("the scratch must be a directory of its own"), std::string::npos)
+        << refused.error().ToString();
+  }
+}
+
 TEST_F(PolicyTest, WriteGrantInsideReadGrantKeepsReadWrite) {
   std::string data = tree_.Dir("data");
   std::string out = tree_.Dir("data/out");

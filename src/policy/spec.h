@@ -49,6 +49,13 @@ struct PolicySpec {
   // Not a user setting: files corral itself trusts that the command line
   // named (a --config, --profile or --audit file). Hidden like forbid_read.
   std::vector<std::string> own_files;
+  // Not a user setting: an executor's own $HOME and $TMPDIR
+  // (executor/scratch.h), granted read-write like --allow-write. The calls
+  // of one executor share them, and nothing outside the sandbox runs from
+  // them, so no protected path is looked for, bound read-only or swept
+  // there (a `git config --global` one call makes stays for the next);
+  // forbid_read hides in them as in any grant.
+  std::vector<std::string> scratch_dirs;
   // Not a user setting: the path grants a config file wrote (canonical
   // text), the user's and the project's, so each grant can say where it came
   // from (GrantOrigin); a grant here that a flag names too is the flag's.

@@ -88,7 +88,8 @@
 //   [approval]           not PolicySpec fields either (the gate reads them);
 //                        their narrowing follows the strictness order and the
 //                        preset's mode, across both tables.
-//   system_roots, own_files, user_config_grants, project_config_grants
+//   system_roots, own_files, scratch_dirs, user_config_grants,
+//   project_config_grants
 //                        internal: no flag, key or doc row.
 #pragma once
 

@@ -142,6 +142,7 @@ nlohmann::json SpecToJson(const PolicySpec& spec) {
 #undef CORRAL_SETTING_TO_JSON
   out["system_roots"] = spec.system_roots;
   out["own_files"] = spec.own_files;
+  out["scratch_dirs"] = spec.scratch_dirs;
   out["user_config_grants"] = spec.user_config_grants;
   out["project_config_grants"] = spec.project_config_grants;
   return out;
@@ -181,6 +182,8 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       CORRAL_ASSIGN_OR_RETURN(spec.system_roots, Bool(value, key));
     } else if (key == "own_files") {
       CORRAL_ASSIGN_OR_RETURN(spec.own_files, Strings(value, key));
+    } else if (key == "scratch_dirs") {
+      CORRAL_ASSIGN_OR_RETURN(spec.scratch_dirs, Strings(value, key));
     } else if (key == "user_config_grants") {
       CORRAL_ASSIGN_OR_RETURN(spec.user_config_grants, Strings(value, key));
     } else if (key == "project_config_grants") {

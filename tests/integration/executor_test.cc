@@ -136,6 +136,12 @@ class Executors : public ::testing::Test {
     return set.ok() ? std::move(set).value() : nullptr;
   }
   std::unique_ptr<ExecutorSet> MakeSet() { return MakeSet(Policy(), Options()); }
+  // A set whose policy is `toml` (the config file's schema).
+  std::unique_ptr<ExecutorSet> MakeSetWithConfig(const std::string& toml) {
+    ExecutorPolicy policy = Policy();
+    policy.config_toml = toml;
+    return MakeSet(std::move(policy), Options());
+  }
 
   TempDir workspace_{"corral-ws"};
   TempDir outside_{"corral-outside"};
@@ -176,6 +182,33 @@ TEST_F(Executors, RunCapturesOutputAndExitInTheExecutorsHomeAndTmpdir) {
   EXPECT_EQ(out->stdout_bytes, "absent\nhidden\n");
   set->Close();
   EXPECT_FALSE(Exists(set->scratch_path()));
+}
+
+// The calls of one executor share its $HOME and $TMPDIR, dotfiles too: a
+// `git config --global` or a ~/.bashrc one call writes is there for the
+// next, since nothing outside the sandbox runs from them (no protected
+// path is swept there). The workspace's still are, and forbid_read hides
+// in the scratch as in any grant. Judged from outside where it can be.
+TEST_F(Executors, DotfilesOneCallWritesInItsHomeStayForTheNext) {
+  auto set = MakeSetWithConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
+  ASSERT_TRUE(set);
+  Executor* one = set->For("one").value();
+  auto first = one->RunCommand("", "git config --global user.name Ana && echo 'alias ll=ls' > ~/.bashrc && "
+                                   "mkdir -p \"$TMPDIR/repo/.git/hooks\" && printf SECRET-c41e > ~/.env && "
+                                   "echo 'export PLANTED=1' > .envrc && echo wrote");
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_EQ(first->stdout_bytes, "wrote\n") << first->stderr_bytes;
+  EXPECT_EQ(ReadFile(one->home() + "/.bashrc"), "alias ll=ls\n");
+  EXPECT_NE(ReadFile(one->home() + "/.gitconfig").value_or("").find("name = Ana"), std::string::npos);
+  EXPECT_TRUE(Exists(one->tmpdir() + "/repo/.git/hooks"));
+  EXPECT_FALSE(Exists(workspace_ / ".envrc")) << "the workspace is still swept";
+
+  auto next = one->RunCommand("", "git config --global user.name; cat ~/.bashrc; cat ~/.env; echo done");
+  ASSERT_TRUE(next.ok()) << next.error().ToString();
+  EXPECT_EQ(next->stdout_bytes.substr(0, 16), "Ana\nalias ll=ls\n") << next->stdout_bytes;
+  EXPECT_EQ(next->stdout_bytes.find("SECRET-c41e"), std::string::npos) << "forbid_read hides in the scratch";
+  EXPECT_NE(next->stdout_bytes.find("done"), std::string::npos);
+  set->Close();
 }
 
 TEST_F(Executors, LifecycleStartOnceWaitOnceAndEveryUseAfterCloseIsTyped) {
@@ -722,9 +755,7 @@ TEST_F(Executors, APolicyFromConfigTextUsesTheConfigSchema) {
 // another fingerprint, so the executor leaves that sandbox for a new one.
 // Judged from outside: the secret's bytes are not in the next call's output.
 TEST_F(Executors, ASecretOneWarmCallWritesIsMaskedFromTheNext) {
-  ExecutorPolicy policy = Policy();
-  policy.config_toml = "[sandbox]\nforbid_read = [\"**/.env\"]\n";
-  auto set = MakeSet(policy, Options());
+  auto set = MakeSetWithConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
   ASSERT_TRUE(set);
   Executor* one = set->For("one").value();
   auto first = one->RunCommand("", "mkdir -p sub && printf SECRET-7f3a > sub/.env && echo wrote");
