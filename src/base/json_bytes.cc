@@ -26,21 +26,23 @@ bool IsJsonUtf8(const std::string& text) {
   }
 }
 
-nlohmann::json EncodeBytes(const nlohmann::json& value) {
+namespace {
+
+// Each value rewritten where it is: no subtree is copied.
+void EncodeInPlace(nlohmann::json& value) {
   if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
-    if (IsJsonUtf8(text) || MutantActive(Mutant::kJsonBytes)) return value;
-    return nlohmann::json{{kBytesKey, HexEncode(text)}};
+    if (IsJsonUtf8(text) || MutantActive(Mutant::kJsonBytes)) return;
+    std::string hex = HexEncode(text);
+    value = nlohmann::json{{kBytesKey, std::move(hex)}};
+    return;
   }
   if (value.is_array() || value.is_object()) {
-    nlohmann::json out = value;
-    for (auto& item : out) item = EncodeBytes(item);
-    return out;
+    for (auto& item : value) EncodeInPlace(item);
   }
-  return value;
 }
 
-nlohmann::json DecodeBytes(const nlohmann::json& value) {
+void DecodeInPlace(nlohmann::json& value) {
   if (value.is_object() && value.size() == 1 && value.contains(kBytesKey) && value[kBytesKey].is_string()) {
     const std::string& hex = value[kBytesKey].get_ref<const std::string&>();
     std::string bytes;
@@ -51,14 +53,23 @@ nlohmann::json DecodeBytes(const nlohmann::json& value) {
       valid = high >= 0 && low >= 0;
       if (valid) bytes.push_back(static_cast<char>(high * 16 + low));
     }
-    if (valid) return bytes;
-    return value;  // left as an object: the reader's type checks refuse it
+    if (valid) value = std::move(bytes);
+    return;  // an invalid one is left as an object: the reader's type checks refuse it
   }
   if (value.is_array() || value.is_object()) {
-    nlohmann::json out = value;
-    for (auto& item : out) item = DecodeBytes(item);
-    return out;
+    for (auto& item : value) DecodeInPlace(item);
   }
+}
+
+}  // namespace
+
+nlohmann::json EncodeBytes(nlohmann::json value) {
+  EncodeInPlace(value);
+  return value;
+}
+
+nlohmann::json DecodeBytes(nlohmann::json value) {
+  DecodeInPlace(value);
   return value;
 }
 

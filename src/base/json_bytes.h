@@ -18,8 +18,8 @@ namespace corral {
 
 bool IsJsonUtf8(const std::string& text);
 
-nlohmann::json EncodeBytes(const nlohmann::json& value);
+nlohmann::json EncodeBytes(nlohmann::json value);
 
-nlohmann::json DecodeBytes(const nlohmann::json& value);
+nlohmann::json DecodeBytes(nlohmann::json value);
 
 }  // namespace corral

@@ -48,6 +48,7 @@ Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns
   PatternSegments segments;
   for (const std::string& pattern : absolute) segments.push_back(PathSegments(pattern));
 
+  const BelowMatcher below(segments);
   ForbidExpansion expansion;
   std::vector<std::string> roots;  // the granted directories a pattern can match inside
   for (const std::string& root : scope.visible_roots) {
@@ -63,7 +64,7 @@ Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns
       }
       continue;
     }
-    if (!ProgressOf(segments, root).MayMatchBelow()) continue;
+    if (!below.MayMatchBelow(root)) continue;
     if (::lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     roots.push_back(root);
   }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "testing/test_scratch_dir.h"
+#include "policy/forbid_walk.h"
 #include "policy/path.h"
 
 namespace corral {
@@ -73,6 +74,35 @@ TEST(ForbidPattern, ManyDoubleStarsStayCheap) {
   for (int i = 0; i < 200; ++i) path += "/a";
   EXPECT_FALSE(MatchesForbidPattern(pattern, path));
   EXPECT_TRUE(MatchesForbidPattern(pattern, path + "/b"));
+}
+
+// BelowMatcher's shortcut for literal patterns decides exactly as the
+// matcher: every pattern alone and all of them together, against every
+// directory here (the patterns' own prefixes, their siblings, "/").
+TEST(ForbidPattern, BelowMatcherDecidesAsTheMatcher) {
+  const std::vector<std::string> patterns = {
+      "/home/a/.ssh", "/home/a/.config/gcloud", "/home/a/.ssh/", "/home/a/x\\y", "/home/a/.aws",
+      "/home/*/.ssh", "/home/a/**/.env", "/**/.env", "/home/a/.conf?g/gh", "/home/a/[.]aws", "/", "/home",
+      "/srv/ws/keys", "/srv/**"};
+  const std::vector<std::string> dirs = {"/", "/home", "/home/a", "/home/a/.ssh", "/home/a/.config",
+                                         "/home/a/.config/gcloud", "/home/ab", "/home/b", "/srv", "/srv/ws",
+                                         "/srv/ws/keys", "/srv/ws/keys/deeper", "/home/a/x\\y", "/home/a/xy",
+                                         "/usr", "/home/a/.aws/sub"};
+  std::vector<PatternSegments> sets;
+  PatternSegments all;
+  for (const std::string& pattern : patterns) {
+    sets.push_back({PathSegments(pattern)});
+    all.push_back(PathSegments(pattern));
+  }
+  sets.push_back(all);
+  for (const PatternSegments& set : sets) {
+    const BelowMatcher below(set);
+    for (const std::string& dir : dirs) {
+      EXPECT_EQ(below.MayMatchBelow(dir), ProgressOf(set, dir).MayMatchBelow())
+          << dir << " against " << (set.size() == 1 ? "one pattern" : "all") << " (" << set.front().size()
+          << " segments first)";
+    }
+  }
 }
 
 std::set<std::string> Paths(const std::vector<MaskedPath>& masks) {

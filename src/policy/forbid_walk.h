@@ -56,6 +56,21 @@ class PatternProgress {
 
 PatternProgress ProgressOf(const PatternSegments& patterns, const std::string& path);
 
+// Whether any of `patterns` may match inside a directory: exactly
+// ProgressOf(patterns, dir).MayMatchBelow(), but a literal pattern (no
+// segment with a wildcard or an escape: `*`, `?`, `[`, `\`) is only a
+// comparison of segments, with no matcher run. The credential stores,
+// about a hundred literal paths, are asked this of every grant.
+class BelowMatcher {
+ public:
+  explicit BelowMatcher(const PatternSegments& patterns);
+  bool MayMatchBelow(const std::string& dir) const;
+
+ private:
+  PatternSegments literal_;
+  PatternSegments globs_;
+};
+
 class MaskWalk {
  public:
   // Keeps a pointer to `patterns`, which must outlive the walk. `budget`

@@ -885,7 +885,7 @@ Result<Policy> PolicyBuilder::Build() const {
   }
   canonical["protected_names"] = ProtectedNames();
   // Paths are bytes: a name that is not UTF-8 is kept exactly (json_bytes.h).
-  policy.canonical_json_ = EncodeBytes(canonical).dump();
+  policy.canonical_json_ = EncodeBytes(std::move(canonical)).dump();
   policy.fingerprint_ = Sha256Hex(policy.canonical_json_);
   return policy;
 }
