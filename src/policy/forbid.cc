@@ -22,8 +22,13 @@ Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std
   std::string text = pattern;
   if (text == "~") text = home;
   else if (text.starts_with("~/")) text = home + text.substr(1);
-  for (const std::string& segment : PathSegments("/" + text)) {
-    if (segment == "..") return Error(ErrorKind::kUsage, "forbid_read " + pattern + ": '..' is not allowed");
+  for (size_t start = 0; start <= text.size();) {  // each segment, without splitting into strings
+    size_t end = text.find('/', start);
+    if (end == std::string::npos) end = text.size();
+    if (std::string_view(text).substr(start, end - start) == "..") {
+      return Error(ErrorKind::kUsage, "forbid_read " + pattern + ": '..' is not allowed");
+    }
+    start = end + 1;
   }
   return CollapseSlashes(text);
 }
@@ -55,7 +60,7 @@ Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns
     // A literal pattern may name a grant itself; a glob only hides what lies
     // inside one (as `W/**` hides W's entries, not W).
     bool named = std::any_of(absolute.begin(), absolute.end(), [&](const std::string& pattern) {
-      return !HasGlob(pattern) && pattern == root;
+      return pattern == root && !HasGlob(pattern);
     });
     struct stat st;
     if (named) {

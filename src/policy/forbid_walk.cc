@@ -73,14 +73,18 @@ BelowMatcher::BelowMatcher(const PatternSegments& patterns) {
     bool literal = std::none_of(pattern.begin(), pattern.end(), [](const std::string& segment) {
       return segment.find_first_of("*?[\\") != std::string::npos;
     });
-    (literal ? literal_ : globs_).push_back(pattern);
+    if (literal) {
+      literal_.push_back(&pattern);
+    } else {
+      globs_.push_back(pattern);
+    }
   }
 }
 
 bool BelowMatcher::MayMatchBelow(const std::string& dir) const {
   const std::vector<std::string> at = PathSegments(dir);
-  for (const std::vector<std::string>& pattern : literal_) {
-    if (pattern.size() > at.size() && std::equal(at.begin(), at.end(), pattern.begin())) return true;
+  for (const std::vector<std::string>* pattern : literal_) {
+    if (pattern->size() > at.size() && std::equal(at.begin(), at.end(), pattern->begin())) return true;
   }
   return !globs_.empty() && ProgressOf(globs_, dir).MayMatchBelow();
 }

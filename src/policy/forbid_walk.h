@@ -60,14 +60,15 @@ PatternProgress ProgressOf(const PatternSegments& patterns, const std::string& p
 // ProgressOf(patterns, dir).MayMatchBelow(), but a literal pattern (no
 // segment with a wildcard or an escape: `*`, `?`, `[`, `\`) is only a
 // comparison of segments, with no matcher run. The credential stores,
-// about a hundred literal paths, are asked this of every grant.
+// about a hundred literal paths, are asked this of every grant. Keeps
+// pointers into `patterns`, which must outlive it.
 class BelowMatcher {
  public:
   explicit BelowMatcher(const PatternSegments& patterns);
   bool MayMatchBelow(const std::string& dir) const;
 
  private:
-  PatternSegments literal_;
+  std::vector<const std::vector<std::string>*> literal_;
   PatternSegments globs_;
 };
 
