@@ -198,16 +198,31 @@ const std::vector<std::string>& DefaultEnvAllowlist() {
 
 namespace {
 
-// A scratch directory holds no protected path, so it may neither be nor
-// hold another grant (the workspace's protected paths would go with it).
-// The scratch grants come last of the grants a request names.
-Status CheckScratchAlone(const std::string& scratch, const std::map<std::string, PathGrant>& grants) {
-  for (const auto& [path, grant] : grants) {
-    if (grant.origin == GrantOrigin::kSystem || grant.origin == GrantOrigin::kScratch) continue;
-    if (IsWithin(path, scratch)) {
-      return Error(ErrorKind::kPolicy, "the executor's scratch " + scratch + " is or holds " + path +
-                                           ", a grant whose protected paths corral guards; the scratch must be a "
-                                           "directory of its own");
+// A scratch directory is an executor's own and holds no protected path, so
+// it may neither be nor hold another grant (whose protected paths would go
+// unguarded), nor lie inside one: every executor of a set has the set's
+// grants, so one that showed this scratch would let another executor read
+// or write this one's $HOME (a ~/.bashrc it plants runs in this one's
+// calls). `grants` is every other grant.
+Status CheckScratchAlone(const std::vector<PathGrant>& scratch_grants, const std::map<std::string, PathGrant>& grants) {
+  for (const PathGrant& own : scratch_grants) {
+    const std::string& scratch = own.path.path;
+    for (const PathGrant& other : scratch_grants) {
+      if (&other != &own && (IsWithin(other.path.path, scratch) || IsWithin(scratch, other.path.path))) {
+        return Error(ErrorKind::kPolicy, "the executor's scratch " + scratch + " and " + other.path.path +
+                                             " overlap; each must be a directory of its own");
+      }
+    }
+    for (const auto& [path, grant] : grants) {
+      if (IsWithin(path, scratch)) {
+        return Error(ErrorKind::kPolicy, "the executor's scratch " + scratch + " is or holds " + path +
+                                             ", which the policy grants; the scratch must be a directory of its own");
+      }
+      if (IsWithin(scratch, path)) {
+        return Error(ErrorKind::kPolicy, "the executor's scratch " + scratch + " lies inside " + path +
+                                             ", which every executor of the set is granted: another executor could "
+                                             "reach this one's $HOME there; put the scratch root outside every grant");
+      }
     }
   }
   return Ok();
@@ -507,6 +522,7 @@ Result<Policy> PolicyBuilder::Build() const {
   }
   std::vector<std::string> allowed_credentials;
   std::vector<std::pair<std::string, std::string>> user_grants;  // (flag, path), for the checks below
+  std::vector<PathGrant> scratch_grants;                          // an executor's own, added last
   // A grant a config file wrote says which file; the rest are the request's.
   auto origin_of = [&](const Requested& request, const std::string& path) {
     auto wrote = [&](const std::vector<std::string>& grants) {
@@ -548,14 +564,15 @@ Result<Policy> PolicyBuilder::Build() const {
       if (read_only && Has(request.access, Access::kWrite)) {
         policy.notes_.push_back(request.flag + " " + pinned.path + " is read-only under read-only mode");
       }
-      if (request.origin == GrantOrigin::kScratch && !MutantActive(Mutant::kScratchAlone)) {
-        CORRAL_TRY(CheckScratchAlone(pinned.path, by_path));
-      }
       if (credential) allowed_credentials.push_back(pinned.path);
       if (&request.paths == &spec_.allow_write) write_grants.push_back(pinned.path);
       flag_paths.push_back(pinned.path);
       user_roots.push_back(pinned.path);
       user_grants.emplace_back(request.flag, pinned.path);
+      if (request.origin == GrantOrigin::kScratch) {  // joins the grants once checked against all of them
+        scratch_grants.push_back(PathGrant{pinned, narrow(request.access), GrantOrigin::kScratch});
+        continue;
+      }
       add(pinned, narrow(request.access), origin_of(request, pinned.path));
     }
   }
@@ -629,6 +646,9 @@ Result<Policy> PolicyBuilder::Build() const {
     policy.overlay_roots_.push_back(pinned);
   }
   if (read_only && policy.workspace_) policy.notes_.push_back("the workspace is read-only under read-only mode");
+
+  if (!MutantActive(Mutant::kScratchAlone)) CORRAL_TRY(CheckScratchAlone(scratch_grants, by_path));
+  for (const PathGrant& scratch : scratch_grants) add(scratch.path, scratch.access, GrantOrigin::kScratch);
 
   // Effective access is the union along the path, as Landlock computes it; a
   // grant that adds nothing to its enclosing grant is redundant.

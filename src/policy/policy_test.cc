@@ -106,9 +106,11 @@ TEST_F(PolicyTest, ReadGrantInsideWorkspaceIsMergedAway) {
 
 // An executor's $HOME and $TMPDIR: granted read-write, and no protected
 // path is looked for there (the calls share them; nothing outside the
-// sandbox runs from them). The workspace keeps its protected paths, and a
-// scratch directory that is or holds another grant is refused, since it
-// would take that grant's protected paths away.
+// sandbox runs from them). The workspace keeps its protected paths. A
+// scratch directory that is or holds another grant is refused (that
+// grant's protected paths would go unguarded), and so is one inside a
+// grant (every executor of a set has its grants: another executor would
+// reach this one's $HOME).
 TEST_F(PolicyTest, ScratchDirectoriesAreWritableAndHoldNoProtectedPaths) {
   std::string scratch = tree_.Dir("scratch/home");
   PolicySpec spec;
@@ -128,12 +130,20 @@ TEST_F(PolicyTest, ScratchDirectoriesAreWritableAndHoldNoProtectedPaths) {
   }
   EXPECT_TRUE(workspace_protected);
 
-  for (const std::string& bad : {workspace_, tree_.path()}) {
-    spec.scratch_dirs = {bad};
+  std::string shown = tree_.Dir("shown/scratch");
+  spec.allow_read = {tree_.Join("shown")};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refusals = {
+      {{workspace_}, "the scratch must be a directory of its own"},
+      {{tree_.path()}, "the scratch must be a directory of its own"},
+      {{tree_.Dir("ws/.scratch")}, "put the scratch root outside every grant"},
+      {{shown}, "put the scratch root outside every grant"},
+      {{scratch, tree_.Dir("scratch/home/tmp")}, "each must be a directory of its own"},
+  };
+  for (const auto& [dirs, why] : refusals) {
+    spec.scratch_dirs = dirs;
     Result<Policy> refused = BuildPolicy(Host(), spec);
-    ASSERT_FALSE(refused.ok()) << bad;
-    EXPECT_NE(refused.error().message().find("the scratch must be a directory of its own"), std::string::npos)
-        << refused.error().ToString();
+    ASSERT_FALSE(refused.ok()) << dirs.front();
+    EXPECT_NE(refused.error().message().find(why), std::string::npos) << refused.error().ToString();
   }
 }
 

@@ -184,6 +184,8 @@ Result<PolicySpec> SpecFromJson(const nlohmann::json& json) {
       CORRAL_ASSIGN_OR_RETURN(spec.own_files, Strings(value, key));
     } else if (key == "scratch_dirs") {
       CORRAL_ASSIGN_OR_RETURN(spec.scratch_dirs, Strings(value, key));
+      // Only an executor set grants its own scratch (executor/scratch.h).
+      if (!spec.scratch_dirs.empty()) return Bad(key, "only an executor set grants a scratch directory");
     } else if (key == "user_config_grants") {
       CORRAL_ASSIGN_OR_RETURN(spec.user_config_grants, Strings(value, key));
     } else if (key == "project_config_grants") {

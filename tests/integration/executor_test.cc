@@ -211,6 +211,28 @@ TEST_F(Executors, DotfilesOneCallWritesInItsHomeStayForTheNext) {
   set->Close();
 }
 
+// A scratch root inside a grant (the workspace, a read grant) would show
+// one executor's $HOME to every other executor of the set, which has the
+// same grants: a ~/.bashrc one plants would run in the other's calls. Such
+// an executor is refused (typed, before any call), and nothing runs.
+TEST_F(Executors, AScratchRootInsideAGrantIsRefused) {
+  workspace_.Mkdir(".scratch");
+  outside_.Mkdir("shown");
+  ExecutorPolicy policy = Policy();
+  policy.config_toml = "[sandbox]\nallow_read = [\"" + (outside_ / "shown") + "\"]\n";
+  for (const std::string& root : {workspace_ / ".scratch", outside_ / "shown"}) {
+    ExecutorSetOptions options = Options();
+    options.scratch_root = root;
+    auto set = MakeSet(policy, options);
+    ASSERT_TRUE(set);
+    corral::Result<Executor*> refused = set->For("a");
+    EXPECT_ERRC(refused, ExecutorErrc::kPolicy);
+    EXPECT_NE(refused.error().ToString().find("put the scratch root outside every grant"), std::string::npos)
+        << refused.error().ToString();
+    set->Close();
+  }
+}
+
 TEST_F(Executors, LifecycleStartOnceWaitOnceAndEveryUseAfterCloseIsTyped) {
   auto set = MakeSet();
   ASSERT_TRUE(set);
