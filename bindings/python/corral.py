@@ -62,6 +62,7 @@ def _load():
         "corral_process_signal": (ctypes.c_int, [handle, ctypes.c_int, err]),
         "corral_process_wait": (ctypes.c_int, [handle, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
                                                ctypes.POINTER(ctypes.c_int), err]),
+        "corral_process_protected_left": (c_char_pp, [handle, ctypes.POINTER(ctypes.c_size_t)]),
         "corral_process_free": (None, [handle]),
     }
     for name, (restype, argtypes) in sig.items():
@@ -74,7 +75,8 @@ def _load():
 class _RunResult(ctypes.Structure):
     _fields_ = [("stdout_data", ctypes.c_void_p), ("stdout_len", ctypes.c_size_t),
                 ("stderr_data", ctypes.c_void_p), ("stderr_len", ctypes.c_size_t),
-                ("exit_code", ctypes.c_int), ("signal", ctypes.c_int), ("output_limit", ctypes.c_int)]
+                ("exit_code", ctypes.c_int), ("signal", ctypes.c_int), ("output_limit", ctypes.c_int),
+                ("protected_left", ctypes.POINTER(ctypes.c_char_p)), ("protected_left_count", ctypes.c_size_t)]
 
 
 class _ProcessOptions(ctypes.Structure):
@@ -126,7 +128,9 @@ def _text(value):
 
 
 class RunResult:
-    """What one run produced: stdout and stderr (bytes), exit_code, signal (0: none), output_limit."""
+    """What one run produced: stdout and stderr (bytes), exit_code, signal (0: none), output_limit, and
+    protected_left: what the command made at a protected path (a git hook, a .envrc) that corral could not
+    take out; it may run outside the sandbox, so inspect it (nearly always empty)."""
 
     def __init__(self, raw):
         self.stdout = ctypes.string_at(raw.stdout_data, raw.stdout_len) if raw.stdout_data else b""
@@ -134,6 +138,7 @@ class RunResult:
         self.exit_code = raw.exit_code
         self.signal = raw.signal
         self.output_limit = bool(raw.output_limit)
+        self.protected_left = [os.fsdecode(raw.protected_left[i]) for i in range(raw.protected_left_count)]
 
     def __repr__(self):
         return "RunResult(exit_code=%d, stdout=%r, stderr=%r)" % (self.exit_code, self.stdout[:80], self.stderr[:80])
@@ -272,6 +277,12 @@ class Process:
         code, sig, ended = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
         _call(_c().corral_process_wait, self._handle, ctypes.byref(code), ctypes.byref(sig), ctypes.byref(ended))
         return code.value, sig.value, ENDED_BY[ended.value]
+
+    def protected_left(self):
+        """After wait(): as RunResult.protected_left."""
+        count = ctypes.c_size_t()
+        paths = _c().corral_process_protected_left(self._handle, ctypes.byref(count))
+        return [os.fsdecode(paths[i]) for i in range(count.value)]
 
     def close(self):
         if self._handle:

@@ -32,6 +32,7 @@ class Binding(unittest.TestCase):
             agent = tools.executor("agent-1")
             result = agent.run_command("echo hi; echo there >&2; touch made; exit 3")
             self.assertEqual((result.exit_code, result.stdout, result.stderr), (3, b"hi\n", b"there\n"))
+            self.assertEqual(result.protected_left, [])
             self.assertTrue(os.path.exists(os.path.join(self.workspace, "made")))
             self.assertEqual(agent.level, "full")
             self.assertIn("plan", agent.report())
@@ -74,6 +75,7 @@ class Binding(unittest.TestCase):
             process.close_stdin()
             self.assertEqual(os.read(process.stdout, 100), b"LOUD\n")
             self.assertEqual(process.wait(), (9, 0, "command"))
+            self.assertEqual(process.protected_left(), [])
             process.close()
 
 

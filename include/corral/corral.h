@@ -110,6 +110,13 @@ typedef struct corral_run_result {
   int exit_code;    /* the command's, or 128 + the signal */
   int signal;       /* the signal that killed it, or 0 */
   int output_limit; /* 1: max_output was passed and the tree killed */
+  /* What the command made at a protected path in the workspace (a git hook,
+   * a .envrc, ...) that corral could not take out after the call: it may run
+   * outside the sandbox; inspect and remove it before you use git or an
+   * editor there. protected_left_count paths (NULL when none), owned by the
+   * result. */
+  char **protected_left;
+  size_t protected_left_count;
 } corral_run_result;
 
 /* `argv` NULL-terminated; `cwd` inside the workspace ("" or NULL: the
@@ -149,6 +156,9 @@ CORRAL_API int corral_process_resize(corral_process *process, unsigned short row
 CORRAL_API int corral_process_signal(corral_process *process, int which, char **error);
 /* One real wait, cached. Any out pointer may be NULL. */
 CORRAL_API int corral_process_wait(corral_process *process, int *exit_code, int *signal, int *ended_by, char **error);
+/* After corral_process_wait: as corral_run_result's protected_left, `count`
+ * paths (NULL when none), valid until corral_process_free. */
+CORRAL_API const char *const *corral_process_protected_left(const corral_process *process, size_t *count);
 /* Kills what still runs, closes its descriptors, frees it. */
 CORRAL_API void corral_process_free(corral_process *process);
 

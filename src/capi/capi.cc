@@ -32,6 +32,8 @@ struct corral_set {
 };
 struct corral_process {
   std::unique_ptr<corral::executor::Process> process;
+  std::vector<std::string> protected_left;  // as the wait found it
+  std::vector<const char*> protected_left_view;
 };
 
 namespace {
@@ -94,6 +96,12 @@ int Report(const Result<corral::executor::RunOutput>& output, corral_run_result*
   out->exit_code = output->exit_code;
   out->signal = output->signal.value_or(0);
   out->output_limit = output->output_limit ? 1 : 0;
+  if (!output->protected_left.empty()) {
+    out->protected_left = static_cast<char**>(std::calloc(output->protected_left.size(), sizeof(char*)));
+    if (out->protected_left != nullptr) {
+      for (const std::string& path : output->protected_left) out->protected_left[out->protected_left_count++] = Duplicate(path);
+    }
+  }
   return Succeed(error);
 }
 
@@ -205,6 +213,8 @@ void corral_run_result_free(corral_run_result* result) {
   if (result == nullptr) return;
   std::free(result->stdout_data);
   std::free(result->stderr_data);
+  for (size_t i = 0; i < result->protected_left_count; ++i) std::free(result->protected_left[i]);
+  std::free(result->protected_left);
   *result = corral_run_result{};
 }
 
@@ -229,7 +239,7 @@ int corral_process_prepare(corral_executor* executor, const corral_process_optio
   if (options->terminate_grace_ms > 0) prepared.terminate_grace = std::chrono::milliseconds(options->terminate_grace_ms);
   auto process = Of(executor)->PrepareProcess(std::move(prepared));
   if (!process.ok()) return Fail(process.error(), error);
-  *out = new corral_process{std::move(process).value()};
+  *out = new corral_process{std::move(process).value(), {}, {}};
   return Succeed(error);
 }
 
@@ -295,7 +305,17 @@ int corral_process_wait(corral_process* process, int* exit_code, int* signal, in
   if (exit_code != nullptr) *exit_code = exit->exit_code;
   if (signal != nullptr) *signal = exit->signal.value_or(0);
   if (ended_by != nullptr) *ended_by = static_cast<int>(exit->ended_by);
+  if (process->protected_left_view.empty()) {
+    process->protected_left = exit->protected_left;
+    for (const std::string& path : process->protected_left) process->protected_left_view.push_back(path.c_str());
+  }
   return Succeed(error);
+}
+
+const char* const* corral_process_protected_left(const corral_process* process, size_t* count) {
+  if (count != nullptr) *count = process == nullptr ? 0 : process->protected_left_view.size();
+  if (process == nullptr || process->protected_left_view.empty()) return nullptr;
+  return process->protected_left_view.data();
 }
 
 void corral_process_free(corral_process* process) { delete process; }

@@ -14,7 +14,10 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "base/unique_fd.h"
@@ -65,6 +68,18 @@ class LiveCall : public RunWatcher {
 
 // The typed error of a run corral ended (RunResult::error).
 Error RunError(const RunResult& result);
+
+// How a run whose command ran ended, for a caller of the library: the
+// command's own status (never corral's exit 79, which the CLI gives when
+// something is left at a protected path, and which the command could give
+// too), and the paths the sweep had to leave in place (SweepFinding
+// kLeftInPlace: a hook or a shell file that may run outside the sandbox).
+struct CommandEnd {
+  int exit_code = 0;
+  std::optional<int> signal;
+  std::vector<std::string> protected_left;
+};
+CommandEnd CommandEndOf(const RunResult& result);
 
 class Tracker {
  public:

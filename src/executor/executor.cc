@@ -338,6 +338,16 @@ Error RunError(const RunResult& result) {
   return Reclassify(ExecutorErrcOf(*result.error), *result.error);
 }
 
+CommandEnd CommandEndOf(const RunResult& result) {
+  CommandEnd end;
+  end.exit_code = result.outcome.ExitStatus();
+  if (result.outcome.kind == SupervisedExit::Kind::kSignaled) end.signal = result.outcome.signal;
+  for (const SweepFinding& finding : result.quarantined) {
+    if (finding.outcome == SweepFinding::Outcome::kLeftInPlace) end.protected_left.push_back(finding.path);
+  }
+  return end;
+}
+
 Result<RunOutput> Executor::Run(const std::string& cwd, const std::vector<std::string>& argv,
                                 std::optional<size_t> max_output) {
   std::lock_guard serial(state_->run_mutex);
@@ -394,8 +404,10 @@ Result<RunOutput> Executor::Run(const std::string& cwd, const std::vector<std::s
     default: break;
   }
   if (result.source == RunResult::Source::kCorral && result.error) return RunError(result);
-  output.exit_code = result.exit_status;
-  if (result.outcome.kind == SupervisedExit::Kind::kSignaled) output.signal = result.outcome.signal;
+  CommandEnd end = CommandEndOf(result);
+  output.exit_code = end.exit_code;
+  output.signal = end.signal;
+  output.protected_left = std::move(end.protected_left);
   return output;
 }
 

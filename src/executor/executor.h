@@ -131,6 +131,11 @@ struct RunOutput {
   int exit_code = 0;          // the command's, or 128 + the signal that killed it
   std::optional<int> signal;  // the signal that killed the command
   bool output_limit = false;  // RunArgvLimited: the cap was passed and the tree killed
+  // What the command made at a protected path in the workspace (a git
+  // hook, a .envrc, ...) that corral could not take out after the call: it
+  // may run outside the sandbox; inspect and remove it before you use git
+  // or an editor there. Empty after nearly every call.
+  std::vector<std::string> protected_left;
 };
 
 class Executor {

@@ -140,8 +140,10 @@ Result<void> Process::Start() {
       exit.error = RunError(result);
       exit.exit_code = result.exit_status;
     } else {
-      exit.exit_code = result.exit_status;
-      if (result.outcome.kind == SupervisedExit::Kind::kSignaled) exit.signal = result.outcome.signal;
+      CommandEnd end = CommandEndOf(result);
+      exit.exit_code = end.exit_code;
+      exit.signal = end.signal;
+      exit.protected_left = std::move(end.protected_left);
     }
     leave();
     std::lock_guard lock(mutex_);

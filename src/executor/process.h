@@ -76,6 +76,7 @@ struct ProcessExit {
   std::optional<int> signal;  // the signal that killed the command
   EndedBy ended_by = EndedBy::kCommand;  // kDeadline, kSignal (Signal), kCancelled (Close)
   std::optional<Error> error;  // corral ended the run (a sandbox failure)
+  std::vector<std::string> protected_left;  // as RunOutput::protected_left (executor.h)
 };
 
 class Process {

@@ -66,6 +66,7 @@ int main(int argc, char **argv) {
   CHECK(run.exit_code == 4);
   CHECK(run.stdout_len == 6 && strcmp(run.stdout_data, "hello\n") == 0);
   CHECK(strcmp(run.stderr_data, "oops\n") == 0);
+  CHECK(run.protected_left == NULL && run.protected_left_count == 0); /* nothing left at a protected path */
   corral_run_result_free(&run);
   const char *touch[] = {"touch", "made-by-c", NULL};
   CHECK(corral_run_argv(executor, NULL, touch, 0, &run, &error) == CORRAL_OK);
@@ -108,6 +109,8 @@ int main(int argc, char **argv) {
   int code = -1, sig = -1, ended = -1;
   CHECK(corral_process_wait(process, &code, &sig, &ended, &error) == CORRAL_OK);
   CHECK(code == 0 && sig == 0 && ended == CORRAL_ENDED_BY_COMMAND);
+  size_t left = 1;
+  CHECK(corral_process_protected_left(process, &left) == NULL && left == 0);
   corral_process_free(process);
   corral_set_free(set);
   corral_policy_free(policy);
