@@ -16,6 +16,17 @@
 
 namespace corral {
 
+namespace {
+
+// fnmatch(3) of one segment; a segment with no wildcard and no escape
+// matches only itself, which a comparison says without fnmatch.
+bool SegmentMatches(const std::string& pattern, const std::string& segment) {
+  if (pattern.find_first_of("*?[\\") == std::string::npos) return pattern == segment;
+  return ::fnmatch(pattern.c_str(), segment.c_str(), 0) == 0;
+}
+
+}  // namespace
+
 PatternProgress::PatternProgress(const PatternSegments& patterns) : patterns_(&patterns) {
   live_.resize(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {
@@ -34,7 +45,7 @@ PatternProgress PatternProgress::Step(const std::string& segment) const {
     for (size_t p = 0; p < pattern.size(); ++p) {
       if (!live_[i][p]) continue;
       if (pattern[p] == "**") to[p] = 1;
-      else if (::fnmatch(pattern[p].c_str(), segment.c_str(), 0) == 0) to[p + 1] = 1;
+      else if (SegmentMatches(pattern[p], segment)) to[p + 1] = 1;
     }
     next.Close(i);
   }
@@ -174,7 +185,11 @@ Result<MaskWalk::Visit> MaskWalk::VisitDir(const UniqueFd& fd, const std::string
     ::close(listing);
     return Error::FromErrno(ErrorKind::kPolicy, "forbid_read: cannot list", dir, errno);
   }
-  std::vector<std::string> names;
+  struct Listed {
+    std::string name;
+    unsigned char type;  // d_type: DT_UNKNOWN where the filesystem does not say
+  };
+  std::vector<Listed> names;
   for (;;) {
     errno = 0;
     const struct dirent* entry = ::readdir(stream);
@@ -193,12 +208,16 @@ Result<MaskWalk::Visit> MaskWalk::VisitDir(const UniqueFd& fd, const std::string
                                            std::to_string(budget_) + " entries under " + dir +
                                            "; use narrower patterns (for example an absolute path)");
     }
-    names.push_back(std::move(name));
+    names.push_back({std::move(name), entry->d_type});
   }
-  for (const std::string& name : names) {
+  for (const auto& [name, type] : names) {
     PatternProgress child = progress.Step(name);
     const bool matches = child.Matches();
     if (!matches && !child.MayMatchBelow()) continue;
+    // What matches no pattern matters only as a directory to walk into: an
+    // entry the listing calls something else needs no fstatat (one made a
+    // directory since is an IN_CREATE or IN_MOVED_TO, and Unmoved says so).
+    if (!matches && type != DT_DIR && type != DT_UNKNOWN) continue;
     std::string path = Join(dir, name);
     struct stat st;
     if (::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
