@@ -164,6 +164,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kWarmPlanRecompile: return "warm_plan_recompile";
     case Mutant::kJournalKeptDone: return "journal_kept_done";
     case Mutant::kScratchAlone: return "scratch_alone";
+    case Mutant::kForbidQuote: return "forbid_quote";
   }
   return "none";
 }

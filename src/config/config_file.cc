@@ -124,11 +124,14 @@ Status ReadForbidList(const TomlField& field, const ParseContext& context, std::
     if (std::any_of(given.begin(), given.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
       return BadValue(element, QuoteForMessage(given) + ": the pattern contains a control character");
     }
+    // "~user" and an unknown home are refused here; the home goes into the
+    // pattern quoted (NormalizeForbidPattern), never read as wildcards.
     Result<std::string> expanded = ExpandHome(given, context.home);
     if (!expanded.ok()) return BadValue(element, QuoteForMessage(given) + ": " + expanded.error().message());
-    Result<std::string> pattern = NormalizeForbidPattern(*expanded, context.home);
+    Result<std::string> pattern = NormalizeForbidPattern(given, context.home);
     if (!pattern.ok() || pattern->empty()) {
-      return BadValue(element, QuoteForMessage(given) + ": an empty pattern or one with '..' segments");
+      return BadValue(element, QuoteForMessage(given) + ": an empty pattern, one with '..' segments or one that "
+                                                        "names no path");
     }
     out.push_back(Sourced<std::string>{std::move(pattern).value(), items[i].where});
   }

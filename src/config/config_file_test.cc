@@ -167,13 +167,17 @@ TEST(ConfigFile, PortListsTakeIntegersAndStrings) {
 }
 
 TEST(ConfigFile, ForbidRead) {
-  ConfigLayer layer = Parse("[sandbox]\nforbid_read = [\"**/.env\", \"~/.ssh\", \"/etc//hosts\", \"secrets/*.pem\"]\n");
-  EXPECT_EQ(Values(layer.forbid_read),
-            (std::vector<std::string>{"**/.env", "/home/u/.ssh", "/etc/hosts", "secrets/*.pem"}));
+  ConfigLayer layer = Parse(
+      "[sandbox]\nforbid_read = [\"**/.env\", \"~/.ssh\", \"/etc//hosts\", \"secrets/*.pem\", \"./.env\", \"conf/./k/\"]\n");
+  EXPECT_EQ(Values(layer.forbid_read), (std::vector<std::string>{"**/.env", "/home/u/.ssh", "/etc/hosts", "secrets/*.pem",
+                                                                  ".env", "conf/k"}));
+  EXPECT_EQ(Message("[sandbox]\nforbid_read = [\"./\"]\n"),
+            "/p/corral.toml:2:16: sandbox.forbid_read[0]: \"./\": an empty pattern, one with '..' segments or one "
+            "that names no path");
   EXPECT_EQ(Message("[sandbox]\nforbid_read = [\"../up\"]\n"),
-            "/p/corral.toml:2:16: sandbox.forbid_read[0]: \"../up\": an empty pattern or one with '..' segments");
+            "/p/corral.toml:2:16: sandbox.forbid_read[0]: \"../up\": an empty pattern, one with '..' segments or one that names no path");
   EXPECT_EQ(Message("[sandbox]\nforbid_read = [\"\"]\n"),
-            "/p/corral.toml:2:16: sandbox.forbid_read[0]: \"\": an empty pattern or one with '..' segments");
+            "/p/corral.toml:2:16: sandbox.forbid_read[0]: \"\": an empty pattern, one with '..' segments or one that names no path");
   EXPECT_EQ(Message("[sandbox]\nforbid_read = \"**/.env\"\n"),
             "/p/corral.toml:2:1: sandbox.forbid_read: expected an array of strings, got string");
 }

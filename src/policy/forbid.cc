@@ -13,24 +13,33 @@
 namespace corral {
 namespace {
 
-bool HasGlob(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
 
 }  // namespace
 
 Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std::string& home) {
   if (pattern.empty()) return Error(ErrorKind::kUsage, "forbid_read: empty pattern");
   std::string text = pattern;
-  if (text == "~") text = home;
-  else if (text.starts_with("~/")) text = home + text.substr(1);
+  if (text == "~") text = QuoteLiteral(home);
+  else if (text.starts_with("~/")) text = QuoteLiteral(home) + text.substr(1);
+  const bool absolute = text.front() == '/';
+  std::string normalized = absolute ? "/" : "";
   for (size_t start = 0; start <= text.size();) {  // each segment, without splitting into strings
     size_t end = text.find('/', start);
     if (end == std::string::npos) end = text.size();
-    if (std::string_view(text).substr(start, end - start) == "..") {
-      return Error(ErrorKind::kUsage, "forbid_read " + pattern + ": '..' is not allowed");
-    }
+    std::string_view segment = std::string_view(text).substr(start, end - start);
     start = end + 1;
+    if (segment == "..") return Error(ErrorKind::kUsage, "forbid_read " + pattern + ": '..' is not allowed");
+    if (segment.empty() || segment == ".") continue;
+    if (!normalized.empty() && normalized.back() != '/') normalized += '/';
+    normalized += segment;
   }
-  return CollapseSlashes(text);
+  if (normalized.empty()) return Error(ErrorKind::kUsage, "forbid_read " + pattern + ": names no path to hide");
+  return normalized;
+}
+
+std::string HomePath(const std::string& tilde_path, const std::string& home) {
+  if (tilde_path == "~") return home;
+  return tilde_path.starts_with("~/") ? CollapseSlashes(home + tilde_path.substr(1)) : tilde_path;
 }
 
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path) {
@@ -47,7 +56,7 @@ Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns
     if (pattern.front() == '/') {
       absolute.push_back(pattern);
     } else {
-      for (const std::string& root : scope.user_roots) absolute.push_back(CollapseSlashes(root + "/" + pattern));
+      for (const std::string& root : scope.user_roots) absolute.push_back(QuoteLiteral(root) + "/" + pattern);
     }
   }
   PatternSegments segments;
@@ -60,7 +69,7 @@ Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns
     // A literal pattern may name a grant itself; a glob only hides what lies
     // inside one (as `W/**` hides W's entries, not W).
     bool named = std::any_of(absolute.begin(), absolute.end(), [&](const std::string& pattern) {
-      return pattern == root && !HasGlob(pattern);
+      return LiteralOf(pattern) == root;
     });
     struct stat st;
     if (named) {

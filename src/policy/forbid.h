@@ -37,8 +37,15 @@
 
 namespace corral {
 
-// Rejects empty patterns and ".." segments; expands "~/".
+// Rejects empty patterns and ".." segments, drops "." segments and extra
+// slashes (a pattern that names nothing then, like ".", is refused), and
+// expands "~/" to the home, quoted (QuoteLiteral in policy/forbid_walk.h)
+// so that the home's own name is never read as a wildcard.
 Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std::string& home);
+
+// "~" or "~/rest" as the path it names in `home`: a path, not a pattern
+// (the credential stores and the home's allowlist are paths corral keeps).
+std::string HomePath(const std::string& tilde_path, const std::string& home);
 
 // True when `path` (absolute) matches the normalized absolute pattern.
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path);

@@ -28,10 +28,41 @@ TEST(ForbidPattern, NormalisationExpandsHomeAndRefusesDotDot) {
   EXPECT_EQ(*NormalizeForbidPattern("/srv//data/", "/home/ana"), "/srv/data");
   EXPECT_EQ(*NormalizeForbidPattern("**/.env", "/home/ana"), "**/.env");
   EXPECT_FALSE(NormalizeForbidPattern("", "/home/ana").ok());
-  for (const char* bad : {"../x", "/srv/../etc/shadow", "a/..", "~/../other"}) {
+  for (const char* bad : {"../x", "/srv/../etc/shadow", "a/..", "~/../other", ".", "./", "./."}) {
     Result<std::string> normalized = NormalizeForbidPattern(bad, "/home/ana");
     ASSERT_FALSE(normalized.ok()) << bad;
     EXPECT_EQ(normalized.error().kind(), ErrorKind::kUsage) << bad;
+  }
+}
+
+// A "." segment names the directory it is in: dropped, so "./.env" hides
+// .env (it used to hide nothing: no listed name is ".").
+TEST(ForbidPattern, DotSegmentsAreDropped) {
+  EXPECT_EQ(*NormalizeForbidPattern("./.env", "/home/ana"), ".env");
+  EXPECT_EQ(*NormalizeForbidPattern("conf/./key.pem", "/home/ana"), "conf/key.pem");
+  EXPECT_EQ(*NormalizeForbidPattern(".env/.", "/home/ana"), ".env");
+  EXPECT_EQ(*NormalizeForbidPattern("/srv/./data", "/home/ana"), "/srv/data");
+  EXPECT_TRUE(MatchesForbidPattern("/ws/" + *NormalizeForbidPattern("./.env", "/h"), "/ws/.env"));
+}
+
+// A home, workspace or store whose name holds a wildcard character goes
+// into a pattern quoted: it matches itself and nothing else. A backslash
+// is a character like any other (no escapes).
+TEST(ForbidPattern, QuotedPathsMatchOnlyThemselves) {
+  EXPECT_EQ(QuoteLiteral("/home/a[1]/x*?"), "/home/a[[]1]/x[*][?]");
+  EXPECT_EQ(*NormalizeForbidPattern("~/.ssh", "/home/a[1]"), "/home/a[[]1]/.ssh");
+  EXPECT_TRUE(MatchesForbidPattern(*NormalizeForbidPattern("~/.ssh", "/home/a[1]"), "/home/a[1]/.ssh"));
+  EXPECT_FALSE(MatchesForbidPattern(*NormalizeForbidPattern("~/.ssh", "/home/a[1]"), "/home/a1/.ssh"));
+  for (const char* path : {"/ws/p[1]/.env", "/ws/p*/.env", "/ws/p?/.env", "/ws/a\\b", "/ws/[!x]", "/ws/]"}) {
+    const std::string quoted = QuoteLiteral(path);
+    EXPECT_TRUE(MatchesForbidPattern(quoted, path)) << quoted;
+    EXPECT_EQ(LiteralOf(quoted), std::optional<std::string>(path)) << quoted;
+  }
+  EXPECT_FALSE(MatchesForbidPattern(QuoteLiteral("/ws/p*"), "/ws/px"));
+  EXPECT_TRUE(MatchesForbidPattern("/ws/a\\b", "/ws/a\\b"));
+  EXPECT_FALSE(MatchesForbidPattern("/ws/a\\b", "/ws/ab"));
+  for (const char* glob : {"/ws/*", "/ws/?", "/ws/[ab]", "/ws/[!a]", "/ws/[^a]", "/ws/[]]", "/ws/[a-c]", "/ws/["}) {
+    EXPECT_EQ(LiteralOf(glob), std::nullopt) << glob;
   }
 }
 
@@ -81,13 +112,14 @@ TEST(ForbidPattern, ManyDoubleStarsStayCheap) {
 // directory here (the patterns' own prefixes, their siblings, "/").
 TEST(ForbidPattern, BelowMatcherDecidesAsTheMatcher) {
   const std::vector<std::string> patterns = {
-      "/home/a/.ssh", "/home/a/.config/gcloud", "/home/a/.ssh/", "/home/a/x\\y", "/home/a/.aws",
+      "/home/a/.ssh", "/home/a/.config/gcloud", "/home/a/.ssh/", "/home/a/x\\y", "/home/a/.aws", "/home/p[[]1]/x",
+      "/home/p[[]1]", "/home/p[1]/y", "/home/a/[!.]ssh",
       "/home/*/.ssh", "/home/a/**/.env", "/**/.env", "/home/a/.conf?g/gh", "/home/a/[.]aws", "/", "/home",
       "/srv/ws/keys", "/srv/**"};
   const std::vector<std::string> dirs = {"/", "/home", "/home/a", "/home/a/.ssh", "/home/a/.config",
                                          "/home/a/.config/gcloud", "/home/ab", "/home/b", "/srv", "/srv/ws",
                                          "/srv/ws/keys", "/srv/ws/keys/deeper", "/home/a/x\\y", "/home/a/xy",
-                                         "/usr", "/home/a/.aws/sub"};
+                                         "/usr", "/home/a/.aws/sub", "/home/p[1]", "/home/p1", "/home/p[1]/x"};
   std::vector<PatternSegments> sets;
   PatternSegments all;
   for (const std::string& pattern : patterns) {

@@ -18,14 +18,51 @@ namespace corral {
 
 namespace {
 
-// fnmatch(3) of one segment; a segment with no wildcard and no escape
+// fnmatch(3) of one segment, without escapes; a segment with no wildcard
 // matches only itself, which a comparison says without fnmatch.
 bool SegmentMatches(const std::string& pattern, const std::string& segment) {
-  if (pattern.find_first_of("*?[\\") == std::string::npos) return pattern == segment;
-  return ::fnmatch(pattern.c_str(), segment.c_str(), 0) == 0;
+  if (pattern.find_first_of("*?[") == std::string::npos) return pattern == segment;
+  return ::fnmatch(pattern.c_str(), segment.c_str(), FNM_NOESCAPE) == 0;
 }
 
 }  // namespace
+
+std::string QuoteLiteral(std::string_view path) {
+  if (MutantActive(Mutant::kForbidQuote)) return std::string(path);
+  std::string quoted;
+  quoted.reserve(path.size());
+  for (char c : path) {
+    if (c == '*' || c == '?' || c == '[') {
+      quoted += '[';
+      quoted += c;
+      quoted += ']';
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted;
+}
+
+std::optional<std::string> LiteralOf(std::string_view pattern) {
+  std::string literal;
+  literal.reserve(pattern.size());
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '*' || c == '?') return std::nullopt;
+    if (c == '[') {
+      // Only a bracket of one plain character: `[x]`, not `[!x]`, `[^x]`,
+      // `[]]` or a range.
+      if (i + 2 >= pattern.size() || pattern[i + 2] != ']') return std::nullopt;
+      char quoted = pattern[i + 1];
+      if (quoted == '!' || quoted == '^' || quoted == ']' || quoted == '/') return std::nullopt;
+      literal += quoted;
+      i += 2;
+      continue;
+    }
+    literal += c;
+  }
+  return literal;
+}
 
 PatternProgress::PatternProgress(const PatternSegments& patterns) : patterns_(&patterns) {
   live_.resize(patterns.size());
@@ -81,11 +118,14 @@ PatternProgress ProgressOf(const PatternSegments& patterns, const std::string& p
 
 BelowMatcher::BelowMatcher(const PatternSegments& patterns) {
   for (const std::vector<std::string>& pattern : patterns) {
-    bool literal = std::none_of(pattern.begin(), pattern.end(), [](const std::string& segment) {
-      return segment.find_first_of("*?[\\") != std::string::npos;
-    });
-    if (literal) {
-      literal_.push_back(&pattern);
+    std::vector<std::string> literal;
+    for (const std::string& segment : pattern) {
+      std::optional<std::string> text = segment == "**" ? std::nullopt : LiteralOf(segment);
+      if (!text) break;
+      literal.push_back(std::move(*text));
+    }
+    if (literal.size() == pattern.size()) {
+      literal_.push_back(std::move(literal));
     } else {
       globs_.push_back(pattern);
     }
@@ -94,8 +134,8 @@ BelowMatcher::BelowMatcher(const PatternSegments& patterns) {
 
 bool BelowMatcher::MayMatchBelow(const std::string& dir) const {
   const std::vector<std::string> at = PathSegments(dir);
-  for (const std::vector<std::string>* pattern : literal_) {
-    if (pattern->size() > at.size() && std::equal(at.begin(), at.end(), pattern->begin())) return true;
+  for (const std::vector<std::string>& pattern : literal_) {
+    if (pattern.size() > at.size() && std::equal(at.begin(), at.end(), pattern.begin())) return true;
   }
   return !globs_.empty() && ProgressOf(globs_, dir).MayMatchBelow();
 }

@@ -21,7 +21,9 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -32,6 +34,17 @@
 namespace corral {
 
 using PatternSegments = std::vector<std::vector<std::string>>;
+
+// The pattern language: `*`, `?` and `[...]` within a segment, as fnmatch(3)
+// reads them without escapes (FNM_NOESCAPE: a backslash is a character like
+// any other), and `**` for any number of segments. A path is put into a
+// pattern with QuoteLiteral, which turns each `*`, `?` and `[` into a
+// bracket of that one character (`[*]`, `[?]`, `[[]`), so a workspace or a
+// home named `proj[1]` matches itself and nothing else. LiteralOf gives back
+// the one string a pattern matches, when it matches only one (no wildcard,
+// and every bracket a quoted character); nullopt for a real glob.
+std::string QuoteLiteral(std::string_view path);
+std::optional<std::string> LiteralOf(std::string_view pattern);
 
 // The pattern positions a path has reached: position p is live when
 // pattern[0..p) matches the path's segments (an NFA over the segments, `**`
@@ -57,18 +70,17 @@ class PatternProgress {
 PatternProgress ProgressOf(const PatternSegments& patterns, const std::string& path);
 
 // Whether any of `patterns` may match inside a directory: exactly
-// ProgressOf(patterns, dir).MayMatchBelow(), but a literal pattern (no
-// segment with a wildcard or an escape: `*`, `?`, `[`, `\`) is only a
-// comparison of segments, with no matcher run. The credential stores,
-// about a hundred literal paths, are asked this of every grant. Keeps
-// pointers into `patterns`, which must outlive it.
+// ProgressOf(patterns, dir).MayMatchBelow(), but a literal pattern (every
+// segment has a LiteralOf) is only a comparison of segments, with no
+// matcher run. The credential stores, about a hundred literal paths, are
+// asked this of every grant.
 class BelowMatcher {
  public:
   explicit BelowMatcher(const PatternSegments& patterns);
   bool MayMatchBelow(const std::string& dir) const;
 
  private:
-  std::vector<const std::vector<std::string>*> literal_;
+  PatternSegments literal_;  // each segment as LiteralOf gives it
   PatternSegments globs_;
 };
 

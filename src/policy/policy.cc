@@ -20,6 +20,7 @@
 #include "base/sha256.h"
 #include "base/unique_fd.h"
 #include "policy/forbid.h"
+#include "policy/forbid_walk.h"
 #include "policy/git_identity.h"
 #include "policy/linked_worktree.h"
 #include "policy/toolchains.h"
@@ -448,8 +449,7 @@ Result<Policy> PolicyBuilder::Build() const {
     struct stat home_st;
     const bool absent = ::stat(home.c_str(), &home_st) != 0 && (errno == ENOENT || errno == ENOTDIR);
     for (const std::string& pattern : HomeCredentialPatterns()) {
-      CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(pattern, home));
-      credentials.push_back(std::move(path));
+      credentials.push_back(HomePath(pattern, home));
       in_absent_home.push_back(absent);
     }
   }
@@ -585,7 +585,7 @@ Result<Policy> PolicyBuilder::Build() const {
       user_roots.push_back(whole.path);
     }
     for (const HomeEntry& entry : HomeAllowlist()) {
-      CORRAL_ASSIGN_OR_RETURN(std::string path, NormalizeForbidPattern(entry.path, host_.home));
+      std::string path = HomePath(entry.path, host_.home);
       struct stat st;
       if (::lstat(path.c_str(), &st) != 0) continue;
       Result<PinnedPath> pinned = PinDerivedPath(path, "--home real");
@@ -606,7 +606,7 @@ Result<Policy> PolicyBuilder::Build() const {
     if (normalized.front() == '/') {
       absolute.push_back(normalized);
     } else {
-      for (const std::string& root : user_roots) absolute.push_back(CollapseSlashes(root + "/" + normalized));
+      for (const std::string& root : user_roots) absolute.push_back(QuoteLiteral(root) + "/" + normalized);
     }
     for (const auto& [flag, path] : user_grants) {
       for (std::string above = path; !above.empty(); above = above.substr(0, above.rfind('/'))) {
@@ -726,10 +726,10 @@ Result<Policy> PolicyBuilder::Build() const {
                                              dir + "), which the next run trusts; nothing there is the command's");
       }
     }
-    if (!MutantActive(Mutant::kStateMasks)) patterns.push_back(dir);  // and hidden where a read grant shows it
+    if (!MutantActive(Mutant::kStateMasks)) patterns.push_back(QuoteLiteral(dir));  // and hidden where a read grant shows it
   }
   for (const std::string& file : spec_.own_files) {
-    if (!MutantActive(Mutant::kOwnFilesMasks)) patterns.push_back(file);
+    if (!MutantActive(Mutant::kOwnFilesMasks)) patterns.push_back(QuoteLiteral(file));
   }
   for (const std::string& pattern : spec_.forbid_read) {
     CORRAL_ASSIGN_OR_RETURN(std::string normalized, NormalizeForbidPattern(pattern, host_.home));
@@ -745,7 +745,10 @@ Result<Policy> PolicyBuilder::Build() const {
   // The credential stores any grant shows, except those --allow-credential
   // names. A store that holds a named credential would hide it (and a mask
   // cannot hold a bind): the store itself must be named.
-  CORRAL_ASSIGN_OR_RETURN(ForbidExpansion stores, ExpandForbidden(credentials, host_.home, scope));
+  // The stores are paths: each is a pattern that matches only itself.
+  std::vector<std::string> store_patterns;
+  for (const std::string& store : credentials) store_patterns.push_back(QuoteLiteral(store));
+  CORRAL_ASSIGN_OR_RETURN(ForbidExpansion stores, ExpandForbidden(store_patterns, host_.home, scope));
   for (std::string& note : stores.notes) policy.notes_.push_back(std::move(note));
   for (MaskedPath& store : stores.masks) {
     bool allowed = false;
