@@ -5,16 +5,13 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <optional>
 
 #include "base/mutant.h"
 #include "policy/forbid_walk.h"
 #include "policy/path.h"
 
 namespace corral {
-namespace {
-
-
-}  // namespace
 
 Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std::string& home) {
   if (pattern.empty()) return Error(ErrorKind::kUsage, "forbid_read: empty pattern");
@@ -63,14 +60,16 @@ Result<ForbidExpansion> ExpandForbidden(const std::vector<std::string>& patterns
   for (const std::string& pattern : absolute) segments.push_back(PathSegments(pattern));
 
   const BelowMatcher below(segments);
+  std::vector<std::string> literals;  // the one path each literal pattern names
+  for (const std::string& pattern : absolute) {
+    if (std::optional<std::string> literal = LiteralOf(pattern)) literals.push_back(std::move(*literal));
+  }
   ForbidExpansion expansion;
   std::vector<std::string> roots;  // the granted directories a pattern can match inside
   for (const std::string& root : scope.visible_roots) {
     // A literal pattern may name a grant itself; a glob only hides what lies
     // inside one (as `W/**` hides W's entries, not W).
-    bool named = std::any_of(absolute.begin(), absolute.end(), [&](const std::string& pattern) {
-      return LiteralOf(pattern) == root;
-    });
+    bool named = std::find(literals.begin(), literals.end(), root) != literals.end();
     struct stat st;
     if (named) {
       if (::lstat(root.c_str(), &st) == 0) {
