@@ -203,11 +203,6 @@ std::optional<Located> Locate(const ProtectedPath& entry, const SweepRoots& root
   }
 }
 
-// Whether the tree is still as Locate found it: from the root again, one
-// component at a time, the directory that holds the entry is `at.parent`
-// and the entry is the object found there. Checked before every move.
-// The directory that holds `at`, opened from the root again one component
-// at a time; invalid when it is no longer `at.parent`.
 // Locate's first look, for many paths at once: a path whose first
 // component the root's listing proves absent has nothing to act on, as
 // when fstatat on the pinned root says ENOENT. The listing is read once
@@ -226,6 +221,11 @@ bool FirstComponentAbsent(const ProtectedPath& entry, Stop stop, const SweepRoot
   return listing->second.CertainlyAbsent(rest.substr(0, slash));
 }
 
+// Whether the tree is still as Locate found it: from the root again, one
+// component at a time, the directory that holds the entry is `at.parent`
+// and the entry is the object found there. Checked before every move.
+// The directory that holds `at`, opened from the root again one component
+// at a time; invalid when it is no longer `at.parent`.
 UniqueFd ParentFromRoot(const Located& at) {
   UniqueFd dir(::fcntl(at.root.get(), F_DUPFD_CLOEXEC, 0));
   std::string rest = at.relative;
