@@ -34,11 +34,6 @@ Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std
   return normalized;
 }
 
-std::string HomePath(const std::string& tilde_path, const std::string& home) {
-  if (tilde_path == "~") return home;
-  return tilde_path.starts_with("~/") ? CollapseSlashes(home + tilde_path.substr(1)) : tilde_path;
-}
-
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path) {
   const PatternSegments patterns = {PathSegments(pattern)};
   return ProgressOf(patterns, path).Matches();

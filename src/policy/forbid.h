@@ -43,9 +43,6 @@ namespace corral {
 // so that the home's own name is never read as a wildcard.
 Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std::string& home);
 
-// "~" or "~/rest" as the path it names in `home`: a path, not a pattern
-// (the credential stores and the home's allowlist are paths corral keeps).
-std::string HomePath(const std::string& tilde_path, const std::string& home);
 
 // True when `path` (absolute) matches the normalized absolute pattern.
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path);

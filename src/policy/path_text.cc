@@ -17,6 +17,12 @@ Result<std::string> ExpandHome(std::string_view text, std::string_view home) {
   return std::string(home) + std::string(text.substr(1));
 }
 
+std::string HomePath(std::string_view tilde_path, std::string_view home) {
+  if (tilde_path == "~") return std::string(home);
+  if (!tilde_path.starts_with("~/")) return std::string(tilde_path);
+  return CollapseSlashes(std::string(home) + std::string(tilde_path.substr(1)));
+}
+
 Result<std::string> CanonicalAbsolutePath(std::string_view text) {
   if (text.empty()) return Error(ErrorKind::kUsage, "empty path");
   if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {

@@ -19,6 +19,11 @@ namespace corral {
 // look up other users' homes. Other text is returned unchanged.
 Result<std::string> ExpandHome(std::string_view text, std::string_view home);
 
+// The same for corral's own "~" and "~/rest" paths (the credential stores,
+// the home's allowlist), which can never be "~user": the path in `home`,
+// slashes collapsed, and never an error (an unknown home gives "/rest").
+std::string HomePath(std::string_view tilde_path, std::string_view home);
+
 // An absolute path in canonical text form: repeated and trailing slashes are
 // collapsed; a relative path, an empty one, "." or ".." components and
 // control characters (including NUL) are refused. The error message is the

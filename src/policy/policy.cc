@@ -21,6 +21,7 @@
 #include "base/unique_fd.h"
 #include "policy/forbid.h"
 #include "policy/forbid_walk.h"
+#include "policy/path_text.h"
 #include "policy/git_identity.h"
 #include "policy/linked_worktree.h"
 #include "policy/toolchains.h"
