@@ -97,9 +97,16 @@ int Report(const Result<corral::executor::RunOutput>& output, corral_run_result*
   out->signal = output->signal.value_or(0);
   out->output_limit = output->output_limit ? 1 : 0;
   if (!output->protected_left.empty()) {
+    // What the sweep left is never dropped: without memory for it the call fails.
     out->protected_left = static_cast<char**>(std::calloc(output->protected_left.size(), sizeof(char*)));
-    if (out->protected_left != nullptr) {
-      for (const std::string& path : output->protected_left) out->protected_left[out->protected_left_count++] = Duplicate(path);
+    for (size_t i = 0; out->protected_left != nullptr && i < output->protected_left.size(); ++i) {
+      out->protected_left[out->protected_left_count] = Duplicate(output->protected_left[i]);
+      if (out->protected_left[out->protected_left_count] == nullptr) break;
+      ++out->protected_left_count;
+    }
+    if (out->protected_left_count != output->protected_left.size()) {
+      corral_run_result_free(out);
+      return Fail(ExecutorErrc::kInternal, "out of memory for the protected paths the sweep left", error);
     }
   }
   return Succeed(error);
