@@ -165,6 +165,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kJournalKeptDone: return "journal_kept_done";
     case Mutant::kScratchAlone: return "scratch_alone";
     case Mutant::kForbidQuote: return "forbid_quote";
+    case Mutant::kDerivationStale: return "derivation_stale";
   }
   return "none";
 }

@@ -175,6 +175,7 @@ enum class Mutant {
   kJournalKeptDone,        // a kept sweep journal slot's record stays active between runs (a later recovery sweeps the user's files)
   kScratchAlone,           // an executor's scratch may be or hold the workspace (whose protected paths then go unguarded)
   kForbidQuote,            // a path put into a forbid_read pattern (the workspace, the home, a store) is not quoted: its `[` is a wildcard
+  kDerivationStale,        // an executor call reuses the policy derived before although what it looked at changed
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -141,6 +141,9 @@ Result<std::unique_ptr<ExecutorSet>> ExecutorSet::Create(ExecutorPolicy policy, 
   state->resolved.emplace(std::move(resolved).value());
   state->host = std::move(policy.host);
   state->options = std::move(options);
+  if (Result<std::unique_ptr<ObservedThread>> observer = ObservedThread::Start(); observer.ok()) {
+    state->observer = std::move(observer).value();
+  }
   state->default_approver = std::make_unique<NoApprover>();
   state->approver = state->options.approver != nullptr ? state->options.approver : state->default_approver.get();
   undo.state = nullptr;
@@ -169,6 +172,7 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
   CORRAL_ASSIGN_OR_RETURN(ExecutorDirs dirs, state_->scratch->MakeExecutorDirs(executor_state->index));
   executor_state->resolved.emplace(Copy(*state_->resolved));
   executor_state->resolved->spec.scratch_dirs = {dirs.home, dirs.tmp};
+  executor_state->policy_cache = std::make_unique<PolicyCache>(state_->observer.get());
   std::unique_ptr<Executor> executor(new Executor(key, state_.get(), std::move(executor_state)));
   executor->home_ = dirs.home;
   executor->tmpdir_ = dirs.tmp;
@@ -232,6 +236,11 @@ Executor::~Executor() = default;
 bool Executor::closed() const { return state_->tracker.closed() || set_->tracker.closed(); }
 
 std::string Executor::Report() const { return state_->report; }
+
+Executor::PolicyDerivations Executor::policy_derivations() const {
+  PolicyCache::Counts counts = state_->policy_cache->counts();
+  return {counts.derived, counts.reused, counts.not_kept};
+}
 
 void Executor::Close() {
   state_->tracker.CloseAndKill();
@@ -305,6 +314,7 @@ Result<gate::AdmittedRun> Executor::Admit(const std::string& cwd, const std::vec
   request.host = set_->host;
   request.host.cwd = dir;
   request.trail = set_->options.trail;
+  request.deriver = state_->policy_cache.get();
   Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), *set_->approver);
   if (!admitted.ok()) {
     return Reclassify(admitted.error().kind() == ErrorKind::kDenied ? ExecutorErrc::kRefusedByGate

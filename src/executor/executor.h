@@ -162,6 +162,15 @@ class Executor {
   // The policy and the plan as `corral explain --json` describes them.
   std::string Report() const;
 
+  // How its calls got their policy: derived again, or the last call's, kept
+  // while nothing it was derived from has changed (executor/policy_cache.h).
+  struct PolicyDerivations {
+    int derived = 0;
+    int reused = 0;
+    std::string not_kept;  // why the last derivation is not kept; "" when it is
+  };
+  PolicyDerivations policy_derivations() const;
+
   // A process to drive by hand (executor/process.h).
   Result<std::unique_ptr<Process>> PrepareProcess(ProcessOptions options);
 

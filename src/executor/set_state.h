@@ -13,6 +13,8 @@
 #include "executor/call.h"
 #include "executor/capture.h"
 #include "executor/executor.h"
+#include "executor/policy_cache.h"
+#include "kernel/observed_thread.h"
 #include "executor/scratch.h"
 #include "repair/sweep_journal.h"
 #include "run/warm_slot.h"
@@ -30,6 +32,10 @@ struct SetState : std::enable_shared_from_this<SetState> {
   Approver* approver = nullptr;
   std::optional<ScratchDir> scratch;
   Tracker tracker;
+  // The thread each executor's policy is derived on (executor/policy_cache.h);
+  // null where this kernel cannot observe it: every call then derives.
+  // Declared before `all`, so it outlives every executor's cache.
+  std::unique_ptr<ObservedThread> observer;
   std::mutex mutex;  // guards what follows and the scratch's executor dirs
   std::map<std::string, Executor*> by_key;
   std::vector<std::unique_ptr<Executor>> all;  // every executor made, closed ones too
@@ -63,6 +69,9 @@ struct Executor::State {
   UniqueFd null;  // /dev/null, the calls' stdin, opened at the first (guarded by run_mutex)
   CaptureThread capture;  // reads each call's output (guarded by run_mutex)
   std::string report;
+  // Each call's Policy: the last one's while nothing it was derived from
+  // changed (gate::AdmitRequest::deriver).
+  std::unique_ptr<PolicyCache> policy_cache;
 
   // The executor's warm sandbox (exec/warm_sandbox.h), started at its first
   // call; each call holds it (shared) while it runs. Turned off (every call

@@ -190,7 +190,8 @@ Result<AdmittedRun> Admit(AdmitRequest request, Approver& approver) {
   if (Status escalation = DecideEscalation(request, resolved, approver, trail); !escalation.ok()) {
     return refused(escalation.error());
   }
-  Result<Policy> policy = BuildPolicy(request.host, resolved.spec);
+  Result<Policy> policy = request.deriver != nullptr ? request.deriver->Derive(request.host, resolved.spec)
+                                                     : BuildPolicy(request.host, resolved.spec);
   if (!policy.ok()) return refused(policy.error());
   if (Status reach = CheckTrailOutOfReach(*policy, trail); !reach.ok()) return reach.error();
   if (Status granted = GrantGated(resolved, request.argv, request.host, approver, trail); !granted.ok()) {

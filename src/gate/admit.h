@@ -125,6 +125,9 @@ struct AdmitRequest {
   // NetworkApprover on `approver`, and keeps the session for its answers.
   NetworkQuestions network_questions = NetworkQuestions::kNotAsked;
   std::chrono::milliseconds network_approval_timeout = kDefaultNetworkApprovalTimeout;
+  // How a resolved request's Policy is derived; null: BuildPolicy. Not
+  // owned: it must outlive the call.
+  PolicyDeriver* deriver = nullptr;
 };
 
 class AdmittedRun;

@@ -222,4 +222,14 @@ class PolicyBuilder {
 // Builds the Policy for `spec`, as seen from `host`.
 Result<Policy> BuildPolicy(const HostContext& host, const PolicySpec& spec);
 
+// How the gate gets a request's Policy (gate::AdmitRequest::deriver): by
+// BuildPolicy, or by a caller's own way to exactly its answer (an executor
+// keeps the Policy of its last call while nothing it was derived from has
+// changed: executor/policy_cache.h).
+class PolicyDeriver {
+ public:
+  virtual ~PolicyDeriver() = default;
+  virtual Result<Policy> Derive(const HostContext& host, const PolicySpec& spec) = 0;
+};
+
 }  // namespace corral

@@ -36,6 +36,7 @@ struct HostContext {
   // directories (CARGO_HOME, PYENV_ROOT, ...: policy/toolchains.h) as set.
   std::string path_env;
   std::map<std::string, std::string> toolchain_env;
+  bool operator==(const HostContext&) const = default;
 
   // corral's own state: the config, the session logs and quarantine, the
   // compiled policies. A sandbox must never be able to change them.

@@ -835,3 +835,69 @@ TEST_F(Executors, EveryCallIsSweptAndItsJournalSlotIsKeptUntilClose) {
 
 }  // namespace
 }  // namespace corral_it
+
+namespace corral_it {
+namespace {
+
+// A call whose workspace, home and system trees are as the last call left
+// them gets the last call's policy without deriving it again; that is
+// checked here from the executor's own count, since the answer must be the
+// same either way.
+TEST_F(Executors, CallsReuseThePolicyWhileNothingItWasDerivedFromChanged) {
+  auto set = MakeSetWithConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
+  ASSERT_TRUE(set);
+  Executor* one = set->For("one").value();
+  for (int i = 0; i < 4; ++i) {
+    auto out = one->RunArgv("", {"/bin/true"});
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+  }
+  Executor::PolicyDerivations derivations = one->policy_derivations();
+  EXPECT_EQ(derivations.not_kept, "");
+  EXPECT_EQ(derivations.derived, 1);
+  EXPECT_EQ(derivations.reused, 3);
+  set->Close();
+}
+
+// What the last call's policy did not hide, because it was not there, is
+// hidden once it is: made by a call's command, by someone outside, or by
+// another executor's call in the same workspace. Judged from outside: the
+// secret's bytes are not in the output.
+TEST_F(Executors, WhatACallOrAnyoneMakesIsHiddenFromTheNextCall) {
+  auto set = MakeSetWithConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
+  ASSERT_TRUE(set);
+  Executor* one = set->For("one").value();
+  Executor* two = set->For("two").value();
+  for (Executor* executor : {one, two}) ASSERT_TRUE(executor->RunArgv("", {"/bin/true"}).ok());
+
+  auto made = one->RunCommand("", "mkdir -p deep/er && printf SECRET-7f2a > deep/er/.env && echo made");
+  ASSERT_TRUE(made.ok()) << made.error().ToString();
+  ASSERT_EQ(made->stdout_bytes, "made\n") << made->stderr_bytes;
+  ASSERT_EQ(ReadFile(workspace_ / "deep/er/.env"), "SECRET-7f2a");
+  for (Executor* executor : {one, two}) {
+    auto read = executor->RunCommand("", "cat deep/er/.env; echo done");
+    ASSERT_TRUE(read.ok()) << read.error().ToString();
+    EXPECT_EQ(read->stdout_bytes.find("SECRET-7f2a"), std::string::npos) << executor->key();
+    EXPECT_NE(read->stdout_bytes.find("done"), std::string::npos);
+  }
+
+  // Made from outside, deeper than any directory a call has looked at.
+  workspace_.Mkdir("out");
+  workspace_.Mkdir("out/side");
+  WriteFile(workspace_ / "out/side/.env", "SECRET-91bd");
+  for (Executor* executor : {one, two}) {
+    auto read = executor->RunCommand("", "cat out/side/.env; echo done");
+    ASSERT_TRUE(read.ok()) << read.error().ToString();
+    EXPECT_EQ(read->stdout_bytes.find("SECRET-91bd"), std::string::npos) << executor->key();
+  }
+  // A rename from outside puts a secret where no .env was.
+  WriteFile(workspace_ / "out/side/plain", "SECRET-c0de");
+  ASSERT_EQ(::rename((workspace_ / "out/side/plain").c_str(), (workspace_ / "out/side/.env").c_str()), 0);
+  auto read = one->RunCommand("", "cat out/side/.env; echo done");
+  ASSERT_TRUE(read.ok()) << read.error().ToString();
+  EXPECT_EQ(read->stdout_bytes.find("SECRET-c0de"), std::string::npos);
+  EXPECT_GE(one->policy_derivations().derived, 4);
+  set->Close();
+}
+
+}  // namespace
+}  // namespace corral_it
