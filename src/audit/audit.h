@@ -110,6 +110,9 @@ class AuditTrail {
 
   // Adds `ts` and `run`, then writes one line with a single write(2).
   void Record(const AuditEvent& event) const;
+  // Whether Record writes nowhere (Discard): a caller may skip building an
+  // event no one reads.
+  bool discards() const { return fd_ < 0; }
 
  private:
   AuditTrail(int fd, UniqueFd owned);

@@ -33,8 +33,10 @@ bool RaisesEvents(long type) {
     case TMPFS_MAGIC:
     case RAMFS_MAGIC:
     case F2FS_SUPER_MAGIC:
-    case OVERLAYFS_SUPER_MAGIC:
       return true;
+    // Not overlayfs: a write made in one of its layers (by the host, or
+    // through another mount of that directory) raises an event only on the
+    // layer's inode, never on the overlay's.
     default:
       return false;
   }
@@ -100,8 +102,8 @@ int NameWatch::WatchFd(int fd, Scope scope, const std::string& what) {
       local = local_.emplace(st.st_dev, raises).first;
     }
     if (!local->second) {
-      Unwatchable("it looked at a filesystem whose changes raise no event here (procfs, sysfs, a network or FUSE "
-                  "filesystem, ...)");
+      Unwatchable("it looked at " + what + ", on a filesystem whose changes may raise no event here (procfs, "
+                  "sysfs, a network or FUSE filesystem, overlayfs, ...)");
       return -1;
     }
     wd = ::inotify_add_watch(inotify_.get(), ProcFd(fd).c_str(), kWatchMask);
@@ -173,8 +175,14 @@ void NameWatch::LookupFrom(int dirfd, const std::string& path, ObservedCall::Las
       if (S_ISLNK(st.st_mode)) return;  // the link itself: its name is watched, and a link never changes
       // What this user may not read (/etc/shadow, /etc/ssl/private) cannot
       // be watched itself: it is watched through its name (see the top of
-      // name_watch.h). Nor could the lookup have listed it.
-      if (::faccessat(cur.get(), name.c_str(), R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) != 0 && errno == EACCES) return;
+      // name_watch.h). Nor could the lookup have listed it. A file of this
+      // user's own is not: it may link it elsewhere and chmod it there.
+      if (::faccessat(cur.get(), name.c_str(), R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) != 0 && errno == EACCES) {
+        if (!S_ISDIR(st.st_mode) && st.st_uid == ::geteuid()) {
+          return Unwatchable("cannot watch " + at + "/" + name + ", a file of yours you may not read");
+        }
+        return;
+      }
       UniqueFd end(::openat(cur.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
       if (!end) return;  // gone since: an event on its name
       WatchFd(end.get(), S_ISDIR(st.st_mode) ? Scope::kEntries : Scope::kSelf, at + "/" + name);

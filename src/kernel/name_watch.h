@@ -23,18 +23,20 @@
 //
 // What cannot be watched makes the whole watch worthless, and says why
 // (unwatchable()): a call that is not decoded, a path relative to the
-// working directory or with "..", a directory or file inotify refuses (no
-// read permission), a descriptor of procfs, sysfs or a network filesystem
-// (whose changes raise no event here), an inotify limit.
+// working directory or with "..", a directory inotify refuses (no read
+// permission) on the way, a file of this user's own it may not read, a
+// descriptor of a filesystem whose changes may raise no event here (procfs,
+// sysfs, a network or FUSE filesystem, and overlayfs, whose layers can be
+// written beneath it), an inotify limit.
 //
 // What the watch does not see: a write through a shared writable mapping
 // held by a process still alive (it raises no inotify event); a change
 // inside a filesystem mounted from a device another machine writes; and a
-// change to a file this user may not read (which inotify will not watch
-// itself, so it is watched through the name it was looked up by: its
-// attributes and writes through that name) made through another hard link
-// to it, which only a user who may write it can make
-// (fs.protected_hardlinks). A directory has no other link; one this user may
+// change to a file of another user's that this user may not read (which
+// inotify will not watch itself, so it is watched through the name it was
+// looked up by: its attributes and writes through that name) made by that
+// user (or root) through another hard link to it; this user cannot make
+// such a link (fs.protected_hardlinks) nor change the file. A directory has no other link; one this user may
 // not read is watched through its name too, and the names in it, which the
 // lookup could not have listed, are not.
 #pragma once

@@ -186,6 +186,72 @@ TEST_F(Watched, WhatCannotBeWatchedSaysSo) {
       << "a call it does not decode";
 }
 
+// Runs `body` in a child process; its exit code is the test's answer.
+int InChild(const std::function<int()>& body) {
+  pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) ::_exit(body());
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+ObservedCall LookupOf(const std::string& path) {
+  ObservedCall call;
+  call.kind = ObservedCall::Kind::kLookup;
+  call.dirfd = AT_FDCWD;
+  call.path = path;
+  call.name = "stat";
+  return call;
+}
+
+// A write into an overlay's upper or lower directory raises an event only
+// on that layer's inode: a lookup that passes through an overlay is not
+// watchable (the red team's stale `.env`).
+TEST_F(Watched, ALookupThroughAnOverlayIsNotWatchable) {
+  for (const char* dir : {"lower/sub", "upper", "work", "merged"}) tree_.Dir(dir);
+  tree_.File("lower/sub/file", "x");
+  int answer = InChild([&] {
+    const bool root = ::geteuid() == 0;
+    if (::unshare(root ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) != 0) return 2;
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return 2;
+    std::string options = "lowerdir=" + tree_.Join("lower") + ",upperdir=" + tree_.Join("upper") +
+                          ",workdir=" + tree_.Join("work") + (root ? "" : ",userxattr");
+    if (::mount("overlay", tree_.Join("merged").c_str(), "overlay", 0, options.c_str()) != 0) return 3;
+    Result<NameWatch> watch = NameWatch::Open();
+    if (!watch.ok()) return 4;
+    watch->Observe(LookupOf(tree_.Join("merged/sub/file")));
+    return watch->unwatchable().find("overlayfs") != std::string::npos ? 0 : 1;
+  });
+  EXPECT_EQ(answer, 0) << "1: the overlay was watched; 2-4: the child could not set up";
+}
+
+// A file of the caller's own that it may not read could be linked elsewhere
+// and chmod-ed there, unseen: not watchable. Another user's (root's
+// /etc/shadow) is watched through its name. As uid 65534, in a child.
+TEST_F(Watched, AnUnreadableFileOfYourOwnIsNotWatchableAndAnotherUsersIsWatchedByName) {
+  ASSERT_EQ(::chmod(tree_.path().c_str(), 0755), 0);
+  int answer = InChild([&] {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) return 2;
+    char dir[] = "/tmp/corral-unreadable-XXXXXX";
+    if (::mkdtemp(dir) == nullptr) return 3;
+    std::string mine = std::string(dir) + "/mine";
+    int fd = ::open(mine.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0);
+    if (fd < 0) return 4;
+    ::close(fd);
+    Result<NameWatch> own = NameWatch::Open();
+    Result<NameWatch> others = NameWatch::Open();
+    if (!own.ok() || !others.ok()) return 5;
+    own->Observe(LookupOf(mine));
+    others->Observe(LookupOf("/etc/shadow"));
+    ::unlink(mine.c_str());
+    ::rmdir(dir);
+    if (own->unwatchable().find("a file of yours") == std::string::npos) return 1;
+    return others->unwatchable().empty() ? 0 : 6;
+  });
+  EXPECT_EQ(answer, 0) << "1: your own unreadable file was watched; 6: /etc/shadow was not watchable; 2-5: setup";
+}
+
 // A mount raises no inotify event: the mount table is watched instead. In
 // a child with its own user and mount namespaces (any user may make them).
 TEST_F(Watched, AMountIsAChange) {

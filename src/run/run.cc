@@ -549,9 +549,11 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     previous = BlockForwardedSignals();
     // The spawned record goes before the command runs: once it runs, it may
     // stop the terminal (tcflow(TCOOFF)) that the record is written to.
-    AuditEvent spawned_event = SpawnedEvent(policy, **plan, argv);
-    if (warm != nullptr) spawned_event.Set("warm", true);
-    audit.Record(spawned_event);
+    if (!audit.discards()) {
+      AuditEvent spawned_event = SpawnedEvent(policy, **plan, argv);
+      if (warm != nullptr) spawned_event.Set("warm", true);
+      audit.Record(spawned_event);
+    }
     if (warm != nullptr) {
       command.cwd = (*plan)->cwd();
       process = warm->Run(command);
@@ -672,16 +674,16 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     result.source = RunResult::Source::kCommand;
     result.outcome = *outcome;
     result.exit_status = outcome->ExitStatus();
-    AuditEvent exited("exited");
-    exited.Set("source", "command").Set("code", result.exit_status);
-    if (outcome->kind == SupervisedExit::Kind::kSignaled) exited.Set("signal", outcome->signal);
     result.limit_hit = LimitHitBy(policy.limits(), *outcome, cgroup ? cgroup->Events() : CgroupEvents{});
-    if (result.limit_hit) exited.Set("limit", result.limit_hit->name).Set("limit_detail", result.limit_hit->detail);
-    if (result.exit_status != 0 && scanner.matched()) {
-      result.denial = *scanner.matched();
-      exited.Set("denied", ModeName(policy.mode()));
+    if (result.exit_status != 0 && scanner.matched()) result.denial = *scanner.matched();
+    if (!audit.discards()) {
+      AuditEvent exited("exited");
+      exited.Set("source", "command").Set("code", result.exit_status);
+      if (outcome->kind == SupervisedExit::Kind::kSignaled) exited.Set("signal", outcome->signal);
+      if (result.limit_hit) exited.Set("limit", result.limit_hit->name).Set("limit_detail", result.limit_hit->detail);
+      if (result.denial) exited.Set("denied", ModeName(policy.mode()));
+      audit.Record(exited);
     }
-    audit.Record(exited);
   }
   result.cold_because = cold_because;
   if (spawned && process->dns() != nullptr) {
