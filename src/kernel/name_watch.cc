@@ -106,6 +106,11 @@ int NameWatch::WatchFd(int fd, Scope scope, const std::string& what) {
                   "sysfs, a network or FUSE filesystem, overlayfs, ...)");
       return -1;
     }
+    if (by_inode_.size() >= kMaxWatches) {
+      Unwatchable("it looked at more than " + std::to_string(kMaxWatches) +
+                  " directories and files (each kept watch is an inotify watch of the user's)");
+      return -1;
+    }
     wd = ::inotify_add_watch(inotify_.get(), ProcFd(fd).c_str(), kWatchMask);
     if (wd < 0) {
       Unwatchable("cannot watch " + what + ": " + std::strerror(errno) +

@@ -24,10 +24,10 @@
 // What cannot be watched makes the whole watch worthless, and says why
 // (unwatchable()): a call that is not decoded, a path relative to the
 // working directory or with "..", a directory inotify refuses (no read
-// permission) on the way, a file of this user's own it may not read, a
-// descriptor of a filesystem whose changes may raise no event here (procfs,
-// sysfs, a network or FUSE filesystem, and overlayfs, whose layers can be
-// written beneath it), an inotify limit.
+// permission) on the way, a file of this user's own it may not read, more
+// than kMaxWatches inodes, a descriptor of a filesystem whose changes may
+// raise no event here (procfs, sysfs, a network or FUSE filesystem, and
+// overlayfs, whose layers can be written beneath it), an inotify limit.
 //
 // What the watch does not see: a write through a shared writable mapping
 // held by a process still alive (it raises no inotify event); a change
@@ -56,6 +56,11 @@ namespace corral {
 
 class NameWatch {
  public:
+  // At most this many inodes are watched: fs.inotify.max_user_watches is the
+  // user's, shared with their editors and file managers (8192 on kernels
+  // before 5.11). A lookup that needs more makes the watch unwatchable.
+  static constexpr size_t kMaxWatches = 2048;
+
   static Result<NameWatch> Open();
 
   // Watches what `call` depends on; call it before `call` runs.

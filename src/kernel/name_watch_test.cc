@@ -205,6 +205,17 @@ ObservedCall LookupOf(const std::string& path) {
   return call;
 }
 
+// The watches are the user's (fs.inotify.max_user_watches, shared with
+// their editors): a derivation that needs more than kMaxWatches is not kept.
+TEST_F(Watched, MoreThanTheCapOfWatchesIsNotWatchable) {
+  for (size_t i = 0; i <= NameWatch::kMaxWatches; ++i) tree_.File("many/" + std::to_string(i), "");
+  NameWatch watch = Watch([&] {
+    for (size_t i = 0; i <= NameWatch::kMaxWatches; ++i) (void)Stat(tree_.Join("many/" + std::to_string(i)));
+  });
+  EXPECT_NE(watch.unwatchable().find("more than"), std::string::npos) << watch.unwatchable();
+  EXPECT_LE(watch.size(), NameWatch::kMaxWatches);
+}
+
 // A write into an overlay's upper or lower directory raises an event only
 // on that layer's inode: a lookup that passes through an overlay is not
 // watchable (the red team's stale `.env`).
