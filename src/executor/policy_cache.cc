@@ -24,8 +24,13 @@ Result<Policy> PolicyCache::Derive(const HostContext& host, const PolicySpec& sp
     return BuildPolicy(host, spec);
   }
   std::optional<Result<Policy>> built;
-  thread_->Run([&] { built.emplace(BuildPolicy(host, spec)); },
-               [&](const ObservedCall& call) { watch->Observe(call); });
+  // Another executor's derivation on the set's thread: this one derives
+  // here, unobserved and not kept, rather than wait behind it.
+  if (!thread_->Run([&] { built.emplace(BuildPolicy(host, spec)); },
+                    [&](const ObservedCall& call) { watch->Observe(call); }, ObservedThread::IfBusy::kReturn)) {
+    counts_.not_kept = "the set's derivation thread was busy with another executor's";
+    return BuildPolicy(host, spec);
+  }
   if (!built->ok()) {
     counts_.not_kept = "the derivation failed";
   } else if (!watch->unwatchable().empty()) {

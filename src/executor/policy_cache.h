@@ -18,7 +18,8 @@
 //
 // With no thread (a kernel without seccomp user notification), or when a
 // derivation looked at something it cannot watch (unwatchable() says what),
-// every call derives.
+// every call derives. A call that finds the set's thread busy with another
+// executor's derivation derives on its own thread, and does not keep it.
 #pragma once
 
 #include <mutex>

@@ -1,9 +1,11 @@
 #include "kernel/name_watch.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/magic.h>
 #include <poll.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -118,6 +120,19 @@ int NameWatch::WatchFd(int fd, Scope scope, const std::string& what) {
       return -1;
     }
     by_inode_.emplace(std::make_pair(st.st_dev, st.st_ino), wd);
+    // In a case-folding directory a lookup of one name finds another
+    // spelling of it (".SSH" for ".ssh"): there every name made, removed or
+    // renamed is a change, as in a listing. A directory whose flags cannot
+    // be read (inotify could read it, so this can) counts as one; a
+    // filesystem without the ioctl has no case folding.
+    if (S_ISDIR(st.st_mode)) {
+      UniqueFd dir(::open(ProcFd(fd).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      int flags = 0;
+      bool folds = !dir || (::ioctl(dir.get(), FS_IOC_GETFLAGS, &flags) == 0 ? (flags & FS_CASEFOLD_FL) != 0
+                                                                            : errno != ENOTTY && errno != EOPNOTSUPP &&
+                                                                                  errno != EINVAL);
+      if (folds) watches_[wd].entries = true;
+    }
   }
   Watch& watch = watches_[wd];
   if (scope == Scope::kEntries) watch.entries = true;

@@ -12,7 +12,9 @@
 // lookup itself, component by component, following each symlink as the
 // kernel would, adding a watch before it reads each step:
 // - every directory passed through, for the one name looked up in it
-//   (created, removed, renamed, its attributes or content changed);
+//   (created, removed, renamed, its attributes or content changed), and
+//   for any name made, removed or renamed in it where it folds case
+//   (another spelling may answer the lookup) or its flags cannot be read;
 // - what the lookup ends at: its own attributes and content (through any of
 //   its links: the watch is on the inode), and for a directory the names in it;
 // - a directory listed (getdents): the names in it;

@@ -14,12 +14,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <sched.h>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernel/observed_thread.h"
@@ -86,6 +88,29 @@ TEST_F(Watched, TheThreadsLookupsReachTheObserverBeforeTheyRun) {
   EXPECT_TRUE(stat_seen);
   EXPECT_TRUE(listing_seen);
   EXPECT_TRUE(other_seen) << "getcwd is not decoded: it comes as kOther";
+}
+
+// A caller that will not wait finds the thread busy and runs nothing there:
+// one blocked derivation holds up no other executor.
+TEST_F(Watched, ACallerThatWillNotWaitIsToldTheThreadIsBusy) {
+  std::atomic<bool> release = false;
+  std::atomic<bool> started = false;
+  std::thread first([&] {
+    thread_->Run(
+        [&] {
+          started = true;
+          while (!release) ::usleep(1000);
+        },
+        [](const ObservedCall&) {});
+  });
+  while (!started) ::usleep(1000);
+  int ran = 0;
+  EXPECT_FALSE(thread_->Run([&] { ran = 1; }, [](const ObservedCall&) {}, ObservedThread::IfBusy::kReturn));
+  EXPECT_EQ(ran, 0);
+  release = true;
+  first.join();
+  EXPECT_TRUE(thread_->Run([&] { ran = 1; }, [](const ObservedCall&) {}, ObservedThread::IfBusy::kReturn));
+  EXPECT_EQ(ran, 1);
 }
 
 TEST_F(Watched, AnExceptionOnTheThreadComesBackToTheCaller) {

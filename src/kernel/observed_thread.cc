@@ -311,9 +311,15 @@ ObservedThread::~ObservedThread() {
   }
 }
 
-void ObservedThread::Run(const std::function<void()>& work, const std::function<void(const ObservedCall&)>& observe) {
+bool ObservedThread::Run(const std::function<void()>& work, const std::function<void(const ObservedCall&)>& observe,
+                         IfBusy if_busy) {
   static const NotifySizes sizes = KernelNotifySizes();
-  std::lock_guard run(shared_->run_mutex);
+  std::unique_lock run(shared_->run_mutex, std::defer_lock);
+  if (if_busy == IfBusy::kReturn) {
+    if (!run.try_lock()) return false;
+  } else {
+    run.lock();
+  }
   {
     std::lock_guard lock(shared_->mutex);
     shared_->work = &work;
@@ -342,6 +348,7 @@ void ObservedThread::Run(const std::function<void()>& work, const std::function<
   }
   if (thrown) std::rethrow_exception(thrown);
   if (observer_threw) std::rethrow_exception(observer_threw);
+  return true;
 }
 
 }  // namespace corral

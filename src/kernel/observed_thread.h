@@ -51,9 +51,14 @@ class ObservedThread {
   ObservedThread& operator=(const ObservedThread&) = delete;
 
   // Runs `work` on the thread, and `observe` on this one for each call it
-  // makes that can look at a name, before that call runs. Returns when
-  // `work` has returned (an exception it throws is rethrown here).
-  void Run(const std::function<void()>& work, const std::function<void(const ObservedCall&)>& observe);
+  // makes that can look at a name, before that call runs. Returns true when
+  // `work` has returned (an exception it throws is rethrown here). While
+  // another caller's work runs, kWait waits for it; kReturn returns false at
+  // once and runs nothing (so a piece of work that blocks, a lookup on a
+  // stuck network mount, holds up no other caller).
+  enum class IfBusy { kWait, kReturn };
+  bool Run(const std::function<void()>& work, const std::function<void(const ObservedCall&)>& observe,
+           IfBusy if_busy = IfBusy::kWait);
 
   struct Shared;  // what the thread and its owner share (observed_thread.cc)
 
