@@ -239,7 +239,7 @@ std::string Executor::Report() const { return state_->report; }
 
 Executor::PolicyDerivations Executor::policy_derivations() const {
   PolicyCache::Counts counts = state_->policy_cache->counts();
-  return {counts.derived, counts.reused, counts.not_kept};
+  return {counts.derived, counts.reused, counts.observed, counts.not_kept};
 }
 
 void Executor::Close() {

@@ -167,6 +167,7 @@ class Executor {
   struct PolicyDerivations {
     int derived = 0;
     int reused = 0;
+    int observed = 0;      // derivations watched to be kept (after one that could not be: 1 in 2, 4, ... 64)
     std::string not_kept;  // why the last derivation is not kept; "" when it is
   };
   PolicyDerivations policy_derivations() const;

@@ -18,7 +18,8 @@
 //
 // With no thread (a kernel without seccomp user notification), or when a
 // derivation looked at something it cannot watch (unwatchable() says what),
-// every call derives. A call that finds the set's thread busy with another
+// every call derives: unobserved, but for one in 2, 4, ... 64 calls, which
+// tries again. A call that finds the set's thread busy with another
 // executor's derivation derives on its own thread, and does not keep it.
 #pragma once
 
@@ -43,6 +44,7 @@ class PolicyCache final : public PolicyDeriver {
   struct Counts {
     int derived = 0;        // calls that ran BuildPolicy
     int reused = 0;         // calls that got the kept Policy
+    int observed = 0;       // derivations that ran observed (on the set's thread)
     std::string not_kept;   // why the last derivation was not kept ("" when it was)
   };
   Counts counts() const;
@@ -55,10 +57,16 @@ class PolicyCache final : public PolicyDeriver {
     Policy policy;
     NameWatch watch;
   };
+  static constexpr int kMaxBackoff = 64;
   ObservedThread* thread_;
   mutable std::mutex mutex_;
   std::optional<Kept> kept_;
   Counts counts_;
+  // After an unwatchable derivation, how many next ones derive unobserved
+  // (an observed derivation costs a round trip per call it makes), and how
+  // many the next unwatchable one will skip.
+  int skip_ = 0;
+  int backoff_ = 1;
 };
 
 }  // namespace corral::executor

@@ -855,6 +855,30 @@ TEST_F(Executors, CallsReuseThePolicyWhileNothingItWasDerivedFromChanged) {
   EXPECT_EQ(derivations.not_kept, "");
   EXPECT_EQ(derivations.derived, 1);
   EXPECT_EQ(derivations.reused, 3);
+  EXPECT_EQ(derivations.observed, 1);
+  set->Close();
+}
+
+// A workspace whose walk needs more watches than a kept policy may hold
+// derives at every call, as before the cache: still hiding what it must,
+// and observed (the costly way) only at calls 1, 4, 9, ... after each
+// unwatchable one.
+TEST_F(Executors, AWorkspaceTooBigToWatchDerivesEveryCallAndObservesRarely) {
+  for (int i = 0; i < 2100; ++i) workspace_.Mkdir("d" + std::to_string(i));
+  WriteFile(workspace_ / "d7/.env", "SECRET-5ee1");
+  auto set = MakeSetWithConfig("[sandbox]\nforbid_read = [\"**/.env\"]\n");
+  ASSERT_TRUE(set);
+  Executor* one = set->For("one").value();
+  for (int i = 0; i < 10; ++i) {
+    auto out = one->RunCommand("", "cat d7/.env; echo done");
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    EXPECT_EQ(out->stdout_bytes.find("SECRET-5ee1"), std::string::npos);
+  }
+  Executor::PolicyDerivations derivations = one->policy_derivations();
+  EXPECT_EQ(derivations.derived, 10);
+  EXPECT_EQ(derivations.reused, 0);
+  EXPECT_EQ(derivations.observed, 3) << "calls 1, 4 and 9";
+  EXPECT_NE(derivations.not_kept.find("more than"), std::string::npos) << derivations.not_kept;
   set->Close();
 }
 
