@@ -143,6 +143,8 @@ Result<std::unique_ptr<ExecutorSet>> ExecutorSet::Create(ExecutorPolicy policy, 
   state->options = std::move(options);
   if (Result<std::unique_ptr<ObservedThread>> observer = ObservedThread::Start(); observer.ok()) {
     state->observer = std::move(observer).value();
+  } else {
+    state->no_observer = observer.error().ToString();
   }
   state->default_approver = std::make_unique<NoApprover>();
   state->approver = state->options.approver != nullptr ? state->options.approver : state->default_approver.get();
@@ -172,7 +174,7 @@ Result<Executor*> ExecutorSet::For(const std::string& key) {
   CORRAL_ASSIGN_OR_RETURN(ExecutorDirs dirs, state_->scratch->MakeExecutorDirs(executor_state->index));
   executor_state->resolved.emplace(Copy(*state_->resolved));
   executor_state->resolved->spec.scratch_dirs = {dirs.home, dirs.tmp};
-  executor_state->policy_cache = std::make_unique<PolicyCache>(state_->observer.get());
+  executor_state->policy_cache = std::make_unique<PolicyCache>(state_->observer.get(), state_->no_observer);
   std::unique_ptr<Executor> executor(new Executor(key, state_.get(), std::move(executor_state)));
   executor->home_ = dirs.home;
   executor->tmpdir_ = dirs.tmp;
@@ -237,10 +239,7 @@ bool Executor::closed() const { return state_->tracker.closed() || set_->tracker
 
 std::string Executor::Report() const { return state_->report; }
 
-Executor::PolicyDerivations Executor::policy_derivations() const {
-  PolicyCache::Counts counts = state_->policy_cache->counts();
-  return {counts.derived, counts.reused, counts.observed, counts.not_kept};
-}
+Executor::PolicyDerivations Executor::policy_derivations() const { return state_->policy_cache->counts(); }
 
 void Executor::Close() {
   state_->tracker.CloseAndKill();

@@ -165,8 +165,8 @@ class Executor {
   // How its calls got their policy: derived again, or the last call's, kept
   // while nothing it was derived from has changed (executor/policy_cache.h).
   struct PolicyDerivations {
-    int derived = 0;
-    int reused = 0;
+    int derived = 0;       // calls that derived it (BuildPolicy)
+    int reused = 0;        // calls that got the kept one
     int observed = 0;      // derivations watched to be kept (after one that could not be: 1 in 2, 4, ... 64)
     std::string not_kept;  // why the last derivation is not kept; "" when it is
   };

@@ -23,7 +23,7 @@ Result<Policy> PolicyCache::Derive(const HostContext& host, const PolicySpec& sp
     return BuildPolicy(host, spec);
   }
   if (thread_ == nullptr) {
-    counts_.not_kept = "this kernel cannot show corral what a derivation looks at (seccomp user notification)";
+    counts_.not_kept = no_thread_;
     return BuildPolicy(host, spec);
   }
   Result<NameWatch> watch = NameWatch::Open();
@@ -31,16 +31,15 @@ Result<Policy> PolicyCache::Derive(const HostContext& host, const PolicySpec& sp
     counts_.not_kept = watch.error().ToString();
     return BuildPolicy(host, spec);
   }
-  ++counts_.observed;
   std::optional<Result<Policy>> built;
   // Another executor's derivation on the set's thread: this one derives
   // here, unobserved and not kept, rather than wait behind it.
   if (!thread_->Run([&] { built.emplace(BuildPolicy(host, spec)); },
                     [&](const ObservedCall& call) { watch->Observe(call); }, ObservedThread::IfBusy::kReturn)) {
-    --counts_.observed;
     counts_.not_kept = "the set's derivation thread was busy with another executor's";
     return BuildPolicy(host, spec);
   }
+  ++counts_.observed;
   if (!built->ok()) {
     counts_.not_kept = "the derivation failed";
   } else if (!watch->unwatchable().empty()) {

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/executor.h"
 #include "kernel/name_watch.h"
 #include "kernel/observed_thread.h"
 #include "policy/policy.h"
@@ -36,17 +37,13 @@ namespace corral::executor {
 
 class PolicyCache final : public PolicyDeriver {
  public:
-  // `thread` (not owned; may be null) must outlive the cache.
-  explicit PolicyCache(ObservedThread* thread) : thread_(thread) {}
+  // `thread` (not owned; may be null) must outlive the cache; without one,
+  // `no_thread` says why (ObservedThread::Start's error).
+  PolicyCache(ObservedThread* thread, std::string no_thread) : thread_(thread), no_thread_(std::move(no_thread)) {}
 
   Result<Policy> Derive(const HostContext& host, const PolicySpec& spec) override;
 
-  struct Counts {
-    int derived = 0;        // calls that ran BuildPolicy
-    int reused = 0;         // calls that got the kept Policy
-    int observed = 0;       // derivations that ran observed (on the set's thread)
-    std::string not_kept;   // why the last derivation was not kept ("" when it was)
-  };
+  using Counts = Executor::PolicyDerivations;
   Counts counts() const;
 
  private:
@@ -59,6 +56,7 @@ class PolicyCache final : public PolicyDeriver {
   };
   static constexpr int kMaxBackoff = 64;
   ObservedThread* thread_;
+  std::string no_thread_;
   mutable std::mutex mutex_;
   std::optional<Kept> kept_;
   Counts counts_;

@@ -14,8 +14,8 @@
 #include "executor/capture.h"
 #include "executor/executor.h"
 #include "executor/policy_cache.h"
-#include "kernel/observed_thread.h"
 #include "executor/scratch.h"
+#include "kernel/observed_thread.h"
 #include "repair/sweep_journal.h"
 #include "run/warm_slot.h"
 #include "state/state_dir.h"
@@ -36,6 +36,7 @@ struct SetState : std::enable_shared_from_this<SetState> {
   // null where this kernel cannot observe it: every call then derives.
   // Declared before `all`, so it outlives every executor's cache.
   std::unique_ptr<ObservedThread> observer;
+  std::string no_observer;  // why there is none (ObservedThread::Start's error)
   std::mutex mutex;  // guards what follows and the scratch's executor dirs
   std::map<std::string, Executor*> by_key;
   std::vector<std::unique_ptr<Executor>> all;  // every executor made, closed ones too

@@ -145,9 +145,10 @@ void NameWatch::WatchName(int dirfd, const std::string& name, const std::string&
 }
 
 void NameWatch::LookupFrom(int dirfd, const std::string& path, ObservedCall::Last last) {
+  auto root = [] { return UniqueFd(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)); };
   UniqueFd cur;
   if (!path.empty() && path[0] == '/') {
-    cur.Reset(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    cur = root();
   } else if (dirfd == AT_FDCWD) {
     return Unwatchable("it looked up a path relative to the working directory: " + path);
   } else {
@@ -185,7 +186,7 @@ void NameWatch::LookupFrom(int dirfd, const std::string& path, ObservedCall::Las
       std::deque<std::string> more = Components(text);
       components.insert(components.begin(), more.begin(), more.end());
       if (!text.empty() && text[0] == '/') {
-        cur.Reset(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+        cur = root();
         if (!cur) return Unwatchable("cannot open /");
         at.clear();
       }

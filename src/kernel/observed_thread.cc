@@ -268,10 +268,10 @@ void AnswerOne(int listener, const NotifySizes& sizes, const std::function<void(
 
 }  // namespace
 
-ObservedThread::ObservedThread(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
+ObservedThread::ObservedThread(std::unique_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
 Result<std::unique_ptr<ObservedThread>> ObservedThread::Start() {
-  auto shared = std::make_shared<Shared>();
+  auto shared = std::make_unique<Shared>();
   shared->done.Reset(::eventfd(0, EFD_CLOEXEC));
   if (!shared->done) return Error::FromErrno(ErrorKind::kInternal, "cannot make the observed thread's eventfd", "eventfd", errno);
   if (int rc = ::pthread_create(&shared->thread, nullptr, ThreadMain, shared.get()); rc != 0) {
@@ -286,7 +286,8 @@ Result<std::unique_ptr<ObservedThread>> ObservedThread::Start() {
   if (started < 0) {
     ::pthread_join(shared->thread, nullptr);
     return Error::FromErrno(ErrorKind::kUnsupported,
-                            "this kernel cannot stop a thread's calls for another to see (seccomp user notification)",
+                            "cannot stop a thread's calls for another to see (seccomp user notification: Linux 5.5, "
+                            "and no notifying filter of the process's own)",
                             "seccomp", -started);
   }
   shared->listener.Reset(started);

@@ -63,8 +63,8 @@ class ObservedThread {
   struct Shared;  // what the thread and its owner share (observed_thread.cc)
 
  private:
-  explicit ObservedThread(std::shared_ptr<Shared> shared);
-  std::shared_ptr<Shared> shared_;
+  explicit ObservedThread(std::unique_ptr<Shared> shared);
+  std::unique_ptr<Shared> shared_;
 };
 
 }  // namespace corral

@@ -43,7 +43,6 @@ namespace corral {
 // so that the home's own name is never read as a wildcard.
 Result<std::string> NormalizeForbidPattern(const std::string& pattern, const std::string& home);
 
-
 // True when `path` (absolute) matches the normalized absolute pattern.
 bool MatchesForbidPattern(const std::string& pattern, const std::string& path);
 
