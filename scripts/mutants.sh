@@ -145,8 +145,6 @@ if [ "$(id -u)" -eq 0 ]; then
   . "$here/scripts/stage_unprivileged.sh"
   stage_unprivileged "$build"
   trap 'rm -rf "$stage"' EXIT
-  cp "$build/src/corral_unit_tests" "$stage/"
-  chmod a+rx "$stage/corral_unit_tests"
   unprivileged=1
 else
   echo "mutants: not root, so only the current user's pass runs" >&2

@@ -2,7 +2,7 @@
 # Runs every test corral has:
 #   1. the unit tests;
 #   2. the real-kernel integration and escape suites as the current user;
-#   3. the same suites again as an unprivileged user (uid 65534), when root.
+#   3. all of them again as an unprivileged user (uid 65534), when root.
 # A suite that needs a kernel mechanism fails when it is missing; nothing skips.
 set -euo pipefail
 build=${1:-build}
@@ -60,6 +60,9 @@ fi
 . "$here/scripts/stage_unprivileged.sh"
 stage_unprivileged "$build"
 trap 'rm -rf "$stage"; forget_hosts_name' EXIT
+
+echo "== unit tests as uid 65534"
+staged_tests=corral_unit_tests run_unprivileged --gtest_brief=1
 
 echo "== integration and escape suites as uid 65534"
 run_unprivileged --gtest_brief=1

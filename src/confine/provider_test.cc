@@ -12,6 +12,7 @@
 #include "confine/bubblewrap_provider.h"
 #include "confine/native_provider.h"
 #include "testing/provider_test_support.h"
+#include "testing/source_dir.h"
 #include "confine/seatbelt_provider.h"
 #include "confine/unavailable_provider.h"
 
@@ -202,8 +203,8 @@ namespace {
 // README.md's "What `wrap --json` prints" names every key a ConfinedArgv and
 // a runner failure rule carry, and the native backend's exit codes.
 TEST(ConfinedArgvDocs, TheReadmeExplainsEveryKey) {
-  std::ifstream in(std::string(CORRAL_SOURCE_DIR) + "/README.md");
-  ASSERT_TRUE(in.good()) << "README.md not found under " << CORRAL_SOURCE_DIR;
+  std::ifstream in(testing::SourceDir() / "README.md");
+  ASSERT_TRUE(in.good()) << "README.md not found under " << testing::SourceDir();
   std::stringstream text;
   text << in.rdbuf();
   std::string readme = text.str();

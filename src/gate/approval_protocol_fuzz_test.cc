@@ -9,6 +9,7 @@
 #include <random>
 
 #include "gate/approval_protocol_fuzz_check.h"
+#include "testing/source_dir.h"
 
 namespace corral {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 std::vector<std::string> Seeds() {
   std::vector<std::string> seeds;
   for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(CORRAL_SOURCE_DIR) + "/src/gate/approval_protocol_fuzz_seeds")) {
+       std::filesystem::directory_iterator(testing::SourceDir() / "src/gate/approval_protocol_fuzz_seeds")) {
     std::ifstream in(entry.path(), std::ios::binary);
     seeds.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernel/namespaces.h"
 #include "kernel/observed_thread.h"
 #include "testing/test_scratch_dir.h"
 
@@ -249,7 +250,9 @@ TEST_F(Watched, ALookupThroughAnOverlayIsNotWatchable) {
   tree_.File("lower/sub/file", "x");
   int answer = InChild([&] {
     const bool root = ::geteuid() == 0;
+    const IdMaps maps = MakeIdMaps(::geteuid(), ::getegid());
     if (::unshare(root ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) != 0) return 2;
+    if (!root && WriteIdMapsChild(maps) != 0) return 2;
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return 2;
     std::string options = "lowerdir=" + tree_.Join("lower") + ",upperdir=" + tree_.Join("upper") +
                           ",workdir=" + tree_.Join("work") + (root ? "" : ",userxattr");

@@ -3,25 +3,15 @@
 // DNS query reader's property.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 
 #include "net/dns_message_fuzz_check.h"
+#include "testing/fuzz_seeds.h"
 
 namespace corral {
 namespace {
 
-std::vector<std::vector<uint8_t>> Seeds() {
-  std::vector<std::vector<uint8_t>> seeds;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(CORRAL_SOURCE_DIR) + "/src/net/dns_message_fuzz_seeds")) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    seeds.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  return seeds;
-}
+std::vector<std::vector<uint8_t>> Seeds() { return testing::ReadFuzzSeeds("src/net/dns_message_fuzz_seeds"); }
 
 TEST(DnsMessageFuzz, EverySeedKeepsTheProperty) {
   std::vector<std::vector<uint8_t>> seeds = Seeds();

@@ -11,13 +11,14 @@
 
 #include "policy/spec.h"
 #include "policy/spec_json.h"
+#include "testing/source_dir.h"
 
 namespace corral {
 namespace {
 
 std::vector<std::string> DocLines() {
-  std::ifstream in(std::string(CORRAL_SOURCE_DIR) + "/docs/config.md");
-  EXPECT_TRUE(in.good()) << "docs/config.md not found under " << CORRAL_SOURCE_DIR;
+  std::ifstream in(testing::SourceDir() / "docs" / "config.md");
+  EXPECT_TRUE(in.good()) << "docs/config.md not found under " << testing::SourceDir();
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;

@@ -6,8 +6,8 @@
 //   std::mt19937_64 rng(53);
 //   std::vector<uint8_t> bytes = MutatedSeed(seeds, rng);
 //
-// The folder is under the source tree the tests were built from
-// (CORRAL_SOURCE_DIR). A mutation makes 1 to 4 edits: a random byte
+// The folder is under the source tree (SourceDir() in
+// testing/source_dir.h); a folder with no seed fails the test. A mutation makes 1 to 4 edits: a random byte
 // inserted, 1 to 8 bytes erased, or a byte replaced.
 #pragma once
 
@@ -20,14 +20,19 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "testing/source_dir.h"
+
 namespace corral::testing {
 
 inline std::vector<std::vector<uint8_t>> ReadFuzzSeeds(const std::string& folder) {
   std::vector<std::vector<uint8_t>> seeds;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(CORRAL_SOURCE_DIR) + "/" + folder)) {
+  for (const auto& entry : std::filesystem::directory_iterator(SourceDir() / folder)) {
     std::ifstream in(entry.path(), std::ios::binary);
     seeds.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
+  EXPECT_FALSE(seeds.empty()) << "no seed in " << (SourceDir() / folder);
   return seeds;
 }
 

@@ -1,7 +1,5 @@
 // Test support (header only, never in the library): golden files under
-// tests/golden/ of the source tree the tests were built from
-// (CORRAL_SOURCE_DIR), so the tests run from any working directory, also
-// when a compiler cache makes __FILE__ relative.
+// tests/golden/ of the source tree (SourceDir() in testing/source_dir.h).
 //
 //   ExpectGolden("bwrap_default.txt", text);
 //
@@ -18,10 +16,12 @@
 #include <iterator>
 #include <string>
 
+#include "testing/source_dir.h"
+
 namespace corral::testing {
 
 inline std::filesystem::path GoldenPath(const std::string& name) {
-  return (std::filesystem::path(CORRAL_SOURCE_DIR) / "tests" / "golden" / name).lexically_normal();
+  return (SourceDir() / "tests" / "golden" / name).lexically_normal();
 }
 
 // Replaces every occurrence of `from` in `text` by `to`.
