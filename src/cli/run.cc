@@ -272,7 +272,8 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // before their sweep left at protected paths.
   // An unsafe state directory is refused by the run itself, before it starts.
   if (state.ok() && !MutantActive(Mutant::kSweepJournal)) RecoverInterrupted(trail, *state);
-  // The root walk of /etc lists through the listings kept there.
+  // The root walk of /etc and the PATH comparison list through the
+  // listings kept there (policy/listing_cache.h).
   std::optional<StateListingCache> listings;
   if (state.ok()) listings.emplace(*state);
   ScopedListingCache use_listings(listings ? &*listings : nullptr);
@@ -320,8 +321,8 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   Result<gate::AdmittedRun> admitted = gate::Admit(std::move(request), **approver);
   const bool keep_for_network = admitted.ok() && admitted->network_approver() != nullptr;
   if (!MutantActive(Mutant::kApprovalClose) && !keep_for_network) approver->reset();
-  if (listings) listings->Save();
   if (!admitted.ok()) {
+    if (listings) listings->Save();
     PrintError(admitted.error().ToString());
     return ExitCodeFor(admitted.error().kind());
   }
@@ -331,6 +332,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // A program or PATH entry the sandbox resolves elsewhere: one line, with the fix.
   PathComparison path = ComparePath(policy, program);
   if (path.warning) PrintError("warning: " + *path.warning);
+  if (listings) listings->Save();
   RunOptions options;
   options.overlay_on = overlay_on;
   if (state.ok()) options.state_dir = &*state;

@@ -241,7 +241,7 @@ Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, RootOnl
     return Error::FromErrno(ErrorKind::kPolicy, "cannot vet /etc for root-only files", dir, errno);
   }
   const DirectoryKey key = KeyOf(st);
-  if (const std::vector<std::string>* remembered = walk.cache->Find(dir, key)) {
+  if (const std::vector<std::string>* remembered = walk.cache->Find(ListingOf::kRootOnlyWalk, dir, key)) {
     const size_t masks = walk.masks->size();
     const int entries = walk.entries;
     CORRAL_TRY(MaskNames(owned.get(), dir, *remembered, depth, walk, &subdirs));
@@ -253,7 +253,7 @@ Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, RootOnl
   CORRAL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListNames(owned.get(), dir));
   CORRAL_TRY(MaskNames(owned.get(), dir, names, depth, walk, &subdirs));
   // A change later in the same clock tick could leave this ctime as it is.
-  if (st.st_ctim.tv_sec < walk.began.tv_sec - kListingSettle) walk.cache->Remember(dir, key, std::move(names));
+  if (st.st_ctim.tv_sec < walk.began.tv_sec - kListingSettle) walk.cache->Remember(ListingOf::kRootOnlyWalk, dir, key, std::move(names));
   return Ok();
 }
 

@@ -1,6 +1,7 @@
 #include "policy/search_path.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,9 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
-#include <unordered_set>
 
+#include "base/unique_fd.h"
+#include "policy/listing_cache.h"
 #include "policy/path.h"
 #include "policy/toolchains.h"
 
@@ -31,17 +33,47 @@ bool IsExecutableFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// The names in a directory (but "." and ".."), read once; nothing when it
-// cannot be listed (search permission without read: each name is then
-// looked at on its own).
-std::optional<std::unordered_set<std::string>> ListNames(const std::string& dir) {
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
-  if (!listing) return std::nullopt;
-  std::unordered_set<std::string> names;
-  while (const dirent* file = ::readdir(listing.get())) {
-    std::string_view name = file->d_name;
-    if (name != "." && name != "..") names.emplace(name);
+// The names in a directory (but "." and ".."), sorted, read once; nothing
+// when it cannot be listed (search permission without read: each name is
+// then looked at on its own). Through the listing cache when one is in
+// place (policy/listing_cache.h): a directory whose (device, inode, ctime)
+// is remembered is not read, and one read is remembered once its ctime lies
+// kListingSettle before `began`.
+std::optional<std::vector<std::string>> ListNames(const std::string& dir, const struct timespec& began) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  ListingCache* cache = CurrentListingCache();
+  struct stat st;
+  const bool keyed = cache != nullptr && ::fstat(fd.get(), &st) == 0;
+  const DirectoryKey key = keyed ? DirectoryKey{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                                                static_cast<int64_t>(st.st_ctim.tv_sec),
+                                                static_cast<int64_t>(st.st_ctim.tv_nsec)}
+                                 : DirectoryKey{};
+  if (keyed) {
+    if (const std::vector<std::string>* remembered = cache->Find(ListingOf::kSearchPath, dir, key)) {
+      std::vector<std::string> names = *remembered;
+      if (!std::is_sorted(names.begin(), names.end())) std::sort(names.begin(), names.end());
+      return names;
+    }
   }
+  constexpr size_t kBufferSize = 32 * 1024;
+  std::unique_ptr<char[]> buffer(new char[kBufferSize]);
+  std::vector<std::string> names;
+  for (;;) {
+    ssize_t got = ::getdents64(fd.get(), buffer.get(), kBufferSize);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return std::nullopt;
+    if (got == 0) break;
+    for (ssize_t offset = 0; offset < got;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer.get() + offset);
+      offset += entry->d_reclen;
+      std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  // A change later in the same clock tick could leave this ctime as it is.
+  if (keyed && st.st_ctim.tv_sec < began.tv_sec - kListingSettle) cache->Remember(ListingOf::kSearchPath, dir, key, names);
   return names;
 }
 
@@ -52,7 +84,7 @@ std::string Parent(const std::string& path) {
 
 class Comparer {
  public:
-  explicit Comparer(const Policy& policy) : policy_(policy), host_(policy.host()) {
+  Comparer(const Policy& policy, const struct timespec& began) : policy_(policy), host_(policy.host()), began_(began) {
     for (const std::string& text : SplitSearchPath(host_.path_env)) {
       if (text.empty() || text.front() != '/') continue;  // relative: the cwd's, the same inside
       Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, 0, false, std::nullopt};
@@ -93,16 +125,16 @@ class Comparer {
     // ones hold), and no listing of /usr/bin for a handful.
     mutable size_t asked = 0;
     mutable bool listed = false;
-    mutable std::optional<std::unordered_set<std::string>> names;
+    mutable std::optional<std::vector<std::string>> names;  // sorted
 
-    void List() const {
+    void List(const struct timespec& began) const {
       if (listed) return;
-      names = ListNames(canonical);
+      names = ListNames(canonical, began);
       listed = true;
     }
-    bool MayHold(const std::string& name) const {
-      if (!listed && ++asked > kAskedBeforeListing) List();
-      return !names || names->count(name) > 0;
+    bool MayHold(const std::string& name, const struct timespec& began) const {
+      if (!listed && ++asked > kAskedBeforeListing) List(began);
+      return !names || std::binary_search(names->begin(), names->end(), name);
     }
   };
   struct Found {
@@ -122,7 +154,7 @@ class Comparer {
   std::optional<Found> Lookup(const std::string& name, Side side) const {
     for (const Entry& entry : entries_) {
       if (side == Side::kInside && !entry.visible) continue;
-      if (!entry.MayHold(name)) continue;
+      if (!entry.MayHold(name, began_)) continue;
       std::string path = entry.text + "/" + name;
       // A plain file leads where its entry does; only a symlink is resolved.
       struct stat st;
@@ -152,8 +184,8 @@ class Comparer {
   bool MayBeInside(const std::string& name) const {
     return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& entry) {
       if (!entry.visible) return false;
-      entry.List();
-      return entry.MayHold(name);
+      entry.List(began_);
+      return entry.MayHold(name, began_);
     });
   }
 
@@ -168,7 +200,7 @@ class Comparer {
     if (!toolchain_dirs_) {
       toolchain_dirs_.emplace();
       for (const Toolchain& toolchain : Toolchains()) {
-        for (const std::string& dir : LayOut(toolchain, host_).dirs) toolchain_dirs_->emplace_back(&toolchain, dir);
+        for (const std::string& dir : ToolchainDirs(toolchain, host_)) toolchain_dirs_->emplace_back(&toolchain, dir);
       }
     }
     for (const auto& [toolchain, dir] : *toolchain_dirs_) {
@@ -216,7 +248,7 @@ class Comparer {
     const Toolchain* toolchain = Holding(outside->canonical);
     if (toolchain == nullptr) return std::nullopt;
     std::string missing;
-    for (const std::string& dir : LayOut(*toolchain, host_).dirs) {
+    for (const std::string& dir : ToolchainDirs(*toolchain, host_)) {
       if (!Runs(dir)) missing += (missing.empty() ? "" : ", ") + Short(dir);
     }
     if (missing.empty()) return std::nullopt;
@@ -232,14 +264,10 @@ class Comparer {
     size_t checked = 0;
     for (const Entry& entry : entries_) {
       if (entry.visible) continue;
-      entry.List();
+      entry.List(began_);
       if (!entry.names) continue;
-      std::vector<std::string> here;
       for (const std::string& name : *entry.names) {
-        if (name[0] != '.') here.push_back(name);
-      }
-      std::sort(here.begin(), here.end());
-      for (const std::string& name : here) {
+        if (name[0] == '.') continue;
         if (++checked > kMostNames) break;
         if (!MayBeInside(name)) continue;  // not inside: merely hidden, as `hidden` says
         std::optional<Found> outside = Lookup(name, Side::kOutside);
@@ -266,6 +294,7 @@ class Comparer {
 
   const Policy& policy_;
   const HostContext& host_;
+  const struct timespec began_;
   std::vector<Entry> entries_;
   mutable std::optional<std::vector<std::pair<const Toolchain*, std::string>>> toolchain_dirs_;
 };
@@ -284,9 +313,15 @@ std::vector<std::string> SplitSearchPath(std::string_view value) {
   return entries;
 }
 
-PathComparison ComparePath(const Policy& policy, const std::string& program) {
+PathComparison ComparePath(const Policy& policy, const std::string& program, const struct timespec& began) {
   if (policy.unconfined()) return {};
-  return Comparer(policy).Compare(program);
+  return Comparer(policy, began).Compare(program);
+}
+
+PathComparison ComparePath(const Policy& policy, const std::string& program) {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return ComparePath(policy, program, now);
 }
 
 }  // namespace corral

@@ -20,10 +20,15 @@
 // found") is listed by `explain` alone, so an everyday run stays quiet.
 // Each directory is compared once however often PATH names it, and a PATH
 // past 256 directories, or past 4096 names in hidden ones, is judged no
-// further (a careless PATH must not slow every start).
+// further (a careless PATH must not slow every start). A directory's names
+// come from the listing cache while it is unchanged (a listing of /usr/bin
+// was most of a run's start-up time on a PATH with pyenv's shims); each name
+// compared is still looked up live.
 // Visibility is judged from the policy's grants and the host's files; a
 // danger-full-access run (no sandbox) compares nothing.
 #pragma once
+
+#include <time.h>
 
 #include <optional>
 #include <string>
@@ -45,7 +50,12 @@ struct PathComparison {
 };
 
 // `program` as the command line names it (argv[0]), looked up on the
-// caller's PATH (policy.host().path_env) when it has no '/'.
+// caller's PATH (policy.host().path_env) when it has no '/'. The PATH
+// directories are listed through the listing cache in place, if any
+// (policy/listing_cache.h); `began` is the moment the comparison began (the
+// realtime clock), before which a directory's ctime must lie by
+// kListingSettle for its listing to be remembered.
+PathComparison ComparePath(const Policy& policy, const std::string& program, const struct timespec& began);
 PathComparison ComparePath(const Policy& policy, const std::string& program);
 
 }  // namespace corral

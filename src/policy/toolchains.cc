@@ -71,6 +71,20 @@ void ExpandSecret(const std::string& dir, std::string_view pattern, std::vector<
   }
 }
 
+// Each of `toolchain`'s directories resolved ("" where it does not exist),
+// in table order, and the distinct ones that exist.
+std::vector<std::string> ResolveDirs(const Toolchain& toolchain, const HostContext& host,
+                                     std::vector<std::string>* existing) {
+  std::vector<std::string> resolved;
+  for (const Toolchain::Dir& dir : toolchain.dirs) {
+    resolved.push_back(ResolveDir(dir, host));
+    const std::string& path = resolved.back();
+    if (path.empty() || std::find(existing->begin(), existing->end(), path) != existing->end()) continue;
+    existing->push_back(path);
+  }
+  return resolved;
+}
+
 }  // namespace
 
 const std::vector<Toolchain>& Toolchains() {
@@ -122,15 +136,15 @@ std::vector<std::string_view> ToolchainVariables() {
   return variables;
 }
 
+std::vector<std::string> ToolchainDirs(const Toolchain& toolchain, const HostContext& host) {
+  std::vector<std::string> dirs;
+  ResolveDirs(toolchain, host, &dirs);
+  return dirs;
+}
+
 ToolchainLayout LayOut(const Toolchain& toolchain, const HostContext& host) {
   ToolchainLayout layout;
-  std::vector<std::string> resolved;
-  for (const Toolchain::Dir& dir : toolchain.dirs) {
-    resolved.push_back(ResolveDir(dir, host));
-    const std::string& path = resolved.back();
-    if (path.empty() || std::find(layout.dirs.begin(), layout.dirs.end(), path) != layout.dirs.end()) continue;
-    layout.dirs.push_back(path);
-  }
+  const std::vector<std::string> resolved = ResolveDirs(toolchain, host, &layout.dirs);
   if (MutantActive(Mutant::kToolchainSecrets)) return layout;  // the toolchain_secrets mutant: none hidden
   for (const Toolchain::Secret& secret : toolchain.secrets) {
     if (secret.dir < resolved.size() && !resolved[secret.dir].empty()) {

@@ -76,6 +76,9 @@ struct ToolchainLayout {
   std::vector<std::string> secrets;
 };
 ToolchainLayout LayOut(const Toolchain& toolchain, const HostContext& host);
+// Its directories alone, as LayOut gives them, without looking for secrets
+// (which lists every installed version).
+std::vector<std::string> ToolchainDirs(const Toolchain& toolchain, const HostContext& host);
 
 // The toolchain one of whose directories holds `path` (canonical), if any.
 const Toolchain* ToolchainHolding(const std::string& path, const HostContext& host);

@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
+#include "policy/listing_cache.h"
 #include "policy/policy.h"
 #include "policy/search_path.h"
 #include "testing/test_scratch_dir.h"
@@ -191,6 +194,70 @@ TEST_F(ToolchainsTest, ComparePathIsQuietForTheSystemsPathAndOutsideAnyToolchain
   ASSERT_TRUE(tool.warning);
   EXPECT_EQ(*tool.warning, "mytool is " + tree_.Join("opt/tools/bin/mytool") + " outside but not found inside; --allow-exec " +
                                tree_.Join("opt/tools/bin") + " would fix it");
+}
+
+// A listing cache in memory, as the state's keeps it: a listing is found
+// only under the key it was remembered with. Counts what it spared.
+class MemoryCache : public ListingCache {
+ public:
+  const std::vector<std::string>* Find(ListingOf of, const std::string& dir, const DirectoryKey& key) override {
+    auto found = listings_.find({of, dir});
+    if (found == listings_.end() || !(found->second.first == key)) return nullptr;
+    ++hits;
+    return &found->second.second;
+  }
+  void Remember(ListingOf of, const std::string& dir, const DirectoryKey& key,
+                std::vector<std::string> names) override {
+    listings_[{of, dir}] = {key, std::move(names)};
+    ++remembered;
+  }
+  int hits = 0;
+  int remembered = 0;
+
+ private:
+  std::map<std::pair<ListingOf, std::string>, std::pair<DirectoryKey, std::vector<std::string>>> listings_;
+};
+
+struct timespec HourFromNow() {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  now.tv_sec += 3600;
+  return now;
+}
+
+// The PATH directories are listed through the listing cache: a second
+// comparison lists none of them while they are unchanged, a name added to
+// one (its ctime moves) is seen at once, and a directory changed within
+// the settling time is not remembered.
+TEST_F(ToolchainsTest, ComparePathListsThroughTheCacheAndSeesANewName) {
+  Program("home/.pyenv/shims/tool");
+  Program("ws/bin/tool");
+  host_.path_env = tree_.Join("home/.pyenv/shims") + ":" + tree_.Join("ws/bin");
+  Result<Policy> policy = PolicyBuilder(host_).Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  const std::string one = "tool resolves to another program inside: ~/.pyenv/shims is not visible there; "
+                          "--allow-toolchain pyenv would fix it";
+  MemoryCache cache;
+  ScopedListingCache use(&cache);
+  {
+    MemoryCache fresh;
+    ScopedListingCache just_changed(&fresh);
+    EXPECT_EQ(ComparePath(*policy, "true").warning, one);
+    EXPECT_EQ(fresh.remembered, 0) << "a directory changed within the settling time was remembered";
+  }
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning, one);
+  EXPECT_EQ(cache.remembered, 2);
+  EXPECT_EQ(cache.hits, 0);
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning, one);
+  EXPECT_EQ(cache.hits, 2) << "an unchanged directory was listed again";
+  EXPECT_EQ(cache.remembered, 2);
+
+  Program("home/.pyenv/shims/other");
+  Program("ws/bin/other");
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning,
+            "other, tool resolve to another program inside: ~/.pyenv/shims is not visible there; "
+            "--allow-toolchain pyenv would fix it");
+  EXPECT_EQ(cache.hits, 2) << "a changed directory's old listing was used";
 }
 
 }  // namespace

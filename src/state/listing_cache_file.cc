@@ -15,7 +15,10 @@
 namespace corral {
 namespace {
 
-constexpr std::string_view kHeader = "corral-etc-listings 1\n";
+constexpr std::string_view kHeader = "corral-listings 1\n";
+constexpr char kEarlierName[] = "etc-listings";
+
+constexpr std::string_view KindName(ListingOf of) { return of == ListingOf::kRootOnlyWalk ? "walk" : "path"; }
 constexpr size_t kMaxFile = 8 << 20;
 constexpr size_t kDigest = 64;
 
@@ -32,9 +35,9 @@ bool Field(std::string_view text, size_t* at, std::string_view* field) {
 
 StateListingCache::StateListingCache(const StateDir& state) : state_(state) {}
 
-// The body: for each directory, its path, "dev ino ctime_sec ctime_nsec
-// count", then `count` names, each field ending in a NUL (no path or name
-// holds one).
+// The body: for each directory, its reader ("walk" or "path"), its path,
+// "dev ino ctime_sec ctime_nsec count", then `count` names, each field ending
+// in a NUL (no path or name holds one).
 void StateListingCache::Load() {
   loaded_ = true;
   UniqueFd fd(::openat(state_.fd(), kListingCacheName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
@@ -53,10 +56,19 @@ void StateListingCache::Load() {
   const size_t body_end = text.size() - kDigest - 1;
   if (Sha256Hex(std::string_view(text).substr(0, body_end)) != std::string_view(text).substr(body_end, kDigest)) return;
   const std::string_view body = std::string_view(text).substr(0, body_end);
-  std::unordered_map<std::string, Listing> listings;
+  std::map<std::pair<ListingOf, std::string>, Listing> listings;
   for (size_t at = kHeader.size(); at < body.size();) {
-    std::string_view dir, key_text;
-    if (!Field(body, &at, &dir) || !Field(body, &at, &key_text) || dir.empty() || dir[0] != '/') return;
+    std::string_view kind, dir, key_text;
+    if (!Field(body, &at, &kind) || !Field(body, &at, &dir) || !Field(body, &at, &key_text) || dir.empty() ||
+        dir[0] != '/') {
+      return;
+    }
+    ListingOf of = ListingOf::kRootOnlyWalk;
+    if (kind == KindName(ListingOf::kSearchPath)) {
+      of = ListingOf::kSearchPath;
+    } else if (kind != KindName(ListingOf::kRootOnlyWalk)) {
+      return;
+    }
     Listing listing;
     unsigned long long count = 0;
     char tail = 0;
@@ -75,36 +87,41 @@ void StateListingCache::Load() {
       }
       listing.names.emplace_back(name);
     }
-    if (!listings.emplace(std::string(dir), std::move(listing)).second) return;
+    if (!listings.emplace(std::make_pair(of, std::string(dir)), std::move(listing)).second) return;
   }
   listings_ = std::move(listings);
 }
 
-const std::vector<std::string>* StateListingCache::Find(const std::string& dir, const DirectoryKey& key) {
+const std::vector<std::string>* StateListingCache::Find(ListingOf of, const std::string& dir,
+                                                      const DirectoryKey& key) {
   if (!loaded_) Load();
-  auto found = listings_.find(dir);
+  auto found = listings_.find(std::make_pair(of, dir));
   if (found == listings_.end() || !(found->second.key == key)) return nullptr;
   found->second.visited = true;
   return &found->second.names;
 }
 
-void StateListingCache::Remember(const std::string& dir, const DirectoryKey& key, std::vector<std::string> names) {
+void StateListingCache::Remember(ListingOf of, const std::string& dir, const DirectoryKey& key,
+                                 std::vector<std::string> names) {
   if (!loaded_) Load();
-  listings_[dir] = Listing{key, std::move(names), true};
+  listings_[std::make_pair(of, dir)] = Listing{key, std::move(names), true};
   changed_ = true;
 }
 
 void StateListingCache::Save() {
   if (!loaded_) return;  // no walk looked
   bool stale = false;
-  for (const auto& [dir, listing] : listings_) stale = stale || !listing.visited;
+  for (const auto& [where, listing] : listings_) stale = stale || !listing.visited;
   if (!changed_ && !stale) return;
   std::string text(kHeader);
-  for (const auto& [dir, listing] : listings_) {
+  for (const auto& [where, listing] : listings_) {
     if (!listing.visited) continue;
+    const auto& [of, dir] = where;
     char key[128];
     std::snprintf(key, sizeof key, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu", listing.key.dev,
                   listing.key.ino, listing.key.ctime_sec, listing.key.ctime_nsec, listing.names.size());
+    text += KindName(of);
+    text += '\0';
     text += dir;
     text += '\0';
     text += key;
@@ -125,6 +142,7 @@ void StateListingCache::Save() {
     ::unlinkat(state_.fd(), temp.c_str(), 0);
     return;
   }
+  ::unlinkat(state_.fd(), kEarlierName, 0);
   changed_ = false;
   for (auto it = listings_.begin(); it != listings_.end();) it = it->second.visited ? std::next(it) : listings_.erase(it);
 }

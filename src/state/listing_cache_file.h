@@ -1,21 +1,23 @@
-// The listing cache of the root walk of /etc (policy/listing_cache.h), kept
-// in corral's state directory (state/state_dir.h) as one file:
+// The listing cache (policy/listing_cache.h), kept in corral's state
+// directory (state/state_dir.h) as one file:
 //
-//   <state>/etc-listings   0600, the caller's, written by corral only
+//   <state>/listings   0600, the caller's, written by corral only
 //
-// Read once, on the first lookup (so a run that walks nothing reads
+// Read once, on the first lookup (so a run that lists nothing reads
 // nothing), through the state directory's descriptor with O_NOFOLLOW. A file
 // that is not the caller's private regular file under 8 MiB, or whose
 // trailing SHA-256 does not match what precedes it, or that does not parse,
-// is ignored whole: the walk lists every directory live. Save() rewrites it
+// is ignored whole: every directory is listed live. Save() rewrites it
 // (a file beside it, then rename, so a reader sees the old file or the new
-// one) only when the walk remembered something new or no longer visits a
-// directory it holds, keeping just the directories this process's walks
+// one) only when a reader remembered something new or no longer visits a
+// directory it holds, keeping just the directories this process's readers
 // visited. A file that cannot be written costs only the next run's time.
+// The file of earlier versions (<state>/etc-listings) is removed then.
 #pragma once
 
 #include <string>
-#include <unordered_map>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "policy/listing_cache.h"
@@ -23,15 +25,16 @@
 
 namespace corral {
 
-inline constexpr char kListingCacheName[] = "etc-listings";
+inline constexpr char kListingCacheName[] = "listings";
 
 class StateListingCache : public ListingCache {
  public:
   // Keeps a reference to `state`, which must outlive it.
   explicit StateListingCache(const StateDir& state);
 
-  const std::vector<std::string>* Find(const std::string& dir, const DirectoryKey& key) override;
-  void Remember(const std::string& dir, const DirectoryKey& key, std::vector<std::string> names) override;
+  const std::vector<std::string>* Find(ListingOf of, const std::string& dir, const DirectoryKey& key) override;
+  void Remember(ListingOf of, const std::string& dir, const DirectoryKey& key,
+                std::vector<std::string> names) override;
   void Save();
 
  private:
@@ -45,7 +48,7 @@ class StateListingCache : public ListingCache {
   const StateDir& state_;
   bool loaded_ = false;
   bool changed_ = false;
-  std::unordered_map<std::string, Listing> listings_;
+  std::map<std::pair<ListingOf, std::string>, Listing> listings_;
 };
 
 }  // namespace corral

@@ -25,13 +25,14 @@ constexpr uid_t kNobody = 65534;
 class CountingCache : public ListingCache {
  public:
   explicit CountingCache(const StateDir& state) : inner(state) {}
-  const std::vector<std::string>* Find(const std::string& dir, const DirectoryKey& key) override {
-    const std::vector<std::string>* found = inner.Find(dir, key);
+  const std::vector<std::string>* Find(ListingOf of, const std::string& dir, const DirectoryKey& key) override {
+    const std::vector<std::string>* found = inner.Find(of, dir, key);
     if (found != nullptr) ++hits;
     return found;
   }
-  void Remember(const std::string& dir, const DirectoryKey& key, std::vector<std::string> names) override {
-    inner.Remember(dir, key, std::move(names));
+  void Remember(ListingOf of, const std::string& dir, const DirectoryKey& key,
+                std::vector<std::string> names) override {
+    inner.Remember(of, dir, key, std::move(names));
   }
   StateListingCache inner;
   int hits = 0;
@@ -136,6 +137,35 @@ TEST_F(ListingCacheTest, AJustChangedDirectoryIsNotRemembered) {
   EXPECT_EQ(cache.hits, 0);
 }
 
+// The walk's listing of a directory (no symlinks) and the PATH comparison's
+// (every name) are kept apart, each found only by its reader, and both
+// survive the file. Saving removes the file of earlier versions.
+TEST_F(ListingCacheTest, EachReadersListingsAreKeptApart) {
+  const std::string earlier = tree_.File("home/corral/etc-listings", "corral-etc-listings 1\n");
+  ASSERT_EQ(earlier, state_.path() + "/etc-listings");
+  Prime();
+  EXPECT_FALSE(TestTree::Exists(earlier));
+  struct stat st;
+  ASSERT_EQ(::stat(etc_.c_str(), &st), 0);
+  const DirectoryKey key{st.st_dev, st.st_ino, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+  {
+    StateListingCache cache(state_);
+    ASSERT_NE(cache.Find(ListingOf::kRootOnlyWalk, etc_, key), nullptr);
+    EXPECT_EQ(cache.Find(ListingOf::kSearchPath, etc_, key), nullptr);
+    cache.Remember(ListingOf::kSearchPath, etc_, key, {"a", "b", "link"});
+    cache.Save();
+  }
+  StateListingCache cache(state_);
+  const std::vector<std::string>* path = cache.Find(ListingOf::kSearchPath, etc_, key);
+  const std::vector<std::string>* walk = cache.Find(ListingOf::kRootOnlyWalk, etc_, key);
+  ASSERT_NE(path, nullptr);
+  ASSERT_NE(walk, nullptr);
+  EXPECT_EQ(*path, (std::vector<std::string>{"a", "b", "link"}));
+  std::vector<std::string> walked = *walk;
+  std::sort(walked.begin(), walked.end());
+  EXPECT_EQ(walked, (std::vector<std::string>{"a", "b"}));
+}
+
 // A cache file that is not exactly what corral wrote holds nothing: the walk
 // lists live and masks the same.
 TEST_F(ListingCacheTest, ATamperedOrForeignCacheIsIgnored) {
@@ -181,8 +211,8 @@ TEST_F(ListingCacheTest, AListingMissingASubdirectoryIsNotUsed) {
   struct stat st;
   ASSERT_EQ(::stat(etc_.c_str(), &st), 0);
   ASSERT_GE(st.st_nlink, 2u) << "the test tree's filesystem must count subdirectories";
-  std::string text = "corral-etc-listings 1\n";
-  text += etc_ + '\0' + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+  std::string text = "corral-listings 1\n";
+  text += std::string("walk") + '\0' + etc_ + '\0' + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
           std::to_string(st.st_ctim.tv_sec) + " " + std::to_string(st.st_ctim.tv_nsec) + " 1" + '\0' + "b" + '\0';
   text += Sha256Hex(text) + "\n";
   std::ofstream(CacheFile()) << text;
