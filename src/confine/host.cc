@@ -4,9 +4,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <string>
+#include <string_view>
 
+#include "base/small_file.h"
 #include "kernel/landlock.h"
 #include "kernel/namespaces.h"
 #include "kernel/seccomp.h"
@@ -19,22 +20,25 @@ std::string ContainerKind() {
   if (const char* k8s = std::getenv("KUBERNETES_SERVICE_HOST"); k8s != nullptr && *k8s != '\0') return "kubernetes";
   if (::access("/run/.containerenv", F_OK) == 0) return "podman";
   if (::access("/.dockerenv", F_OK) == 0) return "docker";
-  std::ifstream env("/proc/1/environ");
-  std::string entry;
-  while (std::getline(env, entry, '\0')) {
-    if (entry.rfind("container=", 0) == 0) return entry.substr(10);
+  const std::string env = ReadSmallFile("/proc/1/environ").value_or("");
+  for (size_t at = 0; at < env.size();) {
+    size_t end = env.find('\0', at);
+    if (end == std::string::npos) end = env.size();
+    std::string_view entry = std::string_view(env).substr(at, end - at);
+    if (entry.starts_with("container=")) return std::string(entry.substr(10));
+    at = end + 1;
   }
   return "";
 }
 
 // Whether corral already runs under a seccomp filter ("Seccomp:\t2").
 bool OuterSeccompFilter() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Seccomp:", 0) == 0) return line.find('2') != std::string::npos;
-  }
-  return false;
+  const std::string status = ReadSmallFile("/proc/self/status").value_or("");
+  size_t at = status.starts_with("Seccomp:") ? 0 : status.find("\nSeccomp:");
+  if (at == std::string::npos) return false;
+  at = status.find(':', at) + 1;
+  std::string_view line = std::string_view(status).substr(at, status.find('\n', at) - at);
+  return line.find('2') != std::string_view::npos;
 }
 
 }  // namespace

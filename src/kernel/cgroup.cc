@@ -7,21 +7,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "base/hex.h"
+#include "base/small_file.h"
 #include "base/random.h"
 
 namespace corral {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The file's text, "" when it cannot be read. The mount table may be large.
+std::string ReadText(const std::string& path, size_t limit = kSmallFileLimit) {
+  return ReadSmallFile(path.c_str(), limit).value_or("");
 }
 
 bool HasWord(std::string_view text, std::string_view word) {
@@ -140,7 +138,7 @@ std::string CpuMaxText(uint64_t milli_cpus) {
 }
 
 CgroupOffer ProbeHostCgroupOffer() {
-  return ProbeCgroupOffer(CgroupMountPoint(ReadText("/proc/self/mountinfo")), ReadText("/proc/self/cgroup"));
+  return ProbeCgroupOffer(CgroupMountPoint(ReadText("/proc/self/mountinfo", 64 << 20)), ReadText("/proc/self/cgroup"));
 }
 
 Result<RunCgroup> RunCgroup::Create(const std::string& parent, const CgroupLimits& limits, bool enable) {

@@ -7,9 +7,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <optional>
 
 #include "base/mutant.h"
+#include "base/small_file.h"
 
 namespace corral {
 namespace {
@@ -22,13 +23,6 @@ int WriteFile(const char* path, const char* data) {
   int err = written == static_cast<ssize_t>(length) ? 0 : (written < 0 ? errno : EIO);
   ::close(fd);
   return err;
-}
-
-long ReadNumber(const char* path, long fallback) {
-  std::ifstream in(path);
-  long value = fallback;
-  if (!(in >> value)) return fallback;
-  return value;
 }
 
 }  // namespace
@@ -54,9 +48,9 @@ int WriteIdMapsChild(const IdMaps& maps) {
 
 std::string AppArmorLabel() {
   for (const char* path : {"/proc/self/attr/apparmor/current", "/proc/self/attr/current"}) {
-    std::ifstream in(path);
-    std::string label;
-    if (!std::getline(in, label)) continue;
+    std::optional<std::string> text = ReadSmallFile(path, 4096);
+    if (!text || text->empty()) continue;
+    std::string label = text->substr(0, text->find('\n'));
     while (!label.empty() && (label.back() == '\n' || label.back() == '\0')) label.pop_back();
     // "corral (unconfined)": the profile's name, without its mode.
     if (size_t mode = label.find(" ("); mode != std::string::npos) label.resize(mode);
@@ -66,7 +60,7 @@ std::string AppArmorLabel() {
 }
 
 bool AppArmorRestrictsUserNamespaces() {
-  if (ReadNumber("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) != 1) return false;
+  if (ReadSmallNumber("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 0) != 1) return false;
   // A profile with the `userns,` rule (`corral setup apparmor`) lifts it;
   // only an unconfined process gets the restricted namespace.
   std::string label = AppArmorLabel();
@@ -74,12 +68,12 @@ bool AppArmorRestrictsUserNamespaces() {
 }
 
 bool UserNamespacesExpected(std::string* detail) {
-  if (ReadNumber("/proc/sys/user/max_user_namespaces", 1) == 0) {
+  if (ReadSmallNumber("/proc/sys/user/max_user_namespaces", 1) == 0) {
     *detail = "user.max_user_namespaces is 0";
     return false;
   }
   bool root = ::geteuid() == 0;
-  if (!root && ReadNumber("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
+  if (!root && ReadSmallNumber("/proc/sys/kernel/unprivileged_userns_clone", 1) == 0) {
     *detail = "kernel.unprivileged_userns_clone is 0";
     return false;
   }

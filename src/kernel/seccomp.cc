@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
 #include <memory>
 
 #include "base/mutant.h"
+#include "base/small_file.h"
 #include "base/unique_fd.h"
 #include "kernel/kernel_abi.h"
 
@@ -342,9 +342,7 @@ int InstallSeccompChild(const sock_fprog* program) {
 
 bool SeccompAvailable() {
   if (::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) return false;
-  std::ifstream actions("/proc/sys/kernel/seccomp/actions_avail");
-  std::string line;
-  std::getline(actions, line);
+  std::string line = ReadSmallFile("/proc/sys/kernel/seccomp/actions_avail").value_or("");
   // Without the file (very old kernels) trust PR_GET_SECCOMP alone.
   return line.empty() || (line.find("kill_process") != std::string::npos && line.find("errno") != std::string::npos);
 }

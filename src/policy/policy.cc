@@ -135,7 +135,7 @@ class StoreListings {
  public:
   // True when a stat(2) of `path` would certainly fail with ENOENT or
   // ENOTDIR: its directory's listing lacks it, or that directory is itself
-  // certainly absent, or opening it says so.
+  // absent by a listing read before, or opening it says so.
   bool CertainlyAbsent(const std::string& path) {
     size_t slash = path.rfind('/');
     if (slash == std::string::npos || slash == 0) return false;
@@ -150,9 +150,19 @@ class StoreListings {
     bool absent = false;  // the directory is not there: nothing under it is
     AbsentNames listing;
   };
+  // Whether a listing read already proves `path` absent. Never lists: the
+  // home's own parent (/home, or /tmp in a test) can be large, and the home
+  // is opened anyway.
+  bool KnownAbsent(const std::string& path) const {
+    size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return false;
+    auto known = dirs_.find(path.substr(0, slash));
+    return known != dirs_.end() &&
+           (known->second.absent || known->second.listing.CertainlyAbsent(std::string_view(path).substr(slash + 1)));
+  }
   Dir Look(const std::string& dir) {
     Dir found;
-    if (CertainlyAbsent(dir)) {
+    if (KnownAbsent(dir)) {
       found.absent = true;
       return found;
     }
