@@ -21,8 +21,9 @@ inline constexpr size_t kSmallFileLimit = 64 * 1024;
 
 std::optional<std::string> ReadSmallFile(const char* path, size_t limit = kSmallFileLimit);
 
-// The first whitespace-separated number in `path`, or `fallback` when the
-// file cannot be read or does not start with one.
+// The number `path` starts with (after blanks, as strtol reads it: "42abc"
+// is 42), or `fallback` when the file cannot be read, does not start with
+// one, or holds one out of range.
 long ReadSmallNumber(const char* path, long fallback);
 
 }  // namespace corral

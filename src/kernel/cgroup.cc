@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "base/hex.h"
-#include "base/small_file.h"
 #include "base/random.h"
+#include "base/small_file.h"
 
 namespace corral {
 namespace {

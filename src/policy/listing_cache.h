@@ -35,6 +35,7 @@
 // walk list less, never mask less.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -53,6 +54,12 @@ struct DirectoryKey {
   int64_t ctime_nsec = 0;
   bool operator==(const DirectoryKey&) const = default;
 };
+
+// The key of a directory from its stat.
+inline DirectoryKey KeyOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_ctim.tv_sec),
+          static_cast<int64_t>(st.st_ctim.tv_nsec)};
+}
 
 // Which reader a listing is for: each keeps what it lists (the walk leaves
 // symlinks out, a PATH directory keeps every name, sorted).

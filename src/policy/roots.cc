@@ -150,11 +150,6 @@ bool IsDotOrDotDot(const char* name) {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-DirectoryKey KeyOf(const struct stat& st) {
-  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_ctim.tv_sec),
-          static_cast<int64_t>(st.st_ctim.tv_nsec)};
-}
-
 struct RootOnlyWalk {
   ListingCache* cache = nullptr;
   struct timespec began = {};
@@ -253,7 +248,9 @@ Result<void> MaskRootOnly(int dir_fd, const std::string& dir, int depth, RootOnl
   CORRAL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListNames(owned.get(), dir));
   CORRAL_TRY(MaskNames(owned.get(), dir, names, depth, walk, &subdirs));
   // A change later in the same clock tick could leave this ctime as it is.
-  if (st.st_ctim.tv_sec < walk.began.tv_sec - kListingSettle) walk.cache->Remember(ListingOf::kRootOnlyWalk, dir, key, std::move(names));
+  if (st.st_ctim.tv_sec < walk.began.tv_sec - kListingSettle) {
+    walk.cache->Remember(ListingOf::kRootOnlyWalk, dir, key, std::move(names));
+  }
   return Ok();
 }
 

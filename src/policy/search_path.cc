@@ -45,10 +45,7 @@ std::optional<std::vector<std::string>> ListNames(const std::string& dir, const 
   ListingCache* cache = CurrentListingCache();
   struct stat st;
   const bool keyed = cache != nullptr && ::fstat(fd.get(), &st) == 0;
-  const DirectoryKey key = keyed ? DirectoryKey{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
-                                                static_cast<int64_t>(st.st_ctim.tv_sec),
-                                                static_cast<int64_t>(st.st_ctim.tv_nsec)}
-                                 : DirectoryKey{};
+  const DirectoryKey key = keyed ? KeyOf(st) : DirectoryKey{};
   if (keyed) {
     if (const std::vector<std::string>* remembered = cache->Find(ListingOf::kSearchPath, dir, key)) {
       std::vector<std::string> names = *remembered;
@@ -73,7 +70,9 @@ std::optional<std::vector<std::string>> ListNames(const std::string& dir, const 
   }
   std::sort(names.begin(), names.end());
   // A change later in the same clock tick could leave this ctime as it is.
-  if (keyed && st.st_ctim.tv_sec < began.tv_sec - kListingSettle) cache->Remember(ListingOf::kSearchPath, dir, key, names);
+  if (keyed && st.st_ctim.tv_sec < began.tv_sec - kListingSettle) {
+    cache->Remember(ListingOf::kSearchPath, dir, key, names);
+  }
   return names;
 }
 

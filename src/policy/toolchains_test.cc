@@ -211,6 +211,10 @@ class MemoryCache : public ListingCache {
     listings_[{of, dir}] = {key, std::move(names)};
     ++remembered;
   }
+  // Puts every listing out of order, as a cache file could hold it.
+  void Reverse() {
+    for (auto& [where, listing] : listings_) std::reverse(listing.second.begin(), listing.second.end());
+  }
   int hits = 0;
   int remembered = 0;
 
@@ -251,13 +255,19 @@ TEST_F(ToolchainsTest, ComparePathListsThroughTheCacheAndSeesANewName) {
   EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning, one);
   EXPECT_EQ(cache.hits, 2) << "an unchanged directory was listed again";
   EXPECT_EQ(cache.remembered, 2);
+  // Reversed, a binary search of these would miss "tool".
+  for (const char* name : {"ws/bin/aaa", "ws/bin/bbb", "ws/bin/ccc"}) Program(name);
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning, one);
+  cache.Reverse();
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning, one) << "a listing out of order was searched as it was";
+  EXPECT_EQ(cache.hits, 5);
 
   Program("home/.pyenv/shims/other");
   Program("ws/bin/other");
   EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning,
             "other, tool resolve to another program inside: ~/.pyenv/shims is not visible there; "
             "--allow-toolchain pyenv would fix it");
-  EXPECT_EQ(cache.hits, 2) << "a changed directory's old listing was used";
+  EXPECT_EQ(cache.hits, 5) << "a changed directory's old listing was used";
 }
 
 }  // namespace

@@ -95,6 +95,7 @@ void StateListingCache::Load() {
 const std::vector<std::string>* StateListingCache::Find(ListingOf of, const std::string& dir,
                                                       const DirectoryKey& key) {
   if (!loaded_) Load();
+  used_[static_cast<size_t>(of)] = true;
   auto found = listings_.find(std::make_pair(of, dir));
   if (found == listings_.end() || !(found->second.key == key)) return nullptr;
   found->second.visited = true;
@@ -104,19 +105,25 @@ const std::vector<std::string>* StateListingCache::Find(ListingOf of, const std:
 void StateListingCache::Remember(ListingOf of, const std::string& dir, const DirectoryKey& key,
                                  std::vector<std::string> names) {
   if (!loaded_) Load();
+  used_[static_cast<size_t>(of)] = true;
   listings_[std::make_pair(of, dir)] = Listing{key, std::move(names), true};
   changed_ = true;
 }
 
 void StateListingCache::Save() {
-  if (!loaded_) return;  // no walk looked
+  if (!loaded_) return;  // no reader looked
+  // What a reader this process used did not visit is gone or changed.
+  auto kept = [this](const std::pair<const std::pair<ListingOf, std::string>, Listing>& entry) {
+    return entry.second.visited || !Used(entry.first.first);
+  };
   bool stale = false;
-  for (const auto& [where, listing] : listings_) stale = stale || !listing.visited;
+  for (const auto& entry : listings_) stale = stale || !kept(entry);
   if (!changed_ && !stale) return;
   std::string text(kHeader);
-  for (const auto& [where, listing] : listings_) {
-    if (!listing.visited) continue;
-    const auto& [of, dir] = where;
+  for (const auto& entry : listings_) {
+    if (!kept(entry)) continue;
+    const auto& [of, dir] = entry.first;
+    const Listing& listing = entry.second;
     char key[128];
     std::snprintf(key, sizeof key, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu", listing.key.dev,
                   listing.key.ino, listing.key.ctime_sec, listing.key.ctime_nsec, listing.names.size());
@@ -131,6 +138,7 @@ void StateListingCache::Save() {
       text += '\0';
     }
   }
+  if (text.size() + kDigest + 1 > kMaxFile) return;  // Load would ignore it
   text += Sha256Hex(text);
   text += '\n';
   const std::string temp = std::string(kListingCacheName) + ".new-" + std::to_string(::getpid());
@@ -144,7 +152,7 @@ void StateListingCache::Save() {
   }
   ::unlinkat(state_.fd(), kEarlierName, 0);
   changed_ = false;
-  for (auto it = listings_.begin(); it != listings_.end();) it = it->second.visited ? std::next(it) : listings_.erase(it);
+  for (auto it = listings_.begin(); it != listings_.end();) it = kept(*it) ? std::next(it) : listings_.erase(it);
 }
 
 }  // namespace corral

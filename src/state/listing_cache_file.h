@@ -10,8 +10,10 @@
 // is ignored whole: every directory is listed live. Save() rewrites it
 // (a file beside it, then rename, so a reader sees the old file or the new
 // one) only when a reader remembered something new or no longer visits a
-// directory it holds, keeping just the directories this process's readers
-// visited. A file that cannot be written costs only the next run's time.
+// directory it holds. Of a reader this process used, it keeps just the
+// directories that reader visited; the listings of a reader it did not use
+// (a run that walks no /etc) are kept as they were. A file that would pass
+// 8 MiB is not written. A file that cannot be written costs only the next run's time.
 // The file of earlier versions (<state>/etc-listings) is removed then.
 #pragma once
 
@@ -46,8 +48,11 @@ class StateListingCache : public ListingCache {
   void Load();
 
   const StateDir& state_;
+  bool Used(ListingOf of) const { return used_[static_cast<size_t>(of)]; }
+
   bool loaded_ = false;
   bool changed_ = false;
+  bool used_[2] = {false, false};  // by ListingOf: a reader looked something up
   std::map<std::pair<ListingOf, std::string>, Listing> listings_;
 };
 

@@ -166,6 +166,28 @@ TEST_F(ListingCacheTest, EachReadersListingsAreKeptApart) {
   EXPECT_EQ(walked, (std::vector<std::string>{"a", "b"}));
 }
 
+// A run that uses only the PATH comparison's listings keeps the walk's as
+// they were (most root runs walk no /etc), and the other way round.
+TEST_F(ListingCacheTest, AReaderARunDidNotUseKeepsItsListings) {
+  Prime();
+  struct stat st;
+  ASSERT_EQ(::stat(etc_.c_str(), &st), 0);
+  {
+    StateListingCache cache(state_);
+    cache.Remember(ListingOf::kSearchPath, etc_, KeyOf(st), {"a", "b"});
+    cache.Save();
+  }
+  {
+    CountingCache cache(state_);
+    EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
+    EXPECT_EQ(cache.hits, 4) << "a run of the PATH comparison alone dropped the walk's listings";
+    cache.inner.Save();
+  }
+  StateListingCache cache(state_);
+  EXPECT_NE(cache.Find(ListingOf::kSearchPath, etc_, KeyOf(st)), nullptr)
+      << "a run of the walk alone dropped the PATH comparison's listings";
+}
+
 // A cache file that is not exactly what corral wrote holds nothing: the walk
 // lists live and masks the same.
 TEST_F(ListingCacheTest, ATamperedOrForeignCacheIsIgnored) {
