@@ -756,9 +756,18 @@ Result<Policy> PolicyBuilder::Build() const {
   // The credential stores any grant shows, except those --allow-credential
   // names. A store that holds a named credential would hide it (and a mask
   // cannot hold a bind): the store itself must be named.
-  // The stores are paths: each is a pattern that matches only itself.
+  // The stores are paths: each is a pattern that matches only itself, so
+  // one that neither lies in a grant nor holds one can match nothing the
+  // expansion walks; those (most, under a private home) are left out before
+  // it, which would normalize and match each of them.
   std::vector<std::string> store_patterns;
-  for (const std::string& store : credentials) store_patterns.push_back(QuoteLiteral(store));
+  for (const std::string& store : credentials) {
+    const bool near_a_grant = std::any_of(scope.visible_roots.begin(), scope.visible_roots.end(),
+                                          [&](const std::string& root) {
+                                            return IsWithin(store, root) || IsWithin(root, store);
+                                          });
+    if (near_a_grant) store_patterns.push_back(QuoteLiteral(store));
+  }
   CORRAL_ASSIGN_OR_RETURN(ForbidExpansion stores, ExpandForbidden(store_patterns, host_.home, scope));
   for (std::string& note : stores.notes) policy.notes_.push_back(std::move(note));
   for (MaskedPath& store : stores.masks) {
