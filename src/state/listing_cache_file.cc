@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -78,7 +79,9 @@ void StateListingCache::Load() {
         count > body.size()) {
       return;
     }
-    listing.names.reserve(static_cast<size_t>(count));
+    // Each name takes two bytes at least: a count the file cannot hold
+    // reserves no more than what is left of it.
+    listing.names.reserve(std::min(static_cast<size_t>(count), (body.size() - at) / 2));
     for (unsigned long long i = 0; i < count; ++i) {
       std::string_view name;
       if (!Field(body, &at, &name) || name.empty() || name == "." || name == ".." ||
@@ -142,7 +145,13 @@ void StateListingCache::Save() {
   text += Sha256Hex(text);
   text += '\n';
   const std::string temp = std::string(kListingCacheName) + ".new-" + std::to_string(::getpid());
-  UniqueFd fd(::openat(state_.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+  // A new file of its own (O_EXCL): whatever is at the name (a link left by
+  // a killed run, or planted) is removed, never written through.
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  UniqueFd fd(::openat(state_.fd(), temp.c_str(), kFlags, 0600));
+  if (!fd && errno == EEXIST && ::unlinkat(state_.fd(), temp.c_str(), 0) == 0) {
+    fd.Reset(::openat(state_.fd(), temp.c_str(), kFlags, 0600));
+  }
   if (!fd) return;
   bool written = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
   fd.Reset();

@@ -188,6 +188,21 @@ TEST_F(ListingCacheTest, AReaderARunDidNotUseKeepsItsListings) {
       << "a run of the walk alone dropped the PATH comparison's listings";
 }
 
+// The file beside the cache that Save writes first is always a new one: a
+// hard link already at its name (left by a killed run, or planted) is
+// removed, and the file it shares is never written through.
+TEST_F(ListingCacheTest, SavingNeverWritesThroughWhatIsAtTheTemporaryName) {
+  const std::string victim = tree_.File("victim", "keep\n");
+  const std::string temp = state_.path() + "/" + kListingCacheName + ".new-" + std::to_string(::getpid());
+  ASSERT_EQ(::link(victim.c_str(), temp.c_str()), 0);
+  Prime();
+  EXPECT_EQ(TestTree::Read(victim), "keep\n");
+  EXPECT_FALSE(TestTree::Exists(temp));
+  CountingCache cache(state_);
+  EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
+  EXPECT_EQ(cache.hits, 4);
+}
+
 // A cache file that is not exactly what corral wrote holds nothing: the walk
 // lists live and masks the same.
 TEST_F(ListingCacheTest, ATamperedOrForeignCacheIsIgnored) {
