@@ -51,7 +51,7 @@ std::string AppArmorLabel() {
     std::optional<std::string> text = ReadSmallFile(path, 4096);
     if (!text || text->empty()) continue;
     std::string label = text->substr(0, text->find('\n'));
-    while (!label.empty() && (label.back() == '\n' || label.back() == '\0')) label.pop_back();
+    while (!label.empty() && label.back() == '\0') label.pop_back();
     // "corral (unconfined)": the profile's name, without its mode.
     if (size_t mode = label.find(" ("); mode != std::string::npos) label.resize(mode);
     return label;

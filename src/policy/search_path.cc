@@ -1,6 +1,5 @@
 #include "policy/search_path.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,9 +7,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <memory>
 #include <optional>
 
+#include "base/directory_names.h"
 #include "base/unique_fd.h"
 #include "policy/listing_cache.h"
 #include "policy/path.h"
@@ -53,22 +52,7 @@ std::optional<std::vector<std::string>> ListNames(const std::string& dir, const 
       return names;
     }
   }
-  constexpr size_t kBufferSize = 32 * 1024;
-  std::unique_ptr<char[]> buffer(new char[kBufferSize]);
-  std::vector<std::string> names;
-  for (;;) {
-    ssize_t got = ::getdents64(fd.get(), buffer.get(), kBufferSize);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return std::nullopt;
-    if (got == 0) break;
-    for (ssize_t offset = 0; offset < got;) {
-      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer.get() + offset);
-      offset += entry->d_reclen;
-      std::string_view name = entry->d_name;
-      if (name != "." && name != "..") names.emplace_back(name);
-    }
-  }
-  std::sort(names.begin(), names.end());
+  std::vector<std::string> names = DirectoryNames(fd.get());
   // A change later in the same clock tick could leave this ctime as it is.
   if (keyed && st.st_ctim.tv_sec < began.tv_sec - kListingSettle) {
     cache->Remember(ListingOf::kSearchPath, dir, key, names);

@@ -4,7 +4,12 @@
 // all) is named in one stderr line with the fix. Each judged from outside:
 // the marker a toolchain's program prints, the token's bytes absent from
 // everything the run left, the canary a refused run never made.
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <memory>
+#include <vector>
 
 #include "harness.h"
 
@@ -140,6 +145,37 @@ TEST_F(Toolchains, AProgramThatResolvesElsewhereInsideIsNamedWithItsFix) {
   Outcome explain = Corral({"explain", "--", "sh"}, Home());
   EXPECT_NE(explain.out.find("not visible inside: ~/.cargo/bin (--allow-toolchain rustup)"), std::string::npos)
       << explain.Describe();
+}
+
+// Runs started together all list PATH through the one listing cache of the
+// state directory (policy/listing_cache.h): each says the same line, and
+// what they leave is one private cache file, no temporary beside it, that
+// the next run reads to the same line.
+TEST_F(Toolchains, ConcurrentRunsShareThePathListings) {
+  const std::string line = "corral: warning: python3 resolves to another program inside: ~/.pyenv/shims is not "
+                           "visible there; --allow-toolchain pyenv would fix it";
+  constexpr size_t kRuns = 8;
+  std::vector<std::unique_ptr<Process>> runs;
+  for (size_t i = 0; i < kRuns; ++i) {
+    runs.push_back(std::make_unique<Process>(RunArgv({}, {"sh", "-c", "true"}), Defaults(Home())));
+  }
+  for (auto& run : runs) {
+    const Outcome& outcome = run->Wait();
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    EXPECT_NE(outcome.err.find(line), std::string::npos) << outcome.Describe();
+  }
+  const std::string state = state_ / "corral";
+  struct stat st;
+  ASSERT_EQ(::lstat((state + "/listings").c_str(), &st), 0) << "no listings were kept";
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(state.c_str()), ::closedir);
+  ASSERT_TRUE(dir);
+  while (const dirent* entry = ::readdir(dir.get())) {
+    EXPECT_FALSE(std::string(entry->d_name).starts_with("listings.new-")) << entry->d_name << " was left";
+  }
+  Outcome after = RunIn({}, {"sh", "-c", "true"}, Home());
+  EXPECT_NE(after.err.find(line), std::string::npos) << after.Describe();
 }
 
 TEST_F(Toolchains, AnEverydayPathIsQuiet) {
