@@ -136,33 +136,31 @@ class StoreListings {
   // True when a stat(2) of `path` would certainly fail with ENOENT or
   // ENOTDIR: its directory's listing lacks it, or that directory is itself
   // absent by a listing read before, or opening it says so.
-  bool CertainlyAbsent(const std::string& path) {
-    size_t slash = path.rfind('/');
-    if (slash == std::string::npos || slash == 0) return false;
-    std::string dir = path.substr(0, slash);
-    auto known = dirs_.find(dir);
-    if (known == dirs_.end()) known = dirs_.emplace(dir, Look(dir)).first;
-    return known->second.absent || known->second.listing.CertainlyAbsent(std::string_view(path).substr(slash + 1));
-  }
+  bool CertainlyAbsent(const std::string& path) { return Absent(path, Unlisted::kLook); }
 
  private:
   struct Dir {
     bool absent = false;  // the directory is not there: nothing under it is
     AbsentNames listing;
   };
-  // Whether a listing read already proves `path` absent. Never lists: the
-  // home's own parent (/home, or /tmp in a test) can be large, and the home
-  // is opened anyway.
-  bool KnownAbsent(const std::string& path) const {
+  // What a directory not looked at yet answers: looked at now, or nothing
+  // (Look asks so of a directory's parent: the home's own parent, /home or
+  // /tmp, can be large, and the home is opened anyway).
+  enum class Unlisted { kLook, kUnknown };
+  bool Absent(const std::string& path, Unlisted unlisted) {
     size_t slash = path.rfind('/');
     if (slash == std::string::npos || slash == 0) return false;
-    auto known = dirs_.find(path.substr(0, slash));
-    return known != dirs_.end() &&
-           (known->second.absent || known->second.listing.CertainlyAbsent(std::string_view(path).substr(slash + 1)));
+    std::string dir = path.substr(0, slash);
+    auto known = dirs_.find(dir);
+    if (known == dirs_.end()) {
+      if (unlisted == Unlisted::kUnknown) return false;
+      known = dirs_.emplace(dir, Look(dir)).first;
+    }
+    return known->second.absent || known->second.listing.CertainlyAbsent(std::string_view(path).substr(slash + 1));
   }
   Dir Look(const std::string& dir) {
     Dir found;
-    if (KnownAbsent(dir)) {
+    if (Absent(dir, Unlisted::kUnknown)) {
       found.absent = true;
       return found;
     }
