@@ -18,6 +18,7 @@
 #include "audit/audit.h"
 #include "base/mutant.h"
 #include "cli/commands.h"
+#include "exec/nursery.h"
 #include "confine/detect.h"
 #include "base/exit_codes.h"
 #include "run/run.h"
@@ -239,6 +240,9 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& e
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
+  // The sandbox's slowest namespaces, made on another core while the policy
+  // is derived below; dismissed and reaped on every way out.
+  std::unique_ptr<Nursery> nursery = Nursery::Start();
   // Who answers the gate: made first, so a channel is close-on-exec at once.
   Result<std::unique_ptr<Approver>> approver = approval.MakeApprover();
 
@@ -336,6 +340,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   RunOptions options;
   options.overlay_on = overlay_on;
   if (state.ok()) options.state_dir = &*state;
+  options.nursery = nursery.get();
   RunResult result = RunConfined(std::move(admitted).value(), options);
   if (result.error && policy_file) {
     PrintError(result.error->ToString());

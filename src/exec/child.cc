@@ -633,8 +633,12 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
       struct __user_cap_data_struct none[2] = {};
       if (::syscall(SYS_capset, &header, none) != 0) ChildFail(ctx, ChildStage::kUserns, errno);
     }
-    if (int e = WriteIdMapsChild(*ctx.id_maps); e != 0) ChildFail(ctx, ChildStage::kUserns, e);
-    if (::sethostname("corral", 6) != 0) ChildFail(ctx, ChildStage::kHostname, errno);
+    if (!ctx.identity_set) {
+      if (int e = WriteIdMapsChild(*ctx.id_maps); e != 0) ChildFail(ctx, ChildStage::kUserns, e);
+      if (::sethostname(kSandboxHostname, sizeof kSandboxHostname - 1) != 0) {
+        ChildFail(ctx, ChildStage::kHostname, errno);
+      }
+    }
   }
   // While every capability of the user namespace is still held.
   if (ctx.loopback == Loopback::kBringUp) {

@@ -21,7 +21,8 @@
 //     (TranslateReport in exec/spawn.h).
 //
 // Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
-// hostname -> lo up and the name server's sockets passed out (in a network
+// hostname (both already set when the nursery made the namespaces,
+// exec/nursery.h) -> lo up and the name server's sockets passed out (in a network
 // namespace of its own) -> mount view
 // (+ Landlock rules) -> the command's pty -> setsid -> RLIMIT_CORE=0 ->
 // capabilities dropped -> no_new_privs -> Landlock -> working directory ->
@@ -67,6 +68,7 @@ inline constexpr int kChildFailureExit = 125;
 struct ChildContext {
   // From the plan (unused for an unconfined spawn).
   bool namespaces = false;                  // user, mount, PID, ... namespaces were created
+  bool identity_set = false;                // the nursery (exec/nursery.h) wrote the id maps and the hostname
   const IdMaps* id_maps = nullptr;
   Loopback loopback = Loopback::kLeave;     // kBringUp: lo of the new network namespace
   const LandlockRights* landlock = nullptr;  // null: Landlock off

@@ -12,11 +12,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <utility>
 
 #include "exec/child.h"
 #include "exec/descriptor_message.h"
+#include "exec/nursery.h"
 #include "exec/warm_protocol.h"
 #include "confine/env.h"
 #include "confine/host.h"
@@ -305,6 +307,34 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
   return err(ErrorKind::kInternal, "the sandbox child failed at an unknown stage");
 }
 
+// Whether this spawn can start init in the command's nursery: it has one,
+// and its plan wants exactly the nursery's namespaces and the rest. A
+// nursery that does not fit is dismissed at once.
+bool FitsNursery(const Plan& plan, const Command& command, SpawnMode mode, const ChildContext& ctx) {
+  if (command.nursery == nullptr || command.nursery->spent()) return false;
+  const IdMaps& maps = command.nursery->id_maps();
+  if (mode != SpawnMode::kRun || command.cgroup_fd >= 0 || ctx.userns_without_caps ||
+      plan.clone_flags() != Nursery::kNamespaces || plan.loopback() != Loopback::kBringUp ||
+      std::strcmp(plan.id_maps().uid_map, maps.uid_map) != 0 ||
+      std::strcmp(plan.id_maps().gid_map, maps.gid_map) != 0) {
+    command.nursery->Dismiss();
+    return false;
+  }
+  return true;
+}
+
+// Init cloned by the nursery, in its namespaces with the id maps and the
+// hostname in place; nullopt: clone as before.
+std::optional<Nursery::Born> CloneThroughNursery(const Command& command, ChildContext& ctx) {
+  if (command.nursery == nullptr || command.nursery->spent()) return std::nullopt;
+  sigset_t mask;
+  ::pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  ctx.identity_set = true;
+  std::optional<Nursery::Born> born = command.nursery->CloneInit(ctx, mask);
+  ctx.identity_set = born.has_value();
+  return born;
+}
+
 // Prepares the child's context and runs the one clone.
 class Spawner {
  public:
@@ -349,6 +379,7 @@ class Spawner {
     const char* without_caps = std::getenv("CORRAL_TEST_USERNS_WITHOUT_CAPS");
     ctx.userns_without_caps = without_caps != nullptr && std::string_view(without_caps) == "1";
 #endif
+    if (FitsNursery(plan, command, mode, ctx)) command.nursery->Rouse();
 
     CORRAL_ASSIGN_OR_RETURN(Pipe report, OpenPipe());
     CORRAL_ASSIGN_OR_RETURN(Pipe status, OpenPipe());
@@ -372,11 +403,16 @@ class Spawner {
     CORRAL_TRY(stack.Map());
     ctx.command_stack = stack.top();
 
-    // The sandbox's init: a copy of corral in the new namespaces.
+    // The sandbox's init: a copy of corral in the new namespaces, cloned
+    // into the nursery's when they are the ones the plan wants.
     int pidfd = -1;
     uint64_t flags = SIGCHLD | kabi::kClonePidfd | plan.clone_flags();
     pid_t pid = -1;
-    if (command.cgroup_fd >= 0) {
+    std::optional<Nursery::Born> born = CloneThroughNursery(command, ctx);
+    if (born) {
+      pid = born->pid;
+      pidfd = born->pidfd;
+    } else if (command.cgroup_fd >= 0) {
       kabi::CloneArgs args = {};
       args.flags = (flags & ~uint64_t{0xff}) | kabi::kCloneIntoCgroup;
       args.pidfd = reinterpret_cast<uint64_t>(&pidfd);

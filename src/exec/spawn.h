@@ -11,6 +11,13 @@
 //   capabilities dropped -> no_new_privs -> Landlock -> seccomp -> the go
 //   -> non-dumpable
 //
+// With a nursery (Command::nursery, exec/nursery.h; only `corral run` makes
+// one), the namespaces, the id maps and the hostname already exist, made on
+// another core while the policy was derived: when the plan wants exactly
+// those namespaces, init is cloned into them (still corral's child, with a
+// copy of corral's memory and descriptors taken at that moment) and starts
+// at the lo step; any other plan dismisses the nursery and clones as above.
+//
 // The go: with its own lo, the child waits there until corral has taken
 // the services' sockets and started serving the egress proxy's
 // (Command::serve_egress), so nothing the command sends waits on a proxy
@@ -53,6 +60,7 @@
 #include "confine/mount_plan.h"
 #include "confine/plan.h"
 #include "kernel/child_report.h"
+#include "exec/nursery.h"
 
 namespace corral {
 
@@ -89,6 +97,10 @@ struct Command {
   // Under --allow-host: the table the sandbox's name server gives allowed
   // names their synthetic addresses from, shared with the proxy.
   std::shared_ptr<SyntheticNames> synthetic_names;
+  // The namespaces a `corral run` made ahead on another core
+  // (exec/nursery.h): the first Spawn clones init into them when its plan
+  // wants exactly those, and dismisses them otherwise. Null: clone.
+  Nursery* nursery = nullptr;
   // SpawnMode::kWarm only: the sandbox's end of a warm sandbox's control
   // channel (exec/warm_sandbox.h), which its init serves calls on.
   int warm_control_fd = -1;

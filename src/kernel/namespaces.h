@@ -21,6 +21,9 @@ enum class NetworkNamespace { kNew, kHost };
 uint64_t SandboxCloneFlags(NetworkNamespace network);
 
 // Prepared in the parent: the exact bytes to write to the map files.
+// The sandbox's hostname, in its own UTS namespace.
+inline constexpr char kSandboxHostname[] = "corral";
+
 struct IdMaps {
   char uid_map[48] = {};
   char gid_map[48] = {};

@@ -109,6 +109,10 @@ struct RunOptions {
   int stdout_fd = -1;
   int stderr_fd = -1;
   RunWatcher* watcher = nullptr;  // not owned; outlives the call
+  // Not owned: the sandbox's namespaces, made ahead on another core
+  // (exec/nursery.h); the cold spawn uses or dismisses it. A caller that
+  // made one on this thread, for one run. Unset: the spawn clones them.
+  Nursery* nursery = nullptr;
   // Under --overlay: stack on this pending overlay run (`--overlay-on RUN`)
   // instead of making a new one. The run continues in that run's upper,
   // holding its lock; one that is not kept, is held by a live run, an

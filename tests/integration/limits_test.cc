@@ -3,6 +3,7 @@
 // runs and after, a file's size on the host, the exit status and the
 // `exited` record corral writes; and the zombie a run leaves to whoever
 // reaps corral's orphans, counted by a subreaper parent.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "base/exit_codes.h"
 #include "confine/env.h"
 #include "confine/host.h"
 #include "confine/plan.h"
@@ -149,6 +151,37 @@ TEST_F(Limits, AForkBombIsContainedAndNothingIsLeft) {
   EXPECT_GT(peak, 1u) << "the bomb never forked";
   EXPECT_LE(peak, 16u) << "more processes than --max-procs 16 at once";
   EXPECT_TRUE(ProcessesMatching(token).empty()) << "a process of the bomb outlived the run";
+}
+
+// --max-procs N counts the command's processes and nothing else of
+// corral's: python3 and its forks reach exactly N, as they did before the
+// nursery (a zombie of corral's charged to the sandbox's user namespace,
+// such as an unreaped nursery helper, would take one of them).
+TEST_F(Limits, MaxProcsCountsTheSandboxsProcessesAndNothingElse) {
+  if (ProcessLimitNeedsACgroup()) {
+    Outcome refused = RunIn({"--max-procs", "6"}, {"true"});
+    EXPECT_EQ(refused.exit_code, 125) << refused.Describe();
+    return;
+  }
+  const std::string forks =
+      "import os, time\n"
+      "children = []\n"
+      "while len(children) < 50:\n"
+      "    try:\n"
+      "        pid = os.fork()\n"
+      "    except OSError:\n"
+      "        break\n"
+      "    if pid == 0:\n"
+      "        time.sleep(30)\n"
+      "        os._exit(0)\n"
+      "    children.append(pid)\n"
+      "print(len(children))\n"
+      "for pid in children:\n"
+      "    os.kill(pid, 9)\n";
+  Outcome outcome = RunIn({"--max-procs", "6"}, {"python3", "-c", forks});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "5\n") << "python3 is one of the six; its forks should be the other five\n"
+                                 << outcome.Describe();
 }
 
 // A memory hog under --max-memory cannot allocate past the cap; an
@@ -299,38 +332,45 @@ TEST_F(Limits, TheSandboxStartsInTheRunsCgroup) {
   EXPECT_FALSE(Exists(path));
 }
 
-// Each `corral run` reaps its sandbox's init before it exits: a subreaper
-// parent of 20 runs inherits no zombie from them.
-TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
+// Each `corral run` reaps its sandbox's init, and the nursery's helper
+// (exec/nursery.h), before it exits: a subreaper parent of 20 runs inherits
+// no zombie from them. Nor from runs whose plan dismisses the helper (the
+// host's network), or that are refused after it started (an --allow-read
+// path that does not exist, --allow-write /), or refused before the flags
+// are understood.
+// Each entry: the argv, and the exit code expected.
+void ExpectNoZombieForTheReaper(const std::string& workspace,
+                                const std::vector<std::pair<std::vector<std::string>, int>>& runs) {
   int report[2];
   ASSERT_EQ(::pipe(report), 0);
-  const std::vector<std::string> argv = RunArgv({}, {"true"});
   pid_t helper = ::fork();
   ASSERT_GE(helper, 0);
   if (helper == 0) {
     ::close(report[0]);
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
     int inherited = 0;
-    for (int i = 0; i < 20; ++i) {
+    for (const auto& [argv, code] : runs) {
+      std::vector<char*> args;
+      for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+      args.push_back(nullptr);
       pid_t corral = ::fork();
       if (corral == 0) {
-        if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
+        int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDERR_FILENO);
+        if (::chdir(workspace.c_str()) != 0) ::_exit(120);
         ::execv(args[0], args.data());
         ::_exit(121);
       }
       int status = 0;
       ::waitpid(corral, &status, 0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ::_exit(122);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != code) ::_exit(122);
     }
-    // Whatever init would have passed to this subreaper arrives within
-    // moments of corral's exit: wait, then reap all that came.
+    // Whatever init or the helper would have passed to this subreaper
+    // arrives within moments of corral's exit: wait, then reap all that came.
     ::usleep(500 * 1000);
     for (;;) {
       int status = 0;
-      pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
       if (pid <= 0) break;
       ++inherited;
     }
@@ -340,11 +380,27 @@ TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
   }
   ::close(report[1]);
   char inherited = -1;
-  ASSERT_EQ(::read(report[0], &inherited, 1), 1) << "the subreaper helper failed";
+  ASSERT_EQ(::read(report[0], &inherited, 1), 1) << "the subreaper helper failed (or a run's exit code differed)";
   ::close(report[0]);
   int status = 0;
   ::waitpid(helper, &status, 0);
-  EXPECT_EQ(inherited, 0) << "zombies left to the subreaper by 20 runs";
+  EXPECT_EQ(inherited, 0) << "zombies left to the subreaper";
+}
+
+TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
+  std::vector<std::pair<std::vector<std::string>, int>> runs(20, {RunArgv({}, {"true"}), 0});
+  ExpectNoZombieForTheReaper(workspace_.path(), runs);
+}
+
+TEST_F(Limits, ADismissedOrRefusedRunLeavesNoZombieForItsParentsReaper) {
+  std::vector<std::pair<std::vector<std::string>, int>> runs;
+  for (int i = 0; i < 5; ++i) {
+    runs.push_back({RunArgv({"--network", "all"}, {"true"}), 0});
+    runs.push_back({RunArgv({"--allow-read", outside_ / "absent"}, {"true"}), corral::kExitUsage});
+    runs.push_back({RunArgv({"--allow-write", "/"}, {"true"}), corral::kExitUsage});
+    runs.push_back({RunArgv({"--no-such-flag"}, {"true"}), corral::kExitUsage});
+  }
+  ExpectNoZombieForTheReaper(workspace_.path(), runs);
 }
 
 }  // namespace
