@@ -240,6 +240,9 @@ int RunCommand::RefuseUsage(const std::vector<std::string>& args, const Error& e
 }
 
 int RunCommand::Execute(std::vector<std::string> command) const {
+  // The sandbox's init, reaped last of all (destroyed last): the kernel
+  // frees its namespaces while corral writes its report below.
+  ExitingInit exiting_init;
   // The sandbox's slowest namespaces, made on another core while the policy
   // is derived below; dismissed and reaped on every way out.
   std::unique_ptr<Nursery> nursery = Nursery::Start();
@@ -341,6 +344,7 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   options.overlay_on = overlay_on;
   if (state.ok()) options.state_dir = &*state;
   options.nursery = nursery.get();
+  options.reap_later = &exiting_init;
   RunResult result = RunConfined(std::move(admitted).value(), options);
   if (result.error && policy_file) {
     PrintError(result.error->ToString());

@@ -166,7 +166,6 @@ int Helper(void* arg) {
   auto* shared = static_cast<Nursery::Shared*>(arg);
   RawSyscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
   if (RawSyscall(SYS_getppid) != shared->parent) return 0;
-  RawSyscall(SYS_sched_setaffinity, 0, sizeof shared->cpus, reinterpret_cast<long>(&shared->cpus));
   const bool held = MakeNamespaces(*shared);
   if (!Swap(&shared->state, kStarting, held ? kReady : kFailed)) return 0;  // dismissed meanwhile
   Wake(&shared->state);
@@ -182,6 +181,8 @@ int Helper(void* arg) {
   }
   if (state != kGo) return 0;
   RawSyscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&shared->mask), 0, sizeof shared->mask);
+  // Init may run on every CPU corral may.
+  RawSyscall(SYS_sched_setaffinity, 0, sizeof shared->cpus, reinterpret_cast<long>(&shared->cpus));
   // Like fork: no stack of its own (a copy of this one), and the helper's
   // exit signal (SIGCHLD), which CLONE_PARENT passes on.
   kabi::CloneArgs args = {};
@@ -233,13 +234,7 @@ std::unique_ptr<Nursery> Nursery::Start() {
     return nullptr;
   }
   nursery->helper_ = helper;
-  // Off this CPU: a new task queues behind its parent there, for up to a
-  // scheduler tick (1 ms here), while another CPU may be idle. The helper
-  // gives itself every CPU back once it runs.
-  cpu_set_t others = shared->cpus;
-  int here = ::sched_getcpu();
-  if (here >= 0 && here < CPU_SETSIZE) CPU_CLR(here, &others);
-  if (CPU_COUNT(&others) > 0) (void)::sched_setaffinity(helper, sizeof others, &others);
+  nursery->KeepOffThisCpu();
   return nursery;
 }
 
@@ -282,8 +277,16 @@ const IdMaps& Nursery::id_maps() const {
   return shared_ != nullptr ? shared_->id_maps : kNone;
 }
 
+void Nursery::KeepOffThisCpu() {
+  cpu_set_t others = shared_->cpus;
+  int here = ::sched_getcpu();
+  if (here >= 0 && here < CPU_SETSIZE) CPU_CLR(here, &others);
+  if (CPU_COUNT(&others) > 0) (void)::sched_setaffinity(helper_, sizeof others, &others);
+}
+
 void Nursery::Rouse() {
   if (spent_ || helper_ <= 0) return;
+  KeepOffThisCpu();
   if (Swap(&shared_->state, kReady, kRoused)) Wake(&shared_->state);
 }
 

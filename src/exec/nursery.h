@@ -109,6 +109,11 @@ class Nursery {
   Nursery() = default;
   // Waits until the helper is gone and reaps it.
   void Reap();
+  // Pins the helper to every CPU of corral's but the one corral runs on:
+  // a new task, and a task woken by corral, would otherwise queue behind
+  // corral on its CPU (for up to a scheduler tick) while another CPU idles.
+  // The helper gives init every CPU back.
+  void KeepOffThisCpu();
 
   Shared* shared_ = nullptr;  // the control block and the helper's stack (one mapping)
   pid_t helper_ = -1;

@@ -753,6 +753,13 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     result.source = RunResult::Source::kCorral;
     result.exit_status = kExitProtectedPathLeft;
   }
+  // Every process of the sandbox is gone (init reported after killing
+  // them); init itself may still be exiting. A caller that ends right after
+  // the run reaps it last, while the kernel frees the namespaces. A run's
+  // cgroup is removed only after init is reaped, here.
+  if (options.reap_later != nullptr && spawned && !cgroup && !process->unconfined()) {
+    *options.reap_later = std::move(*process);
+  }
   return result;
 }
 

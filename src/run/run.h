@@ -87,6 +87,11 @@ class RunWatcher {
 
 enum class WarmRefusal { kFail, kRunCold };
 
+// A confined run's init handed to the caller (RunOptions::reap_later):
+// every process of the sandbox is gone, init may still be exiting while the
+// kernel frees the namespaces; destroying it reaps init.
+using ExitingInit = std::optional<SandboxProcess>;
+
 struct RunOptions {
   bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process
   const char* const* environ = nullptr;  // the environment to scrub (default: this process's)
@@ -109,6 +114,11 @@ struct RunOptions {
   int stdout_fd = -1;
   int stderr_fd = -1;
   RunWatcher* watcher = nullptr;  // not owned; outlives the call
+  // Not owned: where a caller that ends right after the run (the CLI)
+  // takes the sandbox's init, to reap it as its last step, so the kernel
+  // frees the namespaces while the caller reports. Unset, or a run with a
+  // cgroup of its own (removed once init is reaped): RunConfined reaps it.
+  ExitingInit* reap_later = nullptr;
   // Not owned: the sandbox's namespaces, made ahead on another core
   // (exec/nursery.h); the cold spawn uses or dismisses it. A caller that
   // made one on this thread, for one run. Unset: the spawn clones them.
