@@ -285,7 +285,7 @@ void Nursery::KeepOffThisCpu() {
 }
 
 void Nursery::Rouse() {
-  if (spent_ || helper_ <= 0) return;
+  if (spent_ || helper_ <= 0 || Load(&shared_->state) != kReady) return;
   KeepOffThisCpu();
   if (Swap(&shared_->state, kReady, kRoused)) Wake(&shared_->state);
 }
