@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -33,6 +36,48 @@
 
 namespace corral::cli {
 namespace {
+
+// A signal that ends corral before its spawn must not leave the nursery's
+// helper (exec/nursery.h) to the caller's reaper: while a nursery is
+// guarded, SIGINT, SIGTERM, SIGHUP and SIGQUIT (each one not ignored) first
+// dismiss and reap it, then end corral as they would have; so does
+// SIGPIPE, from a write to a closed stderr. During the run the forwarded
+// signals are blocked and passed to the command, as before.
+std::atomic<Nursery*> g_nursery_to_dismiss{nullptr};
+
+extern "C" void DismissNurseryThenEnd(int signal) {
+  if (Nursery* nursery = g_nursery_to_dismiss.exchange(nullptr)) nursery->Dismiss();
+  ::raise(signal);  // SA_RESETHAND: the default action, once this returns
+}
+
+class NurseryGuard {
+ public:
+  explicit NurseryGuard(Nursery* nursery) {
+    if (nursery == nullptr) return;
+    g_nursery_to_dismiss = nursery;
+    struct sigaction dismiss = {};
+    dismiss.sa_handler = DismissNurseryThenEnd;
+    dismiss.sa_flags = SA_RESETHAND;
+    ::sigfillset(&dismiss.sa_mask);
+    for (size_t i = 0; i < std::size(kEnding); ++i) {
+      struct sigaction old = {};
+      installed_[i] = ::sigaction(kEnding[i], nullptr, &old) == 0 && old.sa_handler == SIG_DFL &&
+                      ::sigaction(kEnding[i], &dismiss, nullptr) == 0;
+    }
+  }
+  NurseryGuard(const NurseryGuard&) = delete;
+  NurseryGuard& operator=(const NurseryGuard&) = delete;
+  ~NurseryGuard() {
+    g_nursery_to_dismiss = nullptr;
+    for (size_t i = 0; i < std::size(kEnding); ++i) {
+      if (installed_[i]) ::signal(kEnding[i], SIG_DFL);
+    }
+  }
+
+ private:
+  static constexpr int kEnding[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+  bool installed_[std::size(kEnding)] = {};
+};
 
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
@@ -245,7 +290,14 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   ExitingInit exiting_init;
   // The sandbox's slowest namespaces, made on another core while the policy
   // is derived below; dismissed and reaped on every way out.
+  // Signals wait while the helper is started and guarded, so none can end
+  // corral between the two.
+  sigset_t all, previous;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
   std::unique_ptr<Nursery> nursery = Nursery::Start();
+  NurseryGuard dismiss_on_signal(nursery.get());
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   // Who answers the gate: made first, so a channel is close-on-exec at once.
   Result<std::unique_ptr<Approver>> approver = approval.MakeApprover();
 

@@ -611,6 +611,21 @@ bool InitLimitsChanged(const InitLimits& start) {
   ExecCommand(ctx);
 }
 
+// The lifeline's go (exec/child.h): true when corral sent it and still
+// holds its end.
+bool CorralStillThereChild(const ChildContext& ctx) {
+  if (ctx.lifeline_fd < 0) return true;
+  if (ctx.lifeline_write_fd >= 0) ::close(ctx.lifeline_write_fd);
+  char go = 0;
+  ssize_t n;
+  do {
+    n = ::read(ctx.lifeline_fd, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) return false;  // no go: corral is gone
+  struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
+  return ::poll(&lifeline, 1, 0) == 0;  // a hang-up: corral died after the go
+}
+
 }  // namespace
 
 int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(arg)); }
@@ -622,8 +637,7 @@ int UnconfinedMain(void* arg) { RunUnconfined(*static_cast<const ChildContext*>(
   if (!warm && !MutantActive(Mutant::kLifeline) && ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
     ChildFail(ctx, ChildStage::kLifeline, errno);
   }
-  struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
-  if (::poll(&lifeline, 1, 0) != 0) ::_exit(kChildFailureExit);  // corral is already gone
+  if (!CorralStillThereChild(ctx)) ::_exit(kChildFailureExit);
   if (!MutantActive(Mutant::kFdClose)) CloseAllExcept(ctx.keep_fds, sizeof ctx.keep_fds / sizeof ctx.keep_fds[0]);
   ::umask(0);
 

@@ -20,6 +20,14 @@
 //     command was exec'd. The parent turns a report into an Error
 //     (TranslateReport in exec/spawn.h).
 //
+// The lifeline: init sets PR_SET_PDEATHSIG, closes its copy of corral's end
+// of a socketpair and waits for corral's go byte there, which corral sends
+// once the clone returned (and the nursery's helper, which shares corral's
+// descriptor table, is reaped). After the go corral alone holds that end,
+// so a hang-up seen then means corral died before PR_SET_PDEATHSIG held,
+// and init leaves; a corral that dies later kills init. Without a go (EOF)
+// init leaves too.
+//
 // Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
 // hostname (both already set when the nursery made the namespaces,
 // exec/nursery.h) -> lo up and the name server's sockets passed out (in a network
@@ -97,7 +105,8 @@ struct ChildContext {
   // Channels to corral.
   int report_fd = -1;
   int status_fd = -1;     // init writes the command's wait status here
-  int lifeline_fd = -1;
+  int lifeline_fd = -1;        // init's end of the lifeline
+  int lifeline_write_fd = -1;  // corral's end, which init's copy of the table holds too: closed first
   // The command's own pty (exec/pty_relay.h), when pty_socket_fd >= 0: the
   // child opens it at /dev/ptmx (inside a mount view, the sandbox's private
   // devpts instance), gives the slave the caller's modes and window size,

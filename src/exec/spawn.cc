@@ -62,6 +62,16 @@ struct Pipe {
   UniqueFd read, write;
 };
 
+// The lifeline: a stream socketpair (a pipe's writer would get SIGPIPE from
+// a child that failed before it read the go). `write` is corral's end.
+Result<Pipe> OpenLifeline() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    return Error::FromErrno(ErrorKind::kInternal, "cannot create the sandbox's lifeline", "socketpair", errno);
+  }
+  return Pipe{UniqueFd(fds[1]), UniqueFd(fds[0])};
+}
+
 Result<Pipe> OpenPipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -383,10 +393,11 @@ class Spawner {
 
     CORRAL_ASSIGN_OR_RETURN(Pipe report, OpenPipe());
     CORRAL_ASSIGN_OR_RETURN(Pipe status, OpenPipe());
-    CORRAL_ASSIGN_OR_RETURN(Pipe lifeline, OpenPipe());
+    CORRAL_ASSIGN_OR_RETURN(Pipe lifeline, OpenLifeline());
     ctx.report_fd = report.write.get();
     ctx.status_fd = status.write.get();
     ctx.lifeline_fd = lifeline.read.get();
+    ctx.lifeline_write_fd = lifeline.write.get();
     UniqueFd pty_child_end;
     CORRAL_ASSIGN_OR_RETURN(UniqueFd pty_channel, OpenPtyChannel(command, ctx, pty_child_end));
     UniqueFd services_child_end;
@@ -448,8 +459,13 @@ class Spawner {
                        "and says what that drops, as does --accept-rung no-userns for that rung alone",
                    "clone", clone_errno);
     }
+    // The go on the lifeline (exec/child.h): the nursery's helper, which
+    // shared this descriptor table, is reaped by now, so corral alone holds
+    // this end while the run lasts.
+    (void)::send(lifeline.write.get(), "g", 1, MSG_NOSIGNAL);
     status.write.Reset();
     SandboxProcess process;
+    process.lifeline_ = std::move(lifeline.write);
     process.own_pid_namespace_ = ctx.namespaces;
     process.pid_ = pid;
     process.pidfd_.Reset(pidfd);
@@ -560,6 +576,7 @@ SandboxProcess& SandboxProcess::operator=(SandboxProcess&& other) noexcept {
     own_pid_namespace_ = other.own_pid_namespace_;
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::move(other.pidfd_);
+    lifeline_ = std::move(other.lifeline_);
     status_ = std::move(other.status_);
     pty_master_ = std::move(other.pty_master_);
     dns_ = std::move(other.dns_);

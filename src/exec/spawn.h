@@ -197,6 +197,7 @@ class SandboxProcess {
   std::optional<int> command_status_;
   bool reaped_ = false;
   int wait_status_ = 0;
+  UniqueFd lifeline_;  // corral's end of the lifeline (exec/child.h), open while the sandbox may start
 };
 
 // kProbeOnly: the child sets up every mechanism and exits 0 instead of

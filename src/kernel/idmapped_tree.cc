@@ -47,6 +47,16 @@ Result<UniqueFd> RootlessUserNamespace() {
   // and reaped before this returns): safe from any number of threads.
   alignas(16) char stack[8192];
   pid_t self = ::getpid();
+  // A signal that would end corral waits until the holder is reaped: it
+  // would otherwise be left to the caller's reaper.
+  sigset_t ending, previous;
+  ::sigemptyset(&ending);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaddset(&ending, signal);
+  ::pthread_sigmask(SIG_BLOCK, &ending, &previous);
+  struct RestoreMask {
+    const sigset_t& mask;
+    ~RestoreMask() { ::pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{previous};
   pid_t pid = ::clone(Hold, stack + sizeof stack, CLONE_NEWUSER | CLONE_VM | SIGCHLD, &self);
   if (pid < 0) return Error::FromErrno(kKind, "cannot create the user namespace of /etc's idmapped view", "clone", errno);
   char path[32];

@@ -705,7 +705,20 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   struct timespec zero = {0, 0};
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  // Init handed to the caller (RunOptions::reap_later) keeps the mask as it
+  // is, SIGPIPE blocked too, until it is reaped: a signal now, or a report
+  // written to a closed pipe, takes effect after the reap, so it cannot
+  // leave init to the caller's reaper. A run's cgroup is removed only once
+  // init is reaped, here.
+  const bool reap_later = options.reap_later != nullptr && spawned && !cgroup && !process->unconfined();
+  if (reap_later) {
+    sigset_t pipe;
+    ::sigemptyset(&pipe);
+    ::sigaddset(&pipe, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+  } else {
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  }
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
@@ -755,12 +768,20 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   }
   // Every process of the sandbox is gone (init reported after killing
   // them); init itself may still be exiting. A caller that ends right after
-  // the run reaps it last, while the kernel frees the namespaces. A run's
-  // cgroup is removed only after init is reaped, here.
-  if (options.reap_later != nullptr && spawned && !cgroup && !process->unconfined()) {
-    *options.reap_later = std::move(*process);
-  }
+  // the run reaps it last, while the kernel frees the namespaces.
+  if (reap_later) options.reap_later->Keep(std::move(*process), previous);
   return result;
+}
+
+void ExitingInit::Keep(SandboxProcess init, const sigset_t& mask) {
+  init_.emplace(std::move(init));
+  mask_ = mask;
+}
+
+ExitingInit::~ExitingInit() {
+  if (!init_) return;
+  init_.reset();  // reaps it
+  ::pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
 }
 
 Result<std::unique_ptr<WarmSandbox>> StartWarm(const Policy& policy, const HostSupport& host) {

@@ -89,8 +89,22 @@ enum class WarmRefusal { kFail, kRunCold };
 
 // A confined run's init handed to the caller (RunOptions::reap_later):
 // every process of the sandbox is gone, init may still be exiting while the
-// kernel frees the namespaces; destroying it reaps init.
-using ExitingInit = std::optional<SandboxProcess>;
+// kernel frees the namespaces. Until it is destroyed, the calling thread
+// keeps the run's signal mask (the forwarded signals and SIGPIPE blocked);
+// destroying it reaps init, then puts the caller's mask back, so a signal
+// that came meanwhile takes effect only then.
+class ExitingInit {
+ public:
+  ExitingInit() = default;
+  ExitingInit(const ExitingInit&) = delete;
+  ExitingInit& operator=(const ExitingInit&) = delete;
+  ~ExitingInit();
+  void Keep(SandboxProcess init, const sigset_t& mask);
+
+ private:
+  std::optional<SandboxProcess> init_;
+  sigset_t mask_ = {};
+};
 
 struct RunOptions {
   bool forward_signals = true;  // relay SIGINT/SIGTERM/SIGHUP/SIGQUIT from this process

@@ -392,6 +392,56 @@ TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
   ExpectNoZombieForTheReaper(workspace_.path(), runs);
 }
 
+// corral dies of SIGPIPE writing its report to a closed stderr (the sweep
+// found a hook the command planted): it reaps init first all the same.
+TEST_F(Limits, ACorralKilledByItsOwnReportStillReapsInit) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const std::vector<std::string> argv =
+      RunArgv({}, {"sh", "-c", "mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/pre-commit"});
+  pid_t reaper = ::fork();
+  ASSERT_GE(reaper, 0);
+  if (reaper == 0) {
+    ::close(report[0]);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    int closed[2];
+    if (::pipe(closed) != 0) ::_exit(119);
+    ::close(closed[0]);  // stderr: a pipe no one reads
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t corral = ::fork();
+    if (corral == 0) {
+      ::dup2(closed[1], STDERR_FILENO);
+      ::dup2(closed[1], STDOUT_FILENO);
+      if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
+      ::execv(args[0], args.data());
+      ::_exit(121);
+    }
+    ::close(closed[1]);
+    int status = 0;
+    ::waitpid(corral, &status, 0);
+    ::usleep(300 * 1000);
+    int inherited = 0;
+    for (;;) {
+      int any = 0;
+      if (::waitpid(-1, &any, WNOHANG | __WALL) <= 0) break;
+      ++inherited;
+    }
+    char result[2] = {static_cast<char>(WIFSIGNALED(status) ? WTERMSIG(status) : 0), static_cast<char>(inherited)};
+    (void)!::write(report[1], result, 2);
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  char result[2] = {-1, -1};
+  ASSERT_EQ(::read(report[0], result, 2), 2);
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(reaper, &status, 0);
+  EXPECT_EQ(result[0], SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
+  EXPECT_EQ(result[1], 0) << "init was left to the subreaper";
+}
+
 TEST_F(Limits, ADismissedOrRefusedRunLeavesNoZombieForItsParentsReaper) {
   std::vector<std::pair<std::vector<std::string>, int>> runs;
   for (int i = 0; i < 5; ++i) {

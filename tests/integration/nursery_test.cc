@@ -267,6 +267,79 @@ TEST_F(NurseryTest, ASpawnThatFailsAfterRousingItStillEndsTheHelper) {
   EXPECT_LT(WEXITSTATUS(status), 90) << "set-up of the test failed";
 }
 
+// Runs `argv` from `workspace` `runs` times as a subreaper's child, each
+// time sending `signal` to corral after a delay that sweeps 0 to 6 ms (the
+// nursery, the policy, the spawn and init's set-up all fall in there), and
+// returns how many processes the subreaper inherited, zombie or not, once
+// each corral ended. The command sleeps 50 ms and then appends to `canary`.
+int KillCorralAtEveryMoment(const std::string& workspace, const std::string& canary, int signal, int runs) {
+  int report[2];
+  if (::pipe(report) != 0) return -1;
+  pid_t reaper = ::fork();
+  if (reaper < 0) return -1;
+  if (reaper == 0) {
+    ::close(report[0]);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    const std::string corral = CorralBin();
+    const std::string script = "sleep 0.05; echo ran >> '" + canary + "'";
+    int inherited = 0;
+    for (int i = 0; i < runs; ++i) {
+      pid_t run = ::fork();
+      if (run == 0) {
+        int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDOUT_FILENO);
+        ::dup2(null, STDERR_FILENO);
+        if (::chdir(workspace.c_str()) != 0) ::_exit(120);
+        ::execl(corral.c_str(), corral.c_str(), "run", "--", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+        ::_exit(121);
+      }
+      ::usleep(static_cast<useconds_t>((i * 6000) / runs));
+      ::kill(run, signal);
+      int status = 0;
+      ::waitpid(run, &status, 0);
+    }
+    ::usleep(300 * 1000);  // a command left running would have written by now
+    for (;;) {
+      int status = 0;
+      if (::waitpid(-1, &status, WNOHANG | __WALL) <= 0) break;
+      ++inherited;
+    }
+    char count = static_cast<char>(std::min(inherited, 127));
+    (void)!::write(report[1], &count, 1);
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  char inherited = -1;
+  ssize_t n = ::read(report[0], &inherited, 1);
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(reaper, &status, 0);
+  return n == 1 ? inherited : -1;
+}
+
+// A corral killed at any moment, even before init could set
+// PR_SET_PDEATHSIG, never leaves the command running without it: init
+// starts only on corral's go over the lifeline, sent once the nursery's
+// helper (which shares corral's descriptors) is reaped, and leaves when
+// that lifeline hangs up (exec/child.h). Without the go, a helper that
+// outlived corral for a moment held the lifeline open.
+TEST_F(NurseryTest, ACorralKilledAtAnyMomentNeverLeavesTheCommandRunning) {
+  const std::string canary = workspace_ / "canary";
+  EXPECT_GE(KillCorralAtEveryMoment(workspace_.path(), canary, SIGKILL, 150), 0);
+  EXPECT_FALSE(Exists(canary)) << "a command ran on after corral was killed: " << ReadFile(canary).value_or("");
+}
+
+// SIGTERM at any moment, before the spawn (the helper is dismissed and
+// reaped first), during the run (forwarded to the command), or while
+// corral reports (held until init is reaped), leaves the caller's reaper
+// nothing.
+TEST_F(NurseryTest, ACorralTerminatedAtAnyMomentLeavesNoProcessBehind) {
+  const std::string canary = workspace_ / "canary";
+  EXPECT_EQ(KillCorralAtEveryMoment(workspace_.path(), canary, SIGTERM, 150), 0)
+      << "processes inherited by the subreaper";
+  EXPECT_FALSE(Exists(canary));
+}
+
 // Under a seccomp filter that refuses unshare (and only unshare), the
 // helper cannot make its namespaces; the spawn clones them as before, and
 // the command runs.
