@@ -236,6 +236,22 @@ void SetEnvironment(std::vector<std::string>& env, const std::vector<std::string
   }
 }
 
+// Puts the calling thread's signal mask back when it goes, unless released.
+class MaskBack {
+ public:
+  explicit MaskBack(const sigset_t& mask) : mask_(mask) {}
+  MaskBack(const MaskBack&) = delete;
+  MaskBack& operator=(const MaskBack&) = delete;
+  ~MaskBack() {
+    if (armed_) ::pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
+  }
+  void Release() { armed_ = false; }
+
+ private:
+  sigset_t mask_;
+  bool armed_ = true;
+};
+
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
   audit.Record(FailedEvent(error, policy.fingerprint()));
   RunResult result;
@@ -650,6 +666,16 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // is put back before corral writes there: a terminal the command stopped
   // (tcflow(TCOOFF)) would block the audit record on stderr for good.
   terminal.Restore();
+  // From here on a write to a closed stderr (the `exited` record under
+  // --audit -, a blocked connection's line, the sweep's findings) fails
+  // with EPIPE instead of ending corral before its sweep and the reap of
+  // init; the caller's mask, and with it a pending SIGPIPE, comes back when
+  // the run returns (or, under RunOptions::reap_later, once init is reaped).
+  sigset_t pipe;
+  ::sigemptyset(&pipe);
+  ::sigaddset(&pipe, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+  MaskBack mask_back(previous);
 
   const bool spawned = process.ok();
   RunResult result;
@@ -706,19 +732,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   while (::sigtimedwait(&forwarded, nullptr, &zero) > 0) {
   }
   // Init handed to the caller (RunOptions::reap_later) keeps the mask as it
-  // is, SIGPIPE blocked too, until it is reaped: a signal now, or a report
-  // written to a closed pipe, takes effect after the reap, so it cannot
-  // leave init to the caller's reaper. A run's cgroup is removed only once
-  // init is reaped, here.
+  // is until it is reaped: a signal now, or a report written to a closed
+  // pipe, takes effect after the reap, so it cannot leave init to the
+  // caller's reaper. Otherwise the mask comes back when the run returns,
+  // after the sweep. A run's cgroup is removed only once init is reaped,
+  // here.
   const bool reap_later = options.reap_later != nullptr && spawned && !cgroup && !process->unconfined();
-  if (reap_later) {
-    sigset_t pipe;
-    ::sigemptyset(&pipe);
-    ::sigaddset(&pipe, SIGPIPE);
-    ::pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-  } else {
-    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  }
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;
@@ -769,7 +788,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // Every process of the sandbox is gone (init reported after killing
   // them); init itself may still be exiting. A caller that ends right after
   // the run reaps it last, while the kernel frees the namespaces.
-  if (reap_later) options.reap_later->Keep(std::move(*process), previous);
+  if (reap_later) {
+    mask_back.Release();
+    options.reap_later->Keep(std::move(*process), previous);
+  }
   return result;
 }
 

@@ -392,33 +392,42 @@ TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
   ExpectNoZombieForTheReaper(workspace_.path(), runs);
 }
 
-// corral dies of SIGPIPE writing its report to a closed stderr (the sweep
-// found a hook the command planted): it reaps init first all the same.
-TEST_F(Limits, ACorralKilledByItsOwnReportStillReapsInit) {
+// Runs `argv` from `workspace` as a subreaper's child, its stdout and
+// stderr a pipe whose reader goes away once it saw `marker` (at once when
+// empty), and returns what ended corral (its signal, or 0) and how many
+// processes the subreaper inherited.
+std::pair<int, int> RunWithStderrClosed(const std::string& workspace, const std::vector<std::string>& argv,
+                                        const std::string& marker) {
   int report[2];
-  ASSERT_EQ(::pipe(report), 0);
-  const std::vector<std::string> argv =
-      RunArgv({}, {"sh", "-c", "mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/pre-commit"});
+  if (::pipe(report) != 0) return {-1, -1};
   pid_t reaper = ::fork();
-  ASSERT_GE(reaper, 0);
+  if (reaper < 0) return {-1, -1};
   if (reaper == 0) {
     ::close(report[0]);
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    int closed[2];
-    if (::pipe(closed) != 0) ::_exit(119);
-    ::close(closed[0]);  // stderr: a pipe no one reads
+    int err[2];
+    if (::pipe(err) != 0) ::_exit(119);
     std::vector<char*> args;
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
     pid_t corral = ::fork();
     if (corral == 0) {
-      ::dup2(closed[1], STDERR_FILENO);
-      ::dup2(closed[1], STDOUT_FILENO);
-      if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
+      ::close(err[0]);  // corral must hold no reader of its own stderr
+      ::dup2(err[1], STDERR_FILENO);
+      ::dup2(err[1], STDOUT_FILENO);
+      if (::chdir(workspace.c_str()) != 0) ::_exit(120);
       ::execv(args[0], args.data());
       ::_exit(121);
     }
-    ::close(closed[1]);
+    ::close(err[1]);
+    std::string seen;
+    char buffer[4096];
+    ssize_t n;
+    while (!marker.empty() && seen.find(marker) == std::string::npos &&
+           (n = ::read(err[0], buffer, sizeof buffer)) > 0) {
+      seen.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(err[0]);  // nobody reads corral's stderr from here on
     int status = 0;
     ::waitpid(corral, &status, 0);
     ::usleep(300 * 1000);
@@ -434,12 +443,33 @@ TEST_F(Limits, ACorralKilledByItsOwnReportStillReapsInit) {
   }
   ::close(report[1]);
   char result[2] = {-1, -1};
-  ASSERT_EQ(::read(report[0], result, 2), 2);
+  ssize_t n = ::read(report[0], result, 2);
   ::close(report[0]);
   int status = 0;
   ::waitpid(reaper, &status, 0);
-  EXPECT_EQ(result[0], SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
-  EXPECT_EQ(result[1], 0) << "init was left to the subreaper";
+  return n == 2 ? std::pair<int, int>{result[0], result[1]} : std::pair<int, int>{-1, -1};
+}
+
+const char kPlantHook[] = "mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/pre-commit; sleep 0.2";
+
+// corral dies of SIGPIPE writing its report to a closed stderr (the sweep
+// found a hook the command planted): it reaps init first all the same.
+TEST_F(Limits, ACorralKilledByItsOwnReportStillReapsInit) {
+  auto [signal, inherited] = RunWithStderrClosed(workspace_.path(), RunArgv({}, {"sh", "-c", kPlantHook}), "");
+  EXPECT_EQ(signal, SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
+  EXPECT_EQ(inherited, 0) << "init was left to the subreaper";
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
+}
+
+// The reader of `--audit -` goes away while the command runs: the `exited`
+// record, written before the sweep, fails with EPIPE; corral still sweeps
+// the hook the command planted and reaps init, then dies of the SIGPIPE.
+TEST_F(Limits, AStderrClosedDuringTheRunStillGetsTheSweepAndTheReap) {
+  const std::vector<std::string> argv = {CorralBin(), "run", "--audit", "-", "--", "sh", "-c", kPlantHook};
+  auto [signal, inherited] = RunWithStderrClosed(workspace_.path(), argv, "\"spawned\"");
+  EXPECT_EQ(signal, SIGPIPE);
+  EXPECT_EQ(inherited, 0) << "init was left to the subreaper";
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
 }
 
 TEST_F(Limits, ADismissedOrRefusedRunLeavesNoZombieForItsParentsReaper) {
