@@ -67,11 +67,17 @@ class NurseryGuard {
   }
   NurseryGuard(const NurseryGuard&) = delete;
   NurseryGuard& operator=(const NurseryGuard&) = delete;
+  // Dismisses the nursery (signals held meanwhile), then puts the default
+  // actions back: no signal finds the helper unguarded.
   ~NurseryGuard() {
-    g_nursery_to_dismiss = nullptr;
+    sigset_t all, previous;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+    if (Nursery* nursery = g_nursery_to_dismiss.exchange(nullptr)) nursery->Dismiss();
     for (size_t i = 0; i < std::size(kEnding); ++i) {
       if (installed_[i]) ::signal(kEnding[i], SIG_DFL);
     }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
 
  private:

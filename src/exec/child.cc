@@ -611,17 +611,17 @@ bool InitLimitsChanged(const InitLimits& start) {
   ExecCommand(ctx);
 }
 
-// The lifeline's go (exec/child.h): true when corral sent it and still
-// holds its end.
+// The lifeline's start byte (exec/child.h): true when corral sent it and
+// still holds its end.
 bool CorralStillThereChild(const ChildContext& ctx) {
-  if (ctx.lifeline_fd < 0) return true;
+  if (ctx.lifeline_fd < 0) return false;
   if (ctx.lifeline_write_fd >= 0) ::close(ctx.lifeline_write_fd);
-  char go = 0;
+  char start = 0;
   ssize_t n;
   do {
-    n = ::read(ctx.lifeline_fd, &go, 1);
+    n = ::read(ctx.lifeline_fd, &start, 1);
   } while (n < 0 && errno == EINTR);
-  if (n != 1) return false;  // no go: corral is gone
+  if (n != 1) return false;  // no start byte: corral is gone
   struct pollfd lifeline = {ctx.lifeline_fd, POLLIN, 0};
   return ::poll(&lifeline, 1, 0) == 0;  // a hang-up: corral died after the go
 }

@@ -21,12 +21,12 @@
 //     (TranslateReport in exec/spawn.h).
 //
 // The lifeline: init sets PR_SET_PDEATHSIG, closes its copy of corral's end
-// of a socketpair and waits for corral's go byte there, which corral sends
-// once the clone returned (and the nursery's helper, which shares corral's
-// descriptor table, is reaped). After the go corral alone holds that end,
-// so a hang-up seen then means corral died before PR_SET_PDEATHSIG held,
-// and init leaves; a corral that dies later kills init. Without a go (EOF)
-// init leaves too.
+// of a socketpair and waits for corral's start byte there, which corral
+// sends once the clone returned (and the nursery's helper, which shares
+// corral's descriptor table, is reaped). After it corral alone holds that
+// end, so a hang-up seen then means corral died before PR_SET_PDEATHSIG
+// held, and init leaves; a corral that dies later kills init. Without a
+// start byte (EOF) init leaves too.
 //
 // Order in the sandbox's init: lifeline -> descriptors closed -> id maps ->
 // hostname (both already set when the nursery made the namespaces,

@@ -84,7 +84,7 @@ void Pause() {
 }
 
 constexpr size_t kPage = 4096;
-// Init runs on a copy of this stack until it execs; like a thread's.
+// Init runs on a copy of this stack for its whole life.
 constexpr size_t kStackSize = 1024 * 1024;
 
 int Load(const int* word) { return __atomic_load_n(word, __ATOMIC_SEQ_CST); }
@@ -103,6 +103,8 @@ struct Nursery::Shared {
   pid_t parent = 0;       // corral, to notice it died before PR_SET_PDEATHSIG held
   cpu_set_t cpus = {};    // corral's CPUs: the helper starts on another one, and gives init all of them
   IdMaps id_maps;         // corral's uid and gid, mapped to themselves
+  long uid_map_length = 0;
+  long gid_map_length = 0;
   // The request, in place before kGo.
   const ChildContext* ctx = nullptr;
   uint64_t mask = 0;  // init's signal mask, as the kernel's sigset
@@ -115,19 +117,13 @@ struct Nursery::Shared {
 
 namespace {
 
-// strlen, without a call through the PLT: the helper must never enter the
-// dynamic loader, which could write errno or take its lock.
-long Length(const char* text) {
-  long length = 0;
-  while (text[length] != '\0') ++length;
-  return length;
-}
-
-// Writes `data` to the procfs file `path`; 0 or a positive errno.
-int WriteProcFile(const char* path, const char* data) {
+// Writes `length` bytes of `data` to the procfs file `path`; 0 or a
+// positive errno. The lengths come from corral: a length loop here would
+// become a call to strlen through the PLT, and the helper must never enter
+// the dynamic loader (which could write errno or take its lock).
+int WriteProcFile(const char* path, const char* data, long length) {
   long fd = RawSyscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return static_cast<int>(-fd);
-  const long length = Length(data);
   long written = RawSyscall(SYS_write, fd, reinterpret_cast<long>(data), length);
   RawSyscall(SYS_close, fd);
   return written == length ? 0 : written < 0 ? static_cast<int>(-written) : EIO;
@@ -137,9 +133,11 @@ int WriteProcFile(const char* path, const char* data) {
 bool BringUpLoopback() {
   long fd = RawSyscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
-  struct ifreq request = {};
+  struct ifreq request;  // written by hand: `= {}` could become a call to memset
+  for (char& c : request.ifr_name) c = '\0';
   request.ifr_name[0] = 'l';
   request.ifr_name[1] = 'o';
+  request.ifr_flags = 0;
   bool up = RawSyscall(SYS_ioctl, fd, SIOCGIFFLAGS, reinterpret_cast<long>(&request)) == 0;
   if (up && (request.ifr_flags & IFF_UP) == 0) {
     request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
@@ -153,9 +151,10 @@ bool BringUpLoopback() {
 // would make them (exec/child.cc); true when all of them held.
 bool MakeNamespaces(const Nursery::Shared& shared) {
   if (RawSyscall(SYS_unshare, static_cast<long>(Nursery::kNamespaces)) != 0) return false;
-  if (int e = WriteProcFile("/proc/self/setgroups", "deny"); e != 0 && e != ENOENT) return false;
-  if (WriteProcFile("/proc/self/uid_map", shared.id_maps.uid_map) != 0) return false;
-  if (WriteProcFile("/proc/self/gid_map", shared.id_maps.gid_map) != 0) return false;
+  static constexpr char kDeny[] = "deny";
+  if (int e = WriteProcFile("/proc/self/setgroups", kDeny, sizeof kDeny - 1); e != 0 && e != ENOENT) return false;
+  if (WriteProcFile("/proc/self/uid_map", shared.id_maps.uid_map, shared.uid_map_length) != 0) return false;
+  if (WriteProcFile("/proc/self/gid_map", shared.id_maps.gid_map, shared.gid_map_length) != 0) return false;
   if (RawSyscall(SYS_sethostname, reinterpret_cast<long>(kSandboxHostname), sizeof kSandboxHostname - 1) != 0) {
     return false;
   }
@@ -180,17 +179,30 @@ int Helper(void* arg) {
     }
   }
   if (state != kGo) return 0;
-  RawSyscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&shared->mask), 0, sizeof shared->mask);
   // Init may run on every CPU corral may.
   RawSyscall(SYS_sched_setaffinity, 0, sizeof shared->cpus, reinterpret_cast<long>(&shared->cpus));
   // Like fork: no stack of its own (a copy of this one), and the helper's
-  // exit signal (SIGCHLD), which CLONE_PARENT passes on.
-  kabi::CloneArgs args = {};
+  // exit signal (SIGCHLD), which CLONE_PARENT passes on. The arguments are
+  // written field by field: `= {}` could become a call to memset.
+  kabi::CloneArgs args;
   args.flags = CLONE_PARENT | CLONE_PARENT_SETTID | kabi::kClonePidfd;
   args.pidfd = reinterpret_cast<uint64_t>(&shared->pidfd);
+  args.child_tid = 0;
   args.parent_tid = reinterpret_cast<uint64_t>(&shared->pid);
+  args.exit_signal = 0;
+  args.stack = 0;
+  args.stack_size = 0;
+  args.tls = 0;
+  args.set_tid = 0;
+  args.set_tid_size = 0;
+  args.cgroup = 0;
   long pid = RawSyscall(SYS_clone3, reinterpret_cast<long>(&args), sizeof args);
-  if (pid == 0) RunSandboxed(*shared->ctx);  // init, in a copy of corral's memory of its own
+  if (pid == 0) {
+    // Init, in a copy of corral's memory of its own, with the signal mask
+    // corral had at the spawn (the helper keeps every signal blocked).
+    RawSyscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&shared->mask), 0, sizeof shared->mask);
+    RunSandboxed(*shared->ctx);
+  }
   __atomic_store_n(&shared->state, kAnswered, __ATOMIC_SEQ_CST);
   Wake(&shared->state);
   return 0;
@@ -214,6 +226,8 @@ std::unique_ptr<Nursery> Nursery::Start() {
   nursery->shared_ = shared;
   shared->parent = ::getpid();
   shared->id_maps = MakeIdMaps(::getuid(), ::getgid());
+  shared->uid_map_length = static_cast<long>(std::strlen(shared->id_maps.uid_map));
+  shared->gid_map_length = static_cast<long>(std::strlen(shared->id_maps.gid_map));
   // One CPU: the helper would only take turns with corral.
   if (::sched_getaffinity(0, sizeof shared->cpus, &shared->cpus) != 0 || CPU_COUNT(&shared->cpus) < 2) {
     nursery->shared_ = nullptr;
@@ -272,10 +286,7 @@ void Nursery::Dismiss() {
   Reap();
 }
 
-const IdMaps& Nursery::id_maps() const {
-  static const IdMaps kNone;
-  return shared_ != nullptr ? shared_->id_maps : kNone;
-}
+const IdMaps& Nursery::id_maps() const { return shared_->id_maps; }
 
 void Nursery::KeepOffThisCpu() {
   cpu_set_t others = shared_->cpus;

@@ -1,8 +1,8 @@
 // A nursery: the sandbox's slowest namespaces, made on another core while
 // corral is still deriving the policy.
 //
-// A cold `corral run` spends about a tenth of its time in one clone(2): a
-// new network namespace alone costs the kernel some 0.4 ms. None of it
+// A cold `corral run` spent about a tenth of its time in one clone(2): a
+// new network namespace alone costs the kernel about half a millisecond. None of it
 // depends on the policy. Nursery::Start clones a helper that shares
 // corral's memory and descriptor table (CLONE_VM | CLONE_FILES: no page is
 // copied, nothing is passed); the helper unshares the user, mount, PID,
@@ -14,8 +14,13 @@
 // always did), the helper clones the sandbox's init into them with
 // CLONE_PARENT: init is corral's child, as before, with a copy of corral's
 // memory and descriptors taken at that moment, as before, and the first
-// process of the new PID namespace, as before. Everything init does from
-// there on is unchanged (exec/child.h), and so is every check of the plan.
+// process of the new PID namespace, as before. What a task keeps apart from
+// its memory and descriptors (signal actions, rlimits, the working
+// directory, the process group, the mount table it copies) init takes from
+// the helper, as they were when the nursery started; corral changes none
+// of them in between. Everything init does from there on is unchanged
+// (exec/child.h) but the id maps and the hostname, and so is every check of
+// the plan.
 //
 // What the helper is and is not:
 //   - It runs corral's own code only, never a command, and only raw
@@ -23,8 +28,8 @@
 //     socket of its own namespace, futex, clone), which leave corral's
 //     errno alone: it shares corral's thread-local storage. It has every
 //     signal blocked and PR_SET_PDEATHSIG, so it dies with corral. Its
-//     one descriptor (that socket) lives in corral's table for a moment,
-//     close-on-exec, before the policy exists.
+//     descriptors (the id map files, that socket) live in corral's table
+//     for moments, close-on-exec, before the policy exists.
 //   - It holds namespaces no process of the command ever sees apart from
 //     the ones init enters; its user namespace has no id map until init
 //     writes one, as today.
@@ -63,9 +68,10 @@ class Nursery {
   static constexpr uint64_t kNamespaces =
       CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWNET;
 
-  // Starts the helper; null where it cannot be started (an architecture
-  // without the raw system calls below, or clone refused): Spawn then
-  // clones as it always did.
+  // Starts the helper; null where it cannot be started or would not help
+  // (an architecture nursery.cc has no raw system calls for, a single CPU,
+  // no memory for its stack, clone refused): Spawn then clones as it
+  // always did.
   static std::unique_ptr<Nursery> Start();
 
   Nursery(const Nursery&) = delete;

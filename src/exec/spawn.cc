@@ -62,8 +62,8 @@ struct Pipe {
   UniqueFd read, write;
 };
 
-// The lifeline: a stream socketpair (a pipe's writer would get SIGPIPE from
-// a child that failed before it read the go). `write` is corral's end.
+// The lifeline (exec/child.h): a stream socketpair; `write` is corral's
+// end, `read` init's.
 Result<Pipe> OpenLifeline() {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -317,10 +317,10 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
   return err(ErrorKind::kInternal, "the sandbox child failed at an unknown stage");
 }
 
-// Whether this spawn can start init in the command's nursery: it has one,
-// and its plan wants exactly the nursery's namespaces and the rest. A
-// nursery that does not fit is dismissed at once.
-bool FitsNursery(const Plan& plan, const Command& command, SpawnMode mode, const ChildContext& ctx) {
+// True when this spawn starts init in the command's nursery: it has one,
+// and its plan wants exactly the nursery's namespaces, id maps and lo. A
+// nursery that does not fit is dismissed here, at once.
+bool TakeNurseryIfItFits(const Plan& plan, const Command& command, SpawnMode mode, const ChildContext& ctx) {
   if (command.nursery == nullptr || command.nursery->spent()) return false;
   const IdMaps& maps = command.nursery->id_maps();
   if (mode != SpawnMode::kRun || command.cgroup_fd >= 0 || ctx.userns_without_caps ||
@@ -389,7 +389,7 @@ class Spawner {
     const char* without_caps = std::getenv("CORRAL_TEST_USERNS_WITHOUT_CAPS");
     ctx.userns_without_caps = without_caps != nullptr && std::string_view(without_caps) == "1";
 #endif
-    if (FitsNursery(plan, command, mode, ctx)) command.nursery->Rouse();
+    if (TakeNurseryIfItFits(plan, command, mode, ctx)) command.nursery->Rouse();
 
     CORRAL_ASSIGN_OR_RETURN(Pipe report, OpenPipe());
     CORRAL_ASSIGN_OR_RETURN(Pipe status, OpenPipe());
@@ -459,16 +459,21 @@ class Spawner {
                        "and says what that drops, as does --accept-rung no-userns for that rung alone",
                    "clone", clone_errno);
     }
-    // The go on the lifeline (exec/child.h): the nursery's helper, which
-    // shared this descriptor table, is reaped by now, so corral alone holds
-    // this end while the run lasts.
-    (void)::send(lifeline.write.get(), "g", 1, MSG_NOSIGNAL);
     status.write.Reset();
     SandboxProcess process;
-    process.lifeline_ = std::move(lifeline.write);
     process.own_pid_namespace_ = ctx.namespaces;
     process.pid_ = pid;
     process.pidfd_.Reset(pidfd);
+    // The lifeline's start byte (exec/child.h): the nursery's helper, which
+    // shared this descriptor table, is reaped by now, so corral alone holds
+    // this end while the run lasts. Without it init would wait for good.
+    if (::send(lifeline.write.get(), "s", 1, MSG_NOSIGNAL) != 1) {
+      int send_errno = errno;
+      (void)process.Kill();
+      process.Reap();
+      return Error::FromErrno(ErrorKind::kInternal, "cannot start the sandbox's init", "send", send_errno);
+    }
+    process.lifeline_ = std::move(lifeline.write);
     process.status_ = std::move(status.read);
     report.write.Reset();
     pty_child_end.Reset();

@@ -6,7 +6,8 @@
 // keep), so the children allocate nothing. The first clone is the sandbox's
 // PID 1, a minimal init that is corral's own code; in a fixed order it does
 //
-//   id maps -> hostname -> lo up and corral's services' sockets passed out
+//   the lifeline's start byte (exec/child.h) -> id maps -> hostname ->
+//   lo up and corral's services' sockets passed out
 //   -> mount view (+ Landlock rules) -> setsid -> RLIMIT_CORE=0 ->
 //   capabilities dropped -> no_new_privs -> Landlock -> seccomp -> the go
 //   -> non-dumpable
@@ -15,8 +16,9 @@
 // one), the namespaces, the id maps and the hostname already exist, made on
 // another core while the policy was derived: when the plan wants exactly
 // those namespaces, init is cloned into them (still corral's child, with a
-// copy of corral's memory and descriptors taken at that moment) and starts
-// at the lo step; any other plan dismisses the nursery and clones as above.
+// copy of corral's memory and descriptors taken at that moment) and skips
+// the id maps and the hostname; any other plan dismisses the nursery and
+// clones as above.
 //
 // The go: with its own lo, the child waits there until corral has taken
 // the services' sockets and started serving the egress proxy's
@@ -170,7 +172,8 @@ class SandboxProcess {
   // the kernel frees the namespaces (a few hundred microseconds). Its zombie
   // passes to whoever reaps this process's orphans (a container's PID 1 that
   // does not reap collects one per run), so no caller does this: RunConfined
-  // reaps init last instead, after its post-run work. Only the reap_last
+  // reaps init after its post-run work, or hands it to a caller that reaps
+  // it as its own last step (RunOptions::reap_later). Only the reap_last
   // mutant (src/base/mutant.h) calls it, to show that the test sees it.
   void Release();
   // The command's wait status: from TakeStatus, or after Reap from init's

@@ -47,8 +47,10 @@ Result<UniqueFd> RootlessUserNamespace() {
   // and reaped before this returns): safe from any number of threads.
   alignas(16) char stack[8192];
   pid_t self = ::getpid();
-  // A signal that would end corral waits until the holder is reaped: it
-  // would otherwise be left to the caller's reaper.
+  // A signal to this thread that would end corral waits until the holder
+  // is reaped: it would otherwise be left to the caller's reaper. (In a
+  // process of many threads another thread may take it; the holder then
+  // dies with corral through PR_SET_PDEATHSIG, as before.)
   sigset_t ending, previous;
   ::sigemptyset(&ending);
   for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaddset(&ending, signal);

@@ -20,10 +20,10 @@ enum class NetworkNamespace { kNew, kHost };
 // clone(2) flags for the sandbox. NetworkNamespace::kNew adds CLONE_NEWNET.
 uint64_t SandboxCloneFlags(NetworkNamespace network);
 
-// Prepared in the parent: the exact bytes to write to the map files.
 // The sandbox's hostname, in its own UTS namespace.
 inline constexpr char kSandboxHostname[] = "corral";
 
+// Prepared in the parent: the exact bytes to write to the map files.
 struct IdMaps {
   char uid_map[48] = {};
   char gid_map[48] = {};

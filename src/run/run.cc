@@ -236,20 +236,25 @@ void SetEnvironment(std::vector<std::string>& env, const std::vector<std::string
   }
 }
 
-// Puts the calling thread's signal mask back when it goes, unless released.
+// Once armed, puts the calling thread's signal mask back when it goes,
+// unless released.
 class MaskBack {
  public:
-  explicit MaskBack(const sigset_t& mask) : mask_(mask) {}
+  MaskBack() = default;
   MaskBack(const MaskBack&) = delete;
   MaskBack& operator=(const MaskBack&) = delete;
   ~MaskBack() {
     if (armed_) ::pthread_sigmask(SIG_SETMASK, &mask_, nullptr);
   }
+  void Arm(const sigset_t& mask) {
+    mask_ = mask;
+    armed_ = true;
+  }
   void Release() { armed_ = false; }
 
  private:
-  sigset_t mask_;
-  bool armed_ = true;
+  sigset_t mask_ = {};
+  bool armed_ = false;
 };
 
 RunResult Failed(const AuditTrail& audit, const Policy& policy, Error error) {
@@ -382,6 +387,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                             StartEgressProxy(policy, std::move(listeners), egress, command.synthetic_names, network));
     return {};
   };
+  // The caller's signal mask, put back when the run returns: declared
+  // before the sandbox and its cgroup, so only after init is reaped and the
+  // cgroup removed (a pending SIGPIPE or signal takes effect then).
+  MaskBack mask_back;
   // The run's own cgroup (--max-procs, --max-memory where the host offers
   // one): declared before the sandbox, so it is removed after init is reaped.
   std::optional<RunCgroup> cgroup;
@@ -675,7 +684,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   ::sigemptyset(&pipe);
   ::sigaddset(&pipe, SIGPIPE);
   ::pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-  MaskBack mask_back(previous);
+  mask_back.Arm(previous);
 
   const bool spawned = process.ok();
   RunResult result;
@@ -737,7 +746,8 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // caller's reaper. Otherwise the mask comes back when the run returns,
   // after the sweep. A run's cgroup is removed only once init is reaped,
   // here.
-  const bool reap_later = options.reap_later != nullptr && spawned && !cgroup && !process->unconfined();
+  const bool reap_later =
+      options.reap_later != nullptr && spawned && !cgroup && !process->unconfined() && process->emptied();
 
   // danger-full-access has no safety net, and no sweep either.
   if (policy.unconfined()) return result;

@@ -11,7 +11,14 @@
 //   -> reap the sandbox's init, last: its status was taken as soon as it
 //   had emptied its PID namespace, and the kernel frees the namespaces
 //   while the post-run work goes on, so nothing is left to the caller's
-//   reaper of orphans
+//   reaper of orphans. A caller that ends right after the run (the CLI)
+//   may take init and reap it as its own last step instead
+//   (RunOptions::reap_later, ExitingInit).
+//
+// After the command, SIGPIPE is blocked in the calling thread until the
+// run returns (or, under reap_later, until init is reaped): a write to a
+// closed stderr fails with EPIPE instead of ending corral before the sweep
+// and the reap, and the pending SIGPIPE takes effect after.
 //
 // With --max-procs or --max-memory on a host that offers a cgroup
 // (kernel/cgroup.h) the sandbox starts in a cgroup of its own, removed

@@ -7,6 +7,7 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,6 +18,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <climits>
@@ -339,6 +341,44 @@ std::optional<std::string> StatusField(pid_t pid, const std::string& field) {
     return start == std::string::npos ? std::string() : line.substr(start);
   }
   return std::nullopt;
+}
+
+pid_t ParentOf(pid_t pid) {
+  std::optional<std::string> parent = StatusField(pid, "PPid");
+  if (!parent || parent->empty() || parent->find_first_not_of("0123456789") != std::string::npos) return -1;
+  return static_cast<pid_t>(std::stol(*parent));
+}
+
+std::string NamespaceOf(pid_t pid, const std::string& kind) {
+  char target[256] = {};
+  ssize_t n = ::readlink(("/proc/" + std::to_string(pid) + "/ns/" + kind).c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : "unreadable";
+}
+
+Inherited UnderSubreaper(const std::function<int()>& body) {
+  int report[2];
+  if (::pipe(report) != 0) return {};
+  pid_t reaper = ::fork();
+  if (reaper < 0) return {};
+  if (reaper == 0) {
+    ::close(report[0]);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    const int result = body();
+    ::usleep(300 * 1000);
+    int count = 0;
+    for (int status = 0; ::waitpid(-1, &status, WNOHANG | __WALL) > 0;) ++count;
+    char bytes[2] = {static_cast<char>(std::min(std::max(result, 0), 127)), static_cast<char>(std::min(count, 127))};
+    (void)!::write(report[1], bytes, 2);
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  char bytes[2];
+  ssize_t n = ::read(report[0], bytes, 2);
+  ::close(report[0]);
+  int status = 0;
+  ::waitpid(reaper, &status, 0);
+  if (n != 2) return {};
+  return Inherited{bytes[0], bytes[1]};
 }
 
 namespace {

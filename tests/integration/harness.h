@@ -126,6 +126,21 @@ std::vector<pid_t> ProcessesStartingWith(const std::string& prefix);
 std::string CommandLine(const std::vector<std::string>& argv);
 // One field of /proc/PID/status ("CapEff", "NoNewPrivs", ...), trimmed.
 std::optional<std::string> StatusField(pid_t pid, const std::string& field);
+// PID's parent (PPid), or -1.
+pid_t ParentOf(pid_t pid);
+// What /proc/PID/ns/KIND links to ("net:[4026531840]"), or "unreadable".
+std::string NamespaceOf(pid_t pid, const std::string& kind);
+// Runs `body` in a child process that is a subreaper
+// (PR_SET_CHILD_SUBREAPER): whatever the runs it starts leave behind is
+// passed to it. 300 ms after `body` returns (what those runs leave arrives
+// within moments of their exit), it counts the processes it inherited,
+// zombie or not. `result` is what `body` returned (0 to 127); both are -1
+// when the child failed.
+struct Inherited {
+  int result = -1;
+  int count = -1;
+};
+Inherited UnderSubreaper(const std::function<int()>& body);
 // What the seccomp filter corral installs (the embedded one, which
 // Layer.InstalledSeccompFilterIsTheEmbeddedOne compares with the installed
 // program) answers to syscall `nr` with first argument `arg0`, on x86_64,

@@ -341,14 +341,7 @@ TEST_F(Limits, TheSandboxStartsInTheRunsCgroup) {
 // Each entry: the argv, and the exit code expected.
 void ExpectNoZombieForTheReaper(const std::string& workspace,
                                 const std::vector<std::pair<std::vector<std::string>, int>>& runs) {
-  int report[2];
-  ASSERT_EQ(::pipe(report), 0);
-  pid_t helper = ::fork();
-  ASSERT_GE(helper, 0);
-  if (helper == 0) {
-    ::close(report[0]);
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    int inherited = 0;
+  Inherited inherited = UnderSubreaper([&] {
     for (const auto& [argv, code] : runs) {
       std::vector<char*> args;
       for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -363,28 +356,12 @@ void ExpectNoZombieForTheReaper(const std::string& workspace,
       }
       int status = 0;
       ::waitpid(corral, &status, 0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != code) ::_exit(122);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != code) return 122;
     }
-    // Whatever init or the helper would have passed to this subreaper
-    // arrives within moments of corral's exit: wait, then reap all that came.
-    ::usleep(500 * 1000);
-    for (;;) {
-      int status = 0;
-      pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
-      if (pid <= 0) break;
-      ++inherited;
-    }
-    char count = static_cast<char>(inherited);
-    (void)!::write(report[1], &count, 1);
-    ::_exit(0);
-  }
-  ::close(report[1]);
-  char inherited = -1;
-  ASSERT_EQ(::read(report[0], &inherited, 1), 1) << "the subreaper helper failed (or a run's exit code differed)";
-  ::close(report[0]);
-  int status = 0;
-  ::waitpid(helper, &status, 0);
-  EXPECT_EQ(inherited, 0) << "zombies left to the subreaper";
+    return 0;
+  });
+  EXPECT_EQ(inherited.result, 0) << "a run's exit code differed";
+  EXPECT_EQ(inherited.count, 0) << "zombies left to the subreaper";
 }
 
 TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
@@ -392,62 +369,37 @@ TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
   ExpectNoZombieForTheReaper(workspace_.path(), runs);
 }
 
-// Runs `argv` from `workspace` as a subreaper's child, its stdout and
-// stderr a pipe whose reader goes away once it saw `marker` (at once when
-// empty), and returns what ended corral (its signal, or 0) and how many
-// processes the subreaper inherited.
-std::pair<int, int> RunWithStderrClosed(const std::string& workspace, const std::vector<std::string>& argv,
-                                        const std::string& marker) {
-  int report[2];
-  if (::pipe(report) != 0) return {-1, -1};
-  pid_t reaper = ::fork();
-  if (reaper < 0) return {-1, -1};
-  if (reaper == 0) {
-    ::close(report[0]);
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    int err[2];
-    if (::pipe(err) != 0) ::_exit(119);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t corral = ::fork();
-    if (corral == 0) {
-      ::close(err[0]);  // corral must hold no reader of its own stderr
-      ::dup2(err[1], STDERR_FILENO);
-      ::dup2(err[1], STDOUT_FILENO);
-      if (::chdir(workspace.c_str()) != 0) ::_exit(120);
-      ::execv(args[0], args.data());
-      ::_exit(121);
-    }
-    ::close(err[1]);
-    std::string seen;
-    char buffer[4096];
-    ssize_t n;
-    while (!marker.empty() && seen.find(marker) == std::string::npos &&
-           (n = ::read(err[0], buffer, sizeof buffer)) > 0) {
-      seen.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(err[0]);  // nobody reads corral's stderr from here on
-    int status = 0;
-    ::waitpid(corral, &status, 0);
-    ::usleep(300 * 1000);
-    int inherited = 0;
-    for (;;) {
-      int any = 0;
-      if (::waitpid(-1, &any, WNOHANG | __WALL) <= 0) break;
-      ++inherited;
-    }
-    char result[2] = {static_cast<char>(WIFSIGNALED(status) ? WTERMSIG(status) : 0), static_cast<char>(inherited)};
-    (void)!::write(report[1], result, 2);
-    ::_exit(0);
+// Runs `argv` from `workspace`, its stdout and stderr a pipe whose reader
+// goes away once it saw `marker` (at once when empty), and returns the
+// signal that ended corral, or 0.
+int RunWithStderrClosed(const std::string& workspace, const std::vector<std::string>& argv,
+                        const std::string& marker) {
+  int err[2];
+  if (::pipe(err) != 0) return 119;
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t corral = ::fork();
+  if (corral == 0) {
+    ::close(err[0]);  // corral must hold no reader of its own stderr
+    ::dup2(err[1], STDERR_FILENO);
+    ::dup2(err[1], STDOUT_FILENO);
+    if (::chdir(workspace.c_str()) != 0) ::_exit(120);
+    ::execv(args[0], args.data());
+    ::_exit(121);
   }
-  ::close(report[1]);
-  char result[2] = {-1, -1};
-  ssize_t n = ::read(report[0], result, 2);
-  ::close(report[0]);
+  ::close(err[1]);
+  std::string seen;
+  char buffer[4096];
+  ssize_t n;
+  while (!marker.empty() && seen.find(marker) == std::string::npos &&
+         (n = ::read(err[0], buffer, sizeof buffer)) > 0) {
+    seen.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(err[0]);  // nobody reads corral's stderr from here on
   int status = 0;
-  ::waitpid(reaper, &status, 0);
-  return n == 2 ? std::pair<int, int>{result[0], result[1]} : std::pair<int, int>{-1, -1};
+  ::waitpid(corral, &status, 0);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
 const char kPlantHook[] = "mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/pre-commit; sleep 0.2";
@@ -455,9 +407,10 @@ const char kPlantHook[] = "mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks
 // corral dies of SIGPIPE writing its report to a closed stderr (the sweep
 // found a hook the command planted): it reaps init first all the same.
 TEST_F(Limits, ACorralKilledByItsOwnReportStillReapsInit) {
-  auto [signal, inherited] = RunWithStderrClosed(workspace_.path(), RunArgv({}, {"sh", "-c", kPlantHook}), "");
-  EXPECT_EQ(signal, SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
-  EXPECT_EQ(inherited, 0) << "init was left to the subreaper";
+  const std::vector<std::string> argv = RunArgv({}, {"sh", "-c", kPlantHook});
+  Inherited run = UnderSubreaper([&] { return RunWithStderrClosed(workspace_.path(), argv, ""); });
+  EXPECT_EQ(run.result, SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
+  EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
 }
 
@@ -466,9 +419,9 @@ TEST_F(Limits, ACorralKilledByItsOwnReportStillReapsInit) {
 // the hook the command planted and reaps init, then dies of the SIGPIPE.
 TEST_F(Limits, AStderrClosedDuringTheRunStillGetsTheSweepAndTheReap) {
   const std::vector<std::string> argv = {CorralBin(), "run", "--audit", "-", "--", "sh", "-c", kPlantHook};
-  auto [signal, inherited] = RunWithStderrClosed(workspace_.path(), argv, "\"spawned\"");
-  EXPECT_EQ(signal, SIGPIPE);
-  EXPECT_EQ(inherited, 0) << "init was left to the subreaper";
+  Inherited run = UnderSubreaper([&] { return RunWithStderrClosed(workspace_.path(), argv, "\"spawned\""); });
+  EXPECT_EQ(run.result, SIGPIPE);
+  EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
 }
 

@@ -45,25 +45,6 @@ using namespace std::chrono_literals;
 
 const char* const kNamespaceFiles[] = {"user", "net", "mnt", "uts", "ipc", "cgroup"};
 
-// The inode of /proc/PID/ns/NAME, or 0.
-ino_t NamespaceOf(pid_t pid, const std::string& name) {
-  struct stat st;
-  if (::stat(("/proc/" + std::to_string(pid) + "/ns/" + name).c_str(), &st) != 0) return 0;
-  return st.st_ino;
-}
-
-pid_t ParentOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(stat.substr(close + 2));
-  char state = 0;
-  pid_t parent = -1;
-  rest >> state >> parent;
-  return parent;
-}
-
 // The inode of the user namespace that owns PID's PID namespace, or 0.
 ino_t OwnerOfPidNamespace(pid_t pid) {
   int ns = ::open(("/proc/" + std::to_string(pid) + "/ns/pid").c_str(), O_RDONLY | O_CLOEXEC);
@@ -79,12 +60,8 @@ ino_t OwnerOfPidNamespace(pid_t pid) {
 
 // PID's number in its innermost PID namespace (the last of NSpid).
 std::string PidInside(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("NSpid:", 0) == 0) return line.substr(line.find_last_of(" \t") + 1);
-  }
-  return "";
+  std::string nspid = StatusField(pid, "NSpid").value_or("");
+  return nspid.substr(nspid.find_last_of(" \t") + 1);
 }
 
 // Init's one child, the command (init is not dumpable, so an unprivileged
@@ -138,11 +115,12 @@ class NurseryTest : public ::testing::Test {
   // Waits until the helper holds its namespaces (its user namespace is no
   // longer ours) and returns their inodes by name. (Its PID namespace for
   // children cannot be opened before its first child.)
-  std::map<std::string, ino_t> HelperNamespaces(pid_t helper) {
-    const ino_t ours = NamespaceOf(::getpid(), "user");
-    EXPECT_TRUE(WaitFor([&] { return NamespaceOf(helper, "user") != ours && NamespaceOf(helper, "user") != 0; }, 5s))
+  std::map<std::string, std::string> HelperNamespaces(pid_t helper) {
+    const std::string ours = NamespaceOf(::getpid(), "user");
+    EXPECT_TRUE(WaitFor(
+        [&] { return NamespaceOf(helper, "user") != ours && NamespaceOf(helper, "user") != "unreadable"; }, 5s))
         << "the helper never made its namespaces";
-    std::map<std::string, ino_t> held;
+    std::map<std::string, std::string> held;
     for (const char* name : kNamespaceFiles) held[name] = NamespaceOf(helper, name);
     return held;
   }
@@ -156,9 +134,9 @@ TEST_F(NurseryTest, InitIsBornInTheNamespacesTheHelperMadeAsCorralsChild) {
   std::unique_ptr<corral::Nursery> nursery = corral::Nursery::Start();
   ASSERT_NE(nursery, nullptr) << "no nursery on this host (it needs two CPUs)";
   const pid_t helper = nursery->helper();
-  std::map<std::string, ino_t> held = HelperNamespaces(helper);
-  for (const auto& [name, inode] : held) {
-    EXPECT_NE(inode, NamespaceOf(::getpid(), name)) << name << " is the host's";
+  std::map<std::string, std::string> held = HelperNamespaces(helper);
+  for (const auto& [name, link] : held) {
+    EXPECT_NE(link, NamespaceOf(::getpid(), name)) << name << " is the host's";
   }
 
   int out[2];
@@ -193,7 +171,8 @@ TEST_F(NurseryTest, InitIsBornInTheNamespacesTheHelperMadeAsCorralsChild) {
     EXPECT_EQ(NamespaceOf(command, name), held[name]) << "the sandbox is not in the helper's " << name
                                                       << " namespace";
   }
-  EXPECT_EQ(OwnerOfPidNamespace(command), held["user"]) << "the sandbox's PID namespace is not the helper's";
+  EXPECT_EQ("user:[" + std::to_string(OwnerOfPidNamespace(command)) + "]", held["user"])
+      << "the sandbox's PID namespace is not the helper's";
   ASSERT_TRUE(process->Kill().ok());
   const std::string uid = std::to_string(::getuid());
   EXPECT_NE(output.find(uid), std::string::npos) << output;
@@ -208,7 +187,7 @@ TEST_F(NurseryTest, APlanThatWantsTheHostsNetworkDismissesItAndSpawnsAsBefore) {
   std::unique_ptr<corral::Nursery> nursery = corral::Nursery::Start();
   ASSERT_NE(nursery, nullptr);
   const pid_t helper = nursery->helper();
-  std::map<std::string, ino_t> held = HelperNamespaces(helper);
+  std::map<std::string, std::string> held = HelperNamespaces(helper);
   corral::Result<corral::SandboxProcess> process = SpawnWith(policy, nursery.get(), {"/bin/sleep", "30"}, -1);
   ASSERT_TRUE(process.ok()) << process.error().ToString();
   EXPECT_TRUE(nursery->spent());
@@ -217,7 +196,7 @@ TEST_F(NurseryTest, APlanThatWantsTheHostsNetworkDismissesItAndSpawnsAsBefore) {
   ASSERT_GT(command, 0) << "init has no child";
   EXPECT_EQ(NamespaceOf(command, "net"), NamespaceOf(::getpid(), "net"));
   EXPECT_NE(NamespaceOf(command, "user"), held["user"]);
-  EXPECT_NE(NamespaceOf(command, "user"), 0u);
+  EXPECT_NE(NamespaceOf(command, "user"), "unreadable");
   ASSERT_TRUE(process->Kill().ok());
   process->Reap();
   nursery.reset();
@@ -242,79 +221,62 @@ TEST_F(NurseryTest, DismissedAtAnyMomentItLeavesNoProcess) {
 // for its pipes, under RLIMIT_NOFILE 12) dismisses it: corral reports the
 // error and exits at once, and leaves no process.
 TEST_F(NurseryTest, ASpawnThatFailsAfterRousingItStillEndsTheHelper) {
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, STDERR_FILENO);
-    ::syscall(SYS_close_range, 3, ~0U, 0);
-    struct rlimit few = {12, 12};
-    if (::setrlimit(RLIMIT_NOFILE, &few) != 0) ::_exit(90);
-    if (::chdir(workspace_.path().c_str()) != 0) ::_exit(91);
-    const std::string corral = CorralBin();
-    ::execl(corral.c_str(), corral.c_str(), "run", "--", "true", static_cast<char*>(nullptr));
-    ::_exit(92);
-  }
-  int status = 0;
-  bool ended = WaitFor([&] { return ::waitpid(child, &status, WNOHANG) == child; }, 20s);
-  if (!ended) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-  }
-  ASSERT_TRUE(ended) << "corral hung after a failed spawn";
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_NE(WEXITSTATUS(status), 0);
-  EXPECT_LT(WEXITSTATUS(status), 90) << "set-up of the test failed";
+  const std::string corral = CorralBin();
+  const std::string workspace = workspace_.path();
+  Inherited run = UnderSubreaper([&] {
+    pid_t child = ::fork();
+    if (child == 0) {
+      int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, STDERR_FILENO);
+      ::syscall(SYS_close_range, 3, ~0U, 0);
+      struct rlimit few = {12, 12};
+      if (::setrlimit(RLIMIT_NOFILE, &few) != 0) ::_exit(90);
+      if (::chdir(workspace.c_str()) != 0) ::_exit(91);
+      ::execl(corral.c_str(), corral.c_str(), "run", "--", "true", static_cast<char*>(nullptr));
+      ::_exit(92);
+    }
+    int status = 0;
+    if (!WaitFor([&] { return ::waitpid(child, &status, WNOHANG) == child; }, 20s)) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      return 99;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 98;
+  });
+  EXPECT_NE(run.result, 99) << "corral hung after a failed spawn";
+  EXPECT_NE(run.result, 0) << "the spawn was to fail";
+  EXPECT_LT(run.result, 90) << "set-up of the test failed, or corral died of a signal";
+  EXPECT_EQ(run.count, 0) << "the helper or init was left to the subreaper";
 }
 
-// Runs `argv` from `workspace` `runs` times as a subreaper's child, each
-// time sending `signal` to corral after a delay that sweeps 0 to 6 ms (the
-// nursery, the policy, the spawn and init's set-up all fall in there), and
-// returns how many processes the subreaper inherited, zombie or not, once
-// each corral ended. The command sleeps 50 ms and then appends to `canary`.
+// Runs `corral run -- sh -c 'sleep 0.05; echo ran >> CANARY'` from
+// `workspace` `runs` times under a subreaper, each time sending `signal` to
+// corral after a delay that sweeps 0 to 6 ms (the nursery, the policy, the
+// spawn and init's set-up all fall in there), and returns how many
+// processes the subreaper inherited once each corral ended.
 int KillCorralAtEveryMoment(const std::string& workspace, const std::string& canary, int signal, int runs) {
-  int report[2];
-  if (::pipe(report) != 0) return -1;
-  pid_t reaper = ::fork();
-  if (reaper < 0) return -1;
-  if (reaper == 0) {
-    ::close(report[0]);
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    const std::string corral = CorralBin();
-    const std::string script = "sleep 0.05; echo ran >> '" + canary + "'";
-    int inherited = 0;
-    for (int i = 0; i < runs; ++i) {
-      pid_t run = ::fork();
-      if (run == 0) {
-        int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, STDOUT_FILENO);
-        ::dup2(null, STDERR_FILENO);
-        if (::chdir(workspace.c_str()) != 0) ::_exit(120);
-        ::execl(corral.c_str(), corral.c_str(), "run", "--", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
-        ::_exit(121);
-      }
-      ::usleep(static_cast<useconds_t>((i * 6000) / runs));
-      ::kill(run, signal);
-      int status = 0;
-      ::waitpid(run, &status, 0);
-    }
-    ::usleep(300 * 1000);  // a command left running would have written by now
-    for (;;) {
-      int status = 0;
-      if (::waitpid(-1, &status, WNOHANG | __WALL) <= 0) break;
-      ++inherited;
-    }
-    char count = static_cast<char>(std::min(inherited, 127));
-    (void)!::write(report[1], &count, 1);
-    ::_exit(0);
-  }
-  ::close(report[1]);
-  char inherited = -1;
-  ssize_t n = ::read(report[0], &inherited, 1);
-  ::close(report[0]);
-  int status = 0;
-  ::waitpid(reaper, &status, 0);
-  return n == 1 ? inherited : -1;
+  const std::string corral = CorralBin();
+  const std::string script = "sleep 0.05; echo ran >> '" + canary + "'";
+  return UnderSubreaper([&] {
+           for (int i = 0; i < runs; ++i) {
+             pid_t run = ::fork();
+             if (run == 0) {
+               int null = ::open("/dev/null", O_WRONLY);
+               ::dup2(null, STDOUT_FILENO);
+               ::dup2(null, STDERR_FILENO);
+               if (::chdir(workspace.c_str()) != 0) ::_exit(120);
+               ::execl(corral.c_str(), corral.c_str(), "run", "--", "sh", "-c", script.c_str(),
+                       static_cast<char*>(nullptr));
+               ::_exit(121);
+             }
+             ::usleep(static_cast<useconds_t>((i * 6000) / runs));
+             ::kill(run, signal);
+             int status = 0;
+             ::waitpid(run, &status, 0);
+           }
+           return 0;
+         })
+      .count;
 }
 
 // A corral killed at any moment, even before init could set

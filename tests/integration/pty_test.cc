@@ -108,10 +108,6 @@ pid_t FindProcess(const std::string& token, const std::string& comm) {
   return found;
 }
 
-pid_t ParentOf(pid_t pid) {
-  return static_cast<pid_t>(std::stol(StatusField(pid, "PPid").value_or("-1")));
-}
-
 // An interactive bash in the sandbox, driven as a person would: it has job
 // control (no "no job control" complaint, `set -o monitor` on, a background
 // job listed by `jobs`, ^C interrupts the foreground job only), `tty` names
