@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -32,6 +33,26 @@ bool Field(std::string_view text, size_t* at, std::string_view* field) {
   return true;
 }
 
+// One number of a key and the separator after it (' ', or nothing at the end).
+template <typename Number>
+bool TakeNumber(std::string_view* text, Number* number, bool last) {
+  const char* end = text->data() + text->size();
+  auto [stop, error] = std::from_chars(text->data(), end, *number);
+  if (error != std::errc() || stop == text->data()) return false;
+  text->remove_prefix(static_cast<size_t>(stop - text->data()));
+  if (last) return text->empty();
+  if (text->empty() || text->front() != ' ') return false;
+  text->remove_prefix(1);
+  return true;
+}
+
+// "dev ino ctime_sec ctime_nsec count", exactly.
+bool ParseKey(std::string_view text, DirectoryKey* key, uint64_t* count) {
+  return TakeNumber(&text, &key->dev, false) && TakeNumber(&text, &key->ino, false) &&
+         TakeNumber(&text, &key->ctime_sec, false) && TakeNumber(&text, &key->ctime_nsec, false) &&
+         TakeNumber(&text, count, true);
+}
+
 }  // namespace
 
 StateListingCache::StateListingCache(const StateDir& state) : state_(state) {}
@@ -48,7 +69,9 @@ void StateListingCache::Load() {
       static_cast<size_t>(st.st_size) > kMaxFile) {
     return;
   }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
+  // Read into text_ itself: the listings not parsed point into it.
+  std::string& text = text_;
+  text.assign(static_cast<size_t>(st.st_size), '\0');
   if (::pread(fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
   if (text.size() < kHeader.size() + kDigest + 1 || !std::string_view(text).starts_with(kHeader) ||
       text.back() != '\n') {
@@ -71,25 +94,20 @@ void StateListingCache::Load() {
       return;
     }
     Listing listing;
-    unsigned long long count = 0;
-    char tail = 0;
-    if (std::sscanf(std::string(key_text).c_str(), "%" SCNu64 " %" SCNu64 " %" SCNd64 " %" SCNd64 " %llu%c",
-                    &listing.key.dev, &listing.key.ino, &listing.key.ctime_sec, &listing.key.ctime_nsec, &count,
-                    &tail) != 5 ||
-        count > body.size()) {
-      return;
-    }
-    // Each name takes two bytes at least: a count the file cannot hold
-    // reserves no more than what is left of it.
-    listing.names.reserve(std::min(static_cast<size_t>(count), (body.size() - at) / 2));
-    for (unsigned long long i = 0; i < count; ++i) {
+    uint64_t count = 0;
+    if (!ParseKey(key_text, &listing.key, &count) || count > body.size()) return;
+    // Every name is checked now; none is copied until a reader finds it.
+    const size_t names_at = at;
+    for (uint64_t i = 0; i < count; ++i) {
       std::string_view name;
       if (!Field(body, &at, &name) || name.empty() || name == "." || name == ".." ||
           name.find('/') != std::string_view::npos) {
         return;
       }
-      listing.names.emplace_back(name);
     }
+    listing.raw = body.substr(names_at, at - names_at);
+    listing.count = static_cast<size_t>(count);
+    listing.parsed = false;
     if (!listings.emplace(std::make_pair(of, std::string(dir)), std::move(listing)).second) return;
   }
   listings_ = std::move(listings);
@@ -97,23 +115,40 @@ void StateListingCache::Load() {
 
 const std::vector<std::string>* StateListingCache::Find(ListingOf of, const std::string& dir,
                                                       const DirectoryKey& key) {
+  std::lock_guard lock(mutex_);
   if (!loaded_) Load();
   used_[static_cast<size_t>(of)] = true;
   auto found = listings_.find(std::make_pair(of, dir));
   if (found == listings_.end() || !(found->second.key == key)) return nullptr;
-  found->second.visited = true;
-  return &found->second.names;
+  Listing& listing = found->second;
+  listing.visited = true;
+  if (!listing.parsed) {
+    listing.names.reserve(listing.count);
+    for (size_t at = 0; at < listing.raw.size();) {
+      std::string_view name;
+      Field(listing.raw, &at, &name);  // checked by Load
+      listing.names.emplace_back(name);
+    }
+    listing.parsed = true;
+  }
+  return &listing.names;
 }
 
 void StateListingCache::Remember(ListingOf of, const std::string& dir, const DirectoryKey& key,
                                  std::vector<std::string> names) {
+  std::lock_guard lock(mutex_);
   if (!loaded_) Load();
   used_[static_cast<size_t>(of)] = true;
-  listings_[std::make_pair(of, dir)] = Listing{key, std::move(names), true};
+  Listing& listing = listings_[std::make_pair(of, dir)];
+  listing = Listing();
+  listing.key = key;
+  listing.names = std::move(names);
+  listing.visited = true;
   changed_ = true;
 }
 
 void StateListingCache::Save() {
+  std::lock_guard lock(mutex_);
   if (!loaded_) return;  // no reader looked
   // What a reader this process used did not visit is gone or changed.
   auto kept = [this](const std::pair<const std::pair<ListingOf, std::string>, Listing>& entry) {
@@ -129,13 +164,18 @@ void StateListingCache::Save() {
     const Listing& listing = entry.second;
     char key[128];
     std::snprintf(key, sizeof key, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu", listing.key.dev,
-                  listing.key.ino, listing.key.ctime_sec, listing.key.ctime_nsec, listing.names.size());
+                  listing.key.ino, listing.key.ctime_sec, listing.key.ctime_nsec,
+                  listing.parsed ? listing.names.size() : listing.count);
     text += KindName(of);
     text += '\0';
     text += dir;
     text += '\0';
     text += key;
     text += '\0';
+    if (!listing.parsed) {
+      text += listing.raw;  // as read: `count` names, each ending in a NUL
+      continue;
+    }
     for (const std::string& name : listing.names) {
       text += name;
       text += '\0';

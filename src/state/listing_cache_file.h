@@ -4,7 +4,10 @@
 //   <state>/listings   0600, the caller's, written by corral only
 //
 // Read once, on the first lookup (so a run that lists nothing reads
-// nothing), through the state directory's descriptor with O_NOFOLLOW. A file
+// nothing), through the state directory's descriptor with O_NOFOLLOW, and
+// checked whole then; a directory's names are copied out of it only when a
+// reader finds that directory (a root run's PATH comparison need not parse
+// the /etc walk's hundred directories). A file
 // that is not the caller's private regular file under 8 MiB, or whose
 // trailing SHA-256 does not match what precedes it, or that does not parse,
 // is ignored whole: every directory is listed live. Save() rewrites it
@@ -17,8 +20,10 @@
 // The file of earlier versions (<state>/etc-listings) is removed then.
 #pragma once
 
-#include <string>
 #include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,9 +45,15 @@ class StateListingCache : public ListingCache {
   void Save();
 
  private:
+  // A directory's listing. One read from the file keeps its names as the
+  // file has them (`raw`: `count` names, each ending in a NUL) until a
+  // reader finds it; a run parses only the directories it looks up.
   struct Listing {
     DirectoryKey key;
-    std::vector<std::string> names;
+    std::vector<std::string> names;  // once parsed, or remembered
+    std::string_view raw;            // in text_, while not parsed
+    size_t count = 0;
+    bool parsed = true;
     bool visited = false;
   };
   void Load();
@@ -50,9 +61,16 @@ class StateListingCache : public ListingCache {
   const StateDir& state_;
   bool Used(ListingOf of) const { return used_[static_cast<size_t>(of)]; }
 
+  // Find, Remember and Save may be called from two threads at once (the
+  // PATH comparison runs beside the spawn, whose /etc walk may list): the
+  // map is theirs under this lock. A listing Find returned stays where it
+  // is until Save, as long as no one remembers that directory for that
+  // reader again; the two readers never share a key.
+  std::mutex mutex_;
   bool loaded_ = false;
   bool changed_ = false;
   bool used_[2] = {false, false};  // by ListingOf: a reader looked something up
+  std::string text_;  // the file as read: the listings not parsed point into it
   std::map<std::pair<ListingOf, std::string>, Listing> listings_;
 };
 

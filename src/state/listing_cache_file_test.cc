@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -239,6 +241,78 @@ TEST_F(ListingCacheTest, ATamperedOrForeignCacheIsIgnored) {
   ::unlink(CacheFile().c_str());
   ASSERT_EQ(::symlink(aside.c_str(), CacheFile().c_str()), 0);
   expect_ignored("a symlink to a good copy");
+}
+
+// A listing is parsed only when a reader finds it, but the whole file is
+// checked when it is read: a signed file with one bad record anywhere (a
+// key that is not exactly five numbers, a name with a slash) holds nothing,
+// also for a reader that never looks at that record.
+TEST_F(ListingCacheTest, ASignedCacheWithOneBadRecordHoldsNothing) {
+  struct stat st;
+  ASSERT_EQ(::stat(etc_.c_str(), &st), 0);
+  const DirectoryKey key = KeyOf(st);
+  const std::string key_text = std::to_string(key.dev) + " " + std::to_string(key.ino) + " " +
+                               std::to_string(key.ctime_sec) + " " + std::to_string(key.ctime_nsec);
+  const std::string good_path = std::string("path") + '\0' + etc_ + '\0' + key_text + " 2" + '\0' + "a" + '\0' +
+                                "b" + '\0';
+  auto write_signed = [&](const std::string& records) {
+    std::string text = "corral-listings 1\n" + records;
+    text += Sha256Hex(text);
+    text += '\n';
+    ::unlink(CacheFile().c_str());
+    std::ofstream(CacheFile()) << text;
+    ASSERT_EQ(::chmod(CacheFile().c_str(), 0600), 0);
+  };
+  auto found = [&] {
+    StateListingCache cache(state_);
+    const std::vector<std::string>* names = cache.Find(ListingOf::kSearchPath, etc_, key);
+    return names != nullptr ? *names : std::vector<std::string>{"<none>"};
+  };
+  write_signed(good_path);
+  ASSERT_EQ(found(), (std::vector<std::string>{"a", "b"})) << "the well-formed file is not read";
+  auto walk = [](const std::string& key_field, const std::string& name) {
+    return std::string("walk") + '\0' + "/elsewhere" + '\0' + key_field + '\0' + name + '\0';
+  };
+  for (const auto& [bad, what] : std::vector<std::pair<std::string, std::string>>{
+           {walk("1 2 3 4 1", "x/y"), "a name with a slash"},
+           {walk("1 2 3 4 1", ".."), "a name that climbs"},
+           {walk("1 2 3 4 1 ", "x"), "a key with a trailing space"},
+           {walk("+1 2 3 4 1", "x"), "a key with a sign"},
+           {walk("1 2 3 4", "x"), "a key of four numbers"},
+           {walk("1 2 3 4 2", "x"), "more names counted than held"},
+       }) {
+    write_signed(bad + good_path);
+    EXPECT_EQ(found(), std::vector<std::string>{"<none>"}) << what << " before the good record";
+    write_signed(good_path + bad);
+    EXPECT_EQ(found(), std::vector<std::string>{"<none>"}) << what << " after the good record";
+  }
+}
+
+// The PATH comparison runs beside the spawn (cli/run.cc): one cache used
+// by both readers from two threads at once keeps each reader's listings.
+TEST_F(ListingCacheTest, TwoThreadsUseOneCacheAtOnce) {
+  StateListingCache cache(state_);
+  constexpr int kDirs = 300;
+  auto use = [&](ListingOf of) {
+    for (int i = 0; i < kDirs; ++i) {
+      const std::string dir = "/dir" + std::to_string(i);
+      const DirectoryKey key{1, static_cast<uint64_t>(i), 2, 3};
+      cache.Remember(of, dir, key, {"n" + std::to_string(i)});
+      const std::vector<std::string>* names = cache.Find(of, dir, key);
+      ASSERT_NE(names, nullptr);
+      ASSERT_EQ(*names, std::vector<std::string>{"n" + std::to_string(i)});
+    }
+  };
+  std::thread other(use, ListingOf::kRootOnlyWalk);
+  use(ListingOf::kSearchPath);
+  other.join();
+  cache.Save();
+  StateListingCache again(state_);
+  for (ListingOf of : {ListingOf::kRootOnlyWalk, ListingOf::kSearchPath}) {
+    for (int i = 0; i < kDirs; ++i) {
+      EXPECT_NE(again.Find(of, "/dir" + std::to_string(i), DirectoryKey{1, static_cast<uint64_t>(i), 2, 3}), nullptr);
+    }
+  }
 }
 
 // Even a well-formed cache whose listing of a directory lacks a
