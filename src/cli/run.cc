@@ -19,6 +19,8 @@
 #include <optional>
 
 #include "audit/audit.h"
+#include "base/background.h"
+#include "base/blocked_signals.h"
 #include "base/mutant.h"
 #include "cli/commands.h"
 #include "exec/nursery.h"
@@ -70,20 +72,33 @@ class NurseryGuard {
   // Dismisses the nursery (signals held meanwhile), then puts the default
   // actions back: no signal finds the helper unguarded.
   ~NurseryGuard() {
-    sigset_t all, previous;
-    ::sigfillset(&all);
-    ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+    BlockedSignals held(BlockedSignals::kAll);
     if (Nursery* nursery = g_nursery_to_dismiss.exchange(nullptr)) nursery->Dismiss();
     for (size_t i = 0; i < std::size(kEnding); ++i) {
       if (installed_[i]) ::signal(kEnding[i], SIG_DFL);
     }
-    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
 
  private:
   static constexpr int kEnding[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
   bool installed_[std::size(kEnding)] = {};
 };
+
+// One line to stderr between init's clone and its start (the spawn's
+// before_start). A closed stderr must not end corral there, with init made
+// and not yet reaped (it would be left to the caller's reaper): the write
+// fails instead, its SIGPIPE is dropped, and the command runs. A later
+// write (the run's report) ends corral as before, once init is reaped.
+void PrintWhileInitWaits(const std::string& line) {
+  sigset_t pipe;
+  ::sigemptyset(&pipe);
+  ::sigaddset(&pipe, SIGPIPE);
+  BlockedSignals held(pipe);
+  PrintError(line);
+  const struct timespec now = {};
+  while (::sigtimedwait(&pipe, nullptr, &now) == SIGPIPE) {
+  }
+}
 
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
@@ -298,12 +313,10 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   // is derived below; dismissed and reaped on every way out.
   // Signals wait while the helper is started and guarded, so none can end
   // corral between the two.
-  sigset_t all, previous;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+  std::optional<BlockedSignals> held(std::in_place, BlockedSignals::kAll);
   std::unique_ptr<Nursery> nursery = Nursery::Start();
   NurseryGuard dismiss_on_signal(nursery.get());
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  held.reset();
   // Who answers the gate: made first, so a channel is close-on-exec at once.
   Result<std::unique_ptr<Approver>> approver = approval.MakeApprover();
 
@@ -394,16 +407,27 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   Policy policy = admitted->policy();  // for the report after the run
   std::string program = admitted->argv().empty() ? std::string() : admitted->argv()[0];
   AnnounceCredentials(policy, trail);
-  // A program or PATH entry the sandbox resolves elsewhere: one line, with the fix.
-  PathComparison path = ComparePath(policy, program);
-  if (path.warning) PrintError("warning: " + *path.warning);
-  if (listings) listings->Save();
+  // A program or PATH entry the sandbox resolves elsewhere: one line, with
+  // the fix. Worked out on another core while this one spawns, and said
+  // before the command can run (or after a run that never got that far).
+  PathComparison path;
+  Background compare_path([&path, &policy, &program] { path = ComparePath(policy, program); });
+  bool warned = false;
+  auto warn = [&] {
+    if (warned) return;
+    warned = true;
+    compare_path.Wait();
+    if (path.warning) PrintWhileInitWaits("warning: " + *path.warning);
+  };
   RunOptions options;
   options.overlay_on = overlay_on;
   if (state.ok()) options.state_dir = &*state;
   options.nursery = nursery.get();
   options.reap_later = &exiting_init;
+  options.before_start = warn;
   RunResult result = RunConfined(std::move(admitted).value(), options);
+  warn();
+  if (listings) listings->Save();
   if (result.error && policy_file) {
     PrintError(result.error->ToString());
   } else if (result.error) {

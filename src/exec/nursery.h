@@ -118,6 +118,8 @@ class Nursery {
   // Pins the helper to every CPU of corral's but the one corral runs on:
   // a new task, and a task woken by corral, would otherwise queue behind
   // corral on its CPU (for up to a scheduler tick) while another CPU idles.
+  // The helper's first system call pins it so too: a new task that preempts
+  // corral on its CPU would make the namespaces there, with corral waiting.
   // The helper gives init every CPU back.
   void KeepOffThisCpu();
 

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/blocked_signals.h"
 #include "kernel/kernel_abi.h"
 
 namespace corral {
@@ -51,14 +52,10 @@ Result<UniqueFd> RootlessUserNamespace() {
   // is reaped: it would otherwise be left to the caller's reaper. (In a
   // process of many threads another thread may take it; the holder then
   // dies with corral through PR_SET_PDEATHSIG, as before.)
-  sigset_t ending, previous;
+  sigset_t ending;
   ::sigemptyset(&ending);
   for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaddset(&ending, signal);
-  ::pthread_sigmask(SIG_BLOCK, &ending, &previous);
-  struct RestoreMask {
-    const sigset_t& mask;
-    ~RestoreMask() { ::pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
-  } restore{previous};
+  BlockedSignals held(ending);
   pid_t pid = ::clone(Hold, stack + sizeof stack, CLONE_NEWUSER | CLONE_VM | SIGCHLD, &self);
   if (pid < 0) return Error::FromErrno(kKind, "cannot create the user namespace of /etc's idmapped view", "clone", errno);
   char path[32];

@@ -333,6 +333,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   Command command;
   command.argv = argv;
   command.nursery = options.nursery;
+  command.before_start = options.before_start;
   std::optional<Result<Plan>> plan;
   // The warm sandbox the command runs in, until the warm path refuses it:
   // under WarmRefusal::kRunCold the command then runs cold (true), else

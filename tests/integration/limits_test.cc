@@ -425,6 +425,22 @@ TEST_F(Limits, AStderrClosedDuringTheRunStillGetsTheSweepAndTheReap) {
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
 }
 
+// The PATH warning is written between init's clone and its start (cli/
+// run.cc): a stderr closed from the start fails that write without ending
+// corral there, which would leave init to the subreaper. The command runs,
+// its hook is swept, and corral dies of the SIGPIPE of its report after
+// init is reaped.
+TEST_F(Limits, AWarningToAClosedStderrBeforeTheStartLeavesNoInitBehind) {
+  outside_.Write("home/.pyenv/shims/python3", "#!/bin/sh\necho PYENV\n", 0755);
+  const std::string home = outside_ / "home";
+  std::vector<std::string> argv = {"/usr/bin/env", "HOME=" + home, "PATH=" + home + "/.pyenv/shims:/usr/bin:/bin"};
+  for (const std::string& arg : RunArgv({}, {"sh", "-c", kPlantHook})) argv.push_back(arg);
+  Inherited run = UnderSubreaper([&] { return RunWithStderrClosed(workspace_.path(), argv, ""); });
+  EXPECT_EQ(run.result, SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
+  EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the command did not run, or its hook was not swept";
+}
+
 TEST_F(Limits, ADismissedOrRefusedRunLeavesNoZombieForItsParentsReaper) {
   std::vector<std::pair<std::vector<std::string>, int>> runs;
   for (int i = 0; i < 5; ++i) {

@@ -147,6 +147,21 @@ TEST_F(Toolchains, AProgramThatResolvesElsewhereInsideIsNamedWithItsFix) {
       << explain.Describe();
 }
 
+// The comparison is worked out while the sandbox starts (cli/run.cc), but
+// its line is written before the command may begin: it never lands after
+// (or inside) what the command writes.
+TEST_F(Toolchains, TheWarningComesBeforeAnythingTheCommandWrites) {
+  for (int round = 0; round < 5; ++round) {
+    Outcome outcome = RunIn({}, {"sh", "-c", "echo FROM-THE-COMMAND >&2"}, Home());
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+    const size_t warning = outcome.err.find("corral: warning: python3 resolves to another program inside");
+    const size_t command = outcome.err.find("FROM-THE-COMMAND");
+    ASSERT_NE(warning, std::string::npos) << outcome.Describe();
+    ASSERT_NE(command, std::string::npos) << outcome.Describe();
+    EXPECT_LT(warning, command) << outcome.Describe();
+  }
+}
+
 // Runs started together all list PATH through the one listing cache of the
 // state directory (policy/listing_cache.h): each says the same line, and
 // what they leave is one private cache file, no temporary beside it, that

@@ -1,0 +1,103 @@
+#include "base/background.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include <gtest/gtest.h>
+
+#include "base/blocked_signals.h"
+
+namespace corral {
+namespace {
+
+TEST(BackgroundTest, TheWorkIsDoneByTheTimeWaitReturns) {
+  std::atomic<int> done{0};
+  Background work([&] { done = 1; });
+  work.Wait();
+  EXPECT_EQ(done.load(), 1);
+  work.Wait();  // a second wait returns at once
+  EXPECT_EQ(done.load(), 1);
+}
+
+TEST(BackgroundTest, TheObjectGoingWaitsForTheWork) {
+  std::atomic<int> done{0};
+  {
+    Background work([&] {
+      ::usleep(20000);
+      done = 1;
+    });
+  }
+  EXPECT_EQ(done.load(), 1);
+}
+
+// On another thread, away from the caller's CPU (every other CPU the caller
+// may use), and with every signal blocked: a process-directed signal never
+// lands there.
+TEST(BackgroundTest, TheWorkRunsOnAnotherThreadOffThisCpuWithSignalsBlocked) {
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  ASSERT_GE(CPU_COUNT(&cpus), 2) << "this test needs two CPUs";
+  pid_t tid = 0;
+  cpu_set_t its_cpus;
+  CPU_ZERO(&its_cpus);
+  sigset_t its_mask;
+  ::sigemptyset(&its_mask);
+  {
+    Background work([&] {
+      tid = static_cast<pid_t>(::syscall(SYS_gettid));
+      (void)::sched_getaffinity(0, sizeof its_cpus, &its_cpus);
+      (void)::pthread_sigmask(SIG_SETMASK, nullptr, &its_mask);
+    });
+  }
+  EXPECT_NE(tid, static_cast<pid_t>(::syscall(SYS_gettid)));
+  cpu_set_t both;
+  CPU_AND(&both, &its_cpus, &cpus);
+  EXPECT_TRUE(CPU_EQUAL(&both, &its_cpus)) << "the work may run where the caller may not";
+  EXPECT_EQ(CPU_COUNT(&its_cpus), CPU_COUNT(&cpus) - 1) << "the work is not kept off exactly the caller's CPU";
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGUSR1}) {
+    EXPECT_EQ(::sigismember(&its_mask, signal), 1) << "signal " << signal << " could land on the work's thread";
+  }
+  sigset_t mine;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &mine), 0);
+  EXPECT_EQ(::sigismember(&mine, SIGUSR1), 0) << "the caller's mask was left changed";
+}
+
+// With one CPU there is nothing to run beside: the work runs in the caller.
+TEST(BackgroundTest, OnOneCpuTheWorkRunsInTheCaller) {
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(::sched_getcpu(), &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  pid_t tid = 0;
+  Background work([&] { tid = static_cast<pid_t>(::syscall(SYS_gettid)); });
+  EXPECT_EQ(tid, static_cast<pid_t>(::syscall(SYS_gettid))) << "done before the constructor returned, here";
+  ASSERT_EQ(::sched_setaffinity(0, sizeof cpus, &cpus), 0);
+}
+
+TEST(BlockedSignalsTest, HoldsTheSetAndPutsTheMaskBackAsItWas) {
+  sigset_t usr2;
+  ::sigemptyset(&usr2);
+  ::sigaddset(&usr2, SIGUSR2);
+  BlockedSignals outer(usr2);  // already blocked when the inner one starts
+  {
+    BlockedSignals all(BlockedSignals::kAll);
+    sigset_t now;
+    ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &now), 0);
+    EXPECT_EQ(::sigismember(&now, SIGINT), 1);
+    EXPECT_EQ(::sigismember(&now, SIGTERM), 1);
+    EXPECT_EQ(::sigismember(&now, SIGUSR2), 1);
+  }
+  sigset_t after;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &after), 0);
+  EXPECT_EQ(::sigismember(&after, SIGINT), 0) << "the inner block was not undone";
+  EXPECT_EQ(::sigismember(&after, SIGUSR2), 1) << "the outer block was undone too";
+}
+
+}  // namespace
+}  // namespace corral
