@@ -10,22 +10,22 @@
 namespace corral {
 namespace {
 
-// The CPUs the caller may use but the one it is on; empty with one CPU.
-cpu_set_t OtherCpus() {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0) {
-    CPU_ZERO(&cpus);
-    return cpus;
-  }
-  if (int here = ::sched_getcpu(); here >= 0 && here < CPU_SETSIZE) CPU_CLR(here, &cpus);
-  return cpus;
+// The CPUs in `cpus` but the one the caller is on (`*here`); empty with one.
+cpu_set_t OtherCpus(const cpu_set_t& cpus, int* here) {
+  cpu_set_t others = cpus;
+  *here = ::sched_getcpu();
+  if (*here >= 0 && *here < CPU_SETSIZE) CPU_CLR(*here, &others);
+  return others;
 }
 
 }  // namespace
 
 Background::Background(std::function<void()> work) : work_(std::move(work)) {
-  cpu_set_t others = OtherCpus();
+  CPU_ZERO(&cpus_);
+  int here = -1;
+  cpu_set_t others;
+  CPU_ZERO(&others);
+  if (::sched_getaffinity(0, sizeof cpus_, &cpus_) == 0) others = OtherCpus(cpus_, &here);
   pthread_attr_t attributes;
   if (CPU_COUNT(&others) > 0 && ::pthread_attr_init(&attributes) == 0) {
     // The thread's CPUs are set before it runs its first instruction
@@ -33,7 +33,9 @@ Background::Background(std::function<void()> work) : work_(std::move(work)) {
     if (::pthread_attr_setaffinity_np(&attributes, sizeof others, &others) == 0) {
       // The new thread inherits this mask: blocked from its first instruction.
       BlockedSignals held(BlockedSignals::kAll);
+      kept_off_ = here;
       started_ = ::pthread_create(&thread_, &attributes, &Background::Run, this) == 0;
+      if (!started_) kept_off_ = -1;
     }
     ::pthread_attr_destroy(&attributes);
   }
@@ -48,8 +50,14 @@ void Background::Wait() {
   started_ = false;
 }
 
-void* Background::Run(void* self) {
-  static_cast<Background*>(self)->work_();
+void* Background::Run(void* arg) {
+  auto* self = static_cast<Background*>(arg);
+  self->started_on_ = ::sched_getcpu();
+  // Started away from the caller; from here on the scheduler may move the
+  // work anywhere the caller may run (onto the caller's CPU once it waits,
+  // when another task keeps this one busy).
+  (void)::sched_setaffinity(0, sizeof self->cpus_, &self->cpus_);
+  self->work_();
   return nullptr;
 }
 

@@ -1,23 +1,25 @@
 // Work done on another CPU while the calling thread goes on:
 //
-//   Background probe([] { (void)ProbeHost(); });
+//   Background compare([&] { path = ComparePath(policy, program); });
 //   ... the caller's own work ...
-//   probe.Wait();  // or when `probe` goes: it is always waited for
+//   compare.Wait();  // or when `compare` goes: it is always waited for
 //
 // The work runs on a thread of its own that no signal is ever delivered to
 // (it starts with every signal blocked), so a handler of the process runs
 // on the thread that expects it, and a signal a thread waits for (sigwait,
-// signalfd) is never taken by this one. It is kept off the CPU the caller
-// ran on when it started it, from its first instruction: a new thread is
+// signalfd) is never taken by this one. It begins off the CPU the caller
+// ran on (its CPUs are set before its first instruction): a new thread is
 // queued on its creator's CPU and would take turns with it there while
-// another CPU idles. With one CPU, or when no thread can be made, the work
-// runs at once in the caller.
+// another CPU idles. Once begun it may run on any CPU the caller may, so a
+// busy other CPU does not hold it while the caller waits. With one CPU, or
+// when no thread can be made, the work runs at once in the caller.
 //
 // The work must be safe beside the caller's: it may read what the caller
 // does not change meanwhile, and share nothing else without a lock.
 #pragma once
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <functional>
 
@@ -33,12 +35,21 @@ class Background {
   // Returns once the work is done (at once the second time).
   void Wait();
 
+  // The CPU the work's thread began on, once it has (tests); -1 when the
+  // work ran in the caller.
+  int started_on() const { return started_on_; }
+  // The caller's CPU the thread began away from (tests); -1 without one.
+  int kept_off() const { return kept_off_; }
+
  private:
   static void* Run(void* self);
 
   std::function<void()> work_;
+  cpu_set_t cpus_;  // the caller's: the thread may run on all of them once begun
   pthread_t thread_{};
   bool started_ = false;
+  int started_on_ = -1;
+  int kept_off_ = -1;
 };
 
 }  // namespace corral

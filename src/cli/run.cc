@@ -84,22 +84,6 @@ class NurseryGuard {
   bool installed_[std::size(kEnding)] = {};
 };
 
-// One line to stderr between init's clone and its start (the spawn's
-// before_start). A closed stderr must not end corral there, with init made
-// and not yet reaped (it would be left to the caller's reaper): the write
-// fails instead, its SIGPIPE is dropped, and the command runs. A later
-// write (the run's report) ends corral as before, once init is reaped.
-void PrintWhileInitWaits(const std::string& line) {
-  sigset_t pipe;
-  ::sigemptyset(&pipe);
-  ::sigaddset(&pipe, SIGPIPE);
-  BlockedSignals held(pipe);
-  PrintError(line);
-  const struct timespec now = {};
-  while (::sigtimedwait(&pipe, nullptr, &now) == SIGPIPE) {
-  }
-}
-
 // What discovery left unprotected, and what the sweep did after the run.
 void PrintFindings(const std::vector<SweepFinding>& findings) {
   for (const SweepFinding& finding : findings) {
@@ -408,8 +392,10 @@ int RunCommand::Execute(std::vector<std::string> command) const {
   std::string program = admitted->argv().empty() ? std::string() : admitted->argv()[0];
   AnnounceCredentials(policy, trail);
   // A program or PATH entry the sandbox resolves elsewhere: one line, with
-  // the fix. Worked out on another core while this one spawns, and said
-  // before the command can run (or after a run that never got that far).
+  // the fix. Worked out on another core while this one compiles the plan,
+  // and said before the run spawns anything (or after a run that never got
+  // that far), while a signal or a closed stderr still ends corral with
+  // nothing spawned.
   PathComparison path;
   Background compare_path([&path, &policy, &program] { path = ComparePath(policy, program); });
   bool warned = false;
@@ -417,14 +403,14 @@ int RunCommand::Execute(std::vector<std::string> command) const {
     if (warned) return;
     warned = true;
     compare_path.Wait();
-    if (path.warning) PrintWhileInitWaits("warning: " + *path.warning);
+    if (path.warning) PrintError("warning: " + *path.warning);
   };
   RunOptions options;
   options.overlay_on = overlay_on;
   if (state.ok()) options.state_dir = &*state;
   options.nursery = nursery.get();
   options.reap_later = &exiting_init;
-  options.before_start = warn;
+  options.before_spawn = warn;
   RunResult result = RunConfined(std::move(admitted).value(), options);
   warn();
   if (listings) listings->Save();

@@ -464,7 +464,6 @@ class Spawner {
     process.own_pid_namespace_ = ctx.namespaces;
     process.pid_ = pid;
     process.pidfd_.Reset(pidfd);
-    if (command.before_start) command.before_start();
     // The lifeline's start byte (exec/child.h): the nursery's helper, which
     // shared this descriptor table, is reaped by now, so corral alone holds
     // this end while the run lasts. Without it init would wait for good.

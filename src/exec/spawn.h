@@ -103,10 +103,6 @@ struct Command {
   // (exec/nursery.h): the first Spawn clones init into them when its plan
   // wants exactly those, and dismisses them otherwise. Null: clone.
   Nursery* nursery = nullptr;
-  // A cold spawn: called once init is cloned, before the lifeline's start
-  // byte lets it begin (exec/child.h), so nothing of the command can run or
-  // write before it returns. Not called when the spawn fails first.
-  std::function<void()> before_start;
   // SpawnMode::kWarm only: the sandbox's end of a warm sandbox's control
   // channel (exec/warm_sandbox.h), which its init serves calls on.
   int warm_control_fd = -1;

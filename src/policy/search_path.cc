@@ -246,6 +246,7 @@ class Comparer {
     std::string first_entry;
     size_t checked = 0;
     for (const Entry& entry : entries_) {
+      if (checked >= kMostNames) break;  // judged no further: nor listed
       if (entry.visible) continue;
       entry.List(began_);
       if (!entry.names) continue;

@@ -333,7 +333,6 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   Command command;
   command.argv = argv;
   command.nursery = options.nursery;
-  command.before_start = options.before_start;
   std::optional<Result<Plan>> plan;
   // The warm sandbox the command runs in, until the warm path refuses it:
   // under WarmRefusal::kRunCold the command then runs cold (true), else
@@ -424,6 +423,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                      .Set("level", LevelName(Level::kNone))
                      .Set("unconfined", true)
                      .Set("acknowledged", "danger-full-access"));
+    if (options.before_spawn) options.before_spawn();
     if (command.pty) terminal = TerminalState::Save();  // raw mode for the relay, put back after
     previous = BlockForwardedSignals();
     process = SpawnUnconfined(command);
@@ -525,6 +525,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     command.env = ScrubEnvironment(policy, env);
     SetEnvironment(command.env, options.env_set);
+    if (options.before_spawn) options.before_spawn();
     // The journal and the quarantine live there: one a symlink or another
     // user could redirect is refused before anything runs (state_dir.h).
     Result<StateDir> opened = OpenStateDir(options, policy);

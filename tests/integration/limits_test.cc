@@ -425,20 +425,70 @@ TEST_F(Limits, AStderrClosedDuringTheRunStillGetsTheSweepAndTheReap) {
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
 }
 
-// The PATH warning is written between init's clone and its start (cli/
-// run.cc): a stderr closed from the start fails that write without ending
-// corral there, which would leave init to the subreaper. The command runs,
-// its hook is swept, and corral dies of the SIGPIPE of its report after
-// init is reaped.
-TEST_F(Limits, AWarningToAClosedStderrBeforeTheStartLeavesNoInitBehind) {
-  outside_.Write("home/.pyenv/shims/python3", "#!/bin/sh\necho PYENV\n", 0755);
-  const std::string home = outside_ / "home";
+// argv under a HOME and PATH whose pyenv shim the sandbox does not show,
+// so corral writes its PATH warning (policy/search_path.h) before the run.
+std::vector<std::string> WithPathWarning(const TempDir& outside, const std::vector<std::string>& run) {
+  outside.Write("home/.pyenv/shims/python3", "#!/bin/sh\necho PYENV\n", 0755);
+  const std::string home = outside / "home";
   std::vector<std::string> argv = {"/usr/bin/env", "HOME=" + home, "PATH=" + home + "/.pyenv/shims:/usr/bin:/bin"};
-  for (const std::string& arg : RunArgv({}, {"sh", "-c", kPlantHook})) argv.push_back(arg);
+  argv.insert(argv.end(), run.begin(), run.end());
+  return argv;
+}
+
+// The PATH warning is written before anything is spawned (cli/run.cc,
+// RunOptions::before_spawn): a stderr closed from the start ends corral
+// there, with nothing to reap and the command never run.
+TEST_F(Limits, AWarningToAClosedStderrLeavesNothingBehind) {
+  const std::vector<std::string> argv = WithPathWarning(outside_, RunArgv({}, {"sh", "-c", kPlantHook}));
   Inherited run = UnderSubreaper([&] { return RunWithStderrClosed(workspace_.path(), argv, ""); });
-  EXPECT_EQ(run.result, SIGPIPE) << "corral was to die of SIGPIPE writing the sweep's findings";
+  EXPECT_EQ(run.result, SIGPIPE) << "corral was to die of SIGPIPE writing the warning";
   EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
-  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the command did not run, or its hook was not swept";
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the command ran after corral's stderr failed";
+}
+
+// A stderr nobody reads (a full pipe) holds the warning's write; a SIGTERM
+// meanwhile ends corral at once, as it would before any run, and the
+// command never starts (no canary), with nothing left to the subreaper.
+TEST_F(Limits, ASignalWhileTheWarningWaitsEndsCorralWithNothingSpawned) {
+  const std::vector<std::string> argv = WithPathWarning(outside_, RunArgv({}, {"sh", "-c", "touch canary"}));
+  Inherited run = UnderSubreaper([&] {
+    int err[2];
+    if (::pipe(err) != 0) return 119;
+    // Filled to the brim: corral's first write to stderr blocks.
+    ::fcntl(err[1], F_SETFL, O_NONBLOCK);
+    const std::string block(4096, 'x');
+    while (::write(err[1], block.data(), block.size()) > 0) {
+    }
+    ::fcntl(err[1], F_SETFL, 0);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t corral = ::fork();
+    if (corral == 0) {
+      ::close(err[0]);  // corral must hold no reader of its own stderr
+      ::dup2(err[1], STDERR_FILENO);
+      if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
+      ::execv(args[0], args.data());
+      ::_exit(121);
+    }
+    ::close(err[1]);
+    ::usleep(500 * 1000);  // corral is stuck in its warning by now
+    ::kill(corral, SIGTERM);
+    int status = 0;
+    for (int waited = 0; waited < 100; ++waited) {  // 5 s, the pipe still full
+      if (::waitpid(corral, &status, WNOHANG) == corral) {
+        ::close(err[0]);
+        return WIFSIGNALED(status) ? WTERMSIG(status) : 200 + WEXITSTATUS(status);
+      }
+      ::usleep(50 * 1000);
+    }
+    ::close(err[0]);  // let it go, so the test ends
+    ::waitpid(corral, &status, 0);
+    return 118;
+  });
+  EXPECT_EQ(run.result, SIGTERM) << "118: corral did not end while its stderr was full";
+  EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
+  EXPECT_FALSE(Exists(workspace_ / "canary")) << "the command ran after corral was told to stop";
 }
 
 TEST_F(Limits, ADismissedOrRefusedRunLeavesNoZombieForItsParentsReaper) {
