@@ -369,13 +369,10 @@ TEST_F(Limits, ARunLeavesNoZombieForItsParentsReaper) {
   ExpectNoZombieForTheReaper(workspace_.path(), runs);
 }
 
-// Runs `argv` from `workspace`, its stdout and stderr a pipe whose reader
-// goes away once it saw `marker` (at once when empty), and returns the
-// signal that ended corral, or 0.
-int RunWithStderrClosed(const std::string& workspace, const std::vector<std::string>& argv,
-                        const std::string& marker) {
-  int err[2];
-  if (::pipe(err) != 0) return 119;
+// Starts `argv` from `workspace` with its stdout and stderr the write end
+// of the pipe `err`, whose read end it does not hold; the caller keeps the
+// read end and no longer holds the write end.
+pid_t StartWritingTo(const int err[2], const std::string& workspace, const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -389,6 +386,17 @@ int RunWithStderrClosed(const std::string& workspace, const std::vector<std::str
     ::_exit(121);
   }
   ::close(err[1]);
+  return corral;
+}
+
+// Runs `argv` from `workspace`, its stdout and stderr a pipe whose reader
+// goes away once it saw `marker` (at once when empty), and returns the
+// signal that ended corral, or 0.
+int RunWithStderrClosed(const std::string& workspace, const std::vector<std::string>& argv,
+                        const std::string& marker) {
+  int err[2];
+  if (::pipe(err) != 0) return 119;
+  pid_t corral = StartWritingTo(err, workspace, argv);
   std::string seen;
   char buffer[4096];
   ssize_t n;
@@ -460,18 +468,7 @@ TEST_F(Limits, ASignalWhileTheWarningWaitsEndsCorralWithNothingSpawned) {
     while (::write(err[1], block.data(), block.size()) > 0) {
     }
     ::fcntl(err[1], F_SETFL, 0);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t corral = ::fork();
-    if (corral == 0) {
-      ::close(err[0]);  // corral must hold no reader of its own stderr
-      ::dup2(err[1], STDERR_FILENO);
-      if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
-      ::execv(args[0], args.data());
-      ::_exit(121);
-    }
-    ::close(err[1]);
+    pid_t corral = StartWritingTo(err, workspace_.path(), argv);
     ::usleep(500 * 1000);  // corral is stuck in its warning by now
     ::kill(corral, SIGTERM);
     int status = 0;
