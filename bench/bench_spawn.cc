@@ -1,6 +1,7 @@
 // Side-by-side spawn benchmark: corral against a bare exec and bubblewrap.
 //
-// Runs the three commands interleaved (A B C A B C ...) so drift in the
+// Runs the three commands interleaved, each round in the reverse order of the
+// one before (A B C C B A A B C ...), so drift in the
 // machine's load hits all of them alike, and prints each median wall time
 // and the ratios. Every command's stdio goes to /dev/null. A second corral
 // (an older build, say) joins the same interleaved run as a fourth command,
