@@ -416,6 +416,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     for (const char* const* entry = env; *entry != nullptr; ++entry) command.env.emplace_back(*entry);
     SetEnvironment(command.env, options.env_set);
     command.cwd = policy.host().cwd;
+    if (options.before_spawn) options.before_spawn();
     audit.Record(AuditEvent("spawned")
                      .Set("policy", policy.fingerprint())
                      .Set("program", argv[0])
@@ -423,7 +424,6 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                      .Set("level", LevelName(Level::kNone))
                      .Set("unconfined", true)
                      .Set("acknowledged", "danger-full-access"));
-    if (options.before_spawn) options.before_spawn();
     if (command.pty) terminal = TerminalState::Save();  // raw mode for the relay, put back after
     previous = BlockForwardedSignals();
     process = SpawnUnconfined(command);
@@ -455,7 +455,17 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       return Failed(audit, policy,
                     Error(ErrorKind::kUsage, "--overlay: the run has no workspace to overlay. The command was not run."));
     }
+    // The caller's last word (RunOptions::before_spawn), said once: before
+    // an overlay run is made (a run ended there must leave none on disk),
+    // else once the plan is accepted.
+    bool said = false;
+    auto before_spawn = [&] {
+      if (said || !options.before_spawn) return;
+      said = true;
+      options.before_spawn();
+    };
     if (policy.write_view() == WriteView::kOverlay) {
+      before_spawn();
       Result<StateDir> for_overlay = OpenStateDir(options, policy);
       if (!for_overlay.ok()) {
         return Failed(audit, policy,
@@ -525,7 +535,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     }
     command.env = ScrubEnvironment(policy, env);
     SetEnvironment(command.env, options.env_set);
-    if (options.before_spawn) options.before_spawn();
+    before_spawn();
     // The journal and the quarantine live there: one a symlink or another
     // user could redirect is refused before anything runs (state_dir.h).
     Result<StateDir> opened = OpenStateDir(options, policy);

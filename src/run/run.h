@@ -145,12 +145,13 @@ struct RunOptions {
   // (exec/nursery.h); the cold spawn uses or dismisses it. A caller that
   // made one on this thread, for one run. Unset: the spawn clones them.
   Nursery* nursery = nullptr;
-  // Called once the plan is compiled and accepted, before the run writes
-  // its journal, blocks the signals it forwards and spawns: the caller's
-  // last word before anything of the command can run or write, while its
-  // signals still act as they would (corral run's PATH warning, worked out
-  // meanwhile on another core, is written here). Not called when the run
-  // fails first.
+  // Called once, before the run leaves anything on disk (its journal, an
+  // overlay run, a cgroup), blocks the signals it forwards and spawns: once
+  // the plan is compiled and accepted, or, under --overlay, before the
+  // overlay run is made. The caller's last word before anything of the
+  // command can run or write, while its signals still act as they would
+  // (corral run's PATH warning, worked out meanwhile on another core, is
+  // written here). Not called when the run fails first.
   std::function<void()> before_spawn;
   // Under --overlay: stack on this pending overlay run (`--overlay-on RUN`)
   // instead of making a new one. The run continues in that run's upper,

@@ -3,6 +3,7 @@
 // runs and after, a file's size on the host, the exit status and the
 // `exited` record corral writes; and the zombie a run leaves to whoever
 // reaps corral's orphans, counted by a subreaper parent.
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -454,38 +456,62 @@ TEST_F(Limits, AWarningToAClosedStderrLeavesNothingBehind) {
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the command ran after corral's stderr failed";
 }
 
-// A stderr nobody reads (a full pipe) holds the warning's write; a SIGTERM
-// meanwhile ends corral at once, as it would before any run, and the
-// command never starts (no canary), with nothing left to the subreaper.
+// Runs `argv` with its stderr a full pipe nobody reads, so its first
+// write there blocks; sends SIGTERM half a second in and returns the signal
+// that ended it, or 118 when it did not end within 5 s (the pipe still full).
+int TerminatedWhileStderrIsFull(const std::string& workspace, const std::vector<std::string>& argv) {
+  int err[2];
+  if (::pipe(err) != 0) return 119;
+  ::fcntl(err[1], F_SETFL, O_NONBLOCK);
+  const std::string block(4096, 'x');
+  while (::write(err[1], block.data(), block.size()) > 0) {
+  }
+  ::fcntl(err[1], F_SETFL, 0);
+  pid_t corral = StartWritingTo(err, workspace, argv);
+  ::usleep(500 * 1000);  // corral is stuck in its warning by now
+  ::kill(corral, SIGTERM);
+  int status = 0;
+  for (int waited = 0; waited < 100; ++waited) {
+    if (::waitpid(corral, &status, WNOHANG) == corral) {
+      ::close(err[0]);
+      return WIFSIGNALED(status) ? WTERMSIG(status) : 200 + WEXITSTATUS(status);
+    }
+    ::usleep(50 * 1000);
+  }
+  ::close(err[0]);  // let it go, so the test ends
+  ::waitpid(corral, &status, 0);
+  return 118;
+}
+
+// A stderr nobody reads holds the warning's write; a SIGTERM meanwhile ends
+// corral at once, as it would before any run, and the command never starts
+// (no canary), with nothing left to the subreaper.
 TEST_F(Limits, ASignalWhileTheWarningWaitsEndsCorralWithNothingSpawned) {
   const std::vector<std::string> argv = WithPathWarning(outside_, RunArgv({}, {"sh", "-c", "touch canary"}));
-  Inherited run = UnderSubreaper([&] {
-    int err[2];
-    if (::pipe(err) != 0) return 119;
-    // Filled to the brim: corral's first write to stderr blocks.
-    ::fcntl(err[1], F_SETFL, O_NONBLOCK);
-    const std::string block(4096, 'x');
-    while (::write(err[1], block.data(), block.size()) > 0) {
-    }
-    ::fcntl(err[1], F_SETFL, 0);
-    pid_t corral = StartWritingTo(err, workspace_.path(), argv);
-    ::usleep(500 * 1000);  // corral is stuck in its warning by now
-    ::kill(corral, SIGTERM);
-    int status = 0;
-    for (int waited = 0; waited < 100; ++waited) {  // 5 s, the pipe still full
-      if (::waitpid(corral, &status, WNOHANG) == corral) {
-        ::close(err[0]);
-        return WIFSIGNALED(status) ? WTERMSIG(status) : 200 + WEXITSTATUS(status);
-      }
-      ::usleep(50 * 1000);
-    }
-    ::close(err[0]);  // let it go, so the test ends
-    ::waitpid(corral, &status, 0);
-    return 118;
-  });
+  Inherited run = UnderSubreaper([&] { return TerminatedWhileStderrIsFull(workspace_.path(), argv); });
   EXPECT_EQ(run.result, SIGTERM) << "118: corral did not end while its stderr was full";
   EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
   EXPECT_FALSE(Exists(workspace_ / "canary")) << "the command ran after corral was told to stop";
+}
+
+// Under --overlay the warning comes before the overlay run is made: a run
+// ended there leaves none for `corral changes`, `diff` and `apply` to pick.
+TEST_F(Limits, ASignalWhileTheWarningWaitsLeavesNoOverlayRun) {
+  std::vector<std::string> argv =
+      WithPathWarning(outside_, RunArgv({"--overlay"}, {"sh", "-c", "touch canary"}));
+  argv.insert(argv.begin() + 1, "XDG_STATE_HOME=" + state_.path());
+  Inherited run = UnderSubreaper([&] { return TerminatedWhileStderrIsFull(workspace_.path(), argv); });
+  EXPECT_EQ(run.result, SIGTERM) << "118: corral did not end while its stderr was full";
+  EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+  const std::string overlays = state_ / "corral/overlay";
+  std::vector<std::string> left;
+  if (std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(overlays.c_str()), ::closedir); dir) {
+    while (const dirent* entry = ::readdir(dir.get())) {
+      if (std::string(entry->d_name) != "." && std::string(entry->d_name) != "..") left.push_back(entry->d_name);
+    }
+  }
+  EXPECT_TRUE(left.empty()) << "an overlay run was left: " << left.front();
 }
 
 TEST_F(Limits, ADismissedOrRefusedRunLeavesNoZombieForItsParentsReaper) {
