@@ -33,14 +33,17 @@ bool Field(std::string_view text, size_t* at, std::string_view* field) {
   return true;
 }
 
-// One number of a key and the separator after it (' ', or nothing at the end).
+// One decimal number at the front of `*text`, taken off it.
 template <typename Number>
-bool TakeNumber(std::string_view* text, Number* number, bool last) {
-  const char* end = text->data() + text->size();
-  auto [stop, error] = std::from_chars(text->data(), end, *number);
+bool TakeNumber(std::string_view* text, Number* number) {
+  auto [stop, error] = std::from_chars(text->data(), text->data() + text->size(), *number);
   if (error != std::errc() || stop == text->data()) return false;
   text->remove_prefix(static_cast<size_t>(stop - text->data()));
-  if (last) return text->empty();
+  return true;
+}
+
+// One space at the front of `*text`, taken off it.
+bool TakeSpace(std::string_view* text) {
   if (text->empty() || text->front() != ' ') return false;
   text->remove_prefix(1);
   return true;
@@ -48,9 +51,9 @@ bool TakeNumber(std::string_view* text, Number* number, bool last) {
 
 // "dev ino ctime_sec ctime_nsec count", exactly.
 bool ParseKey(std::string_view text, DirectoryKey* key, uint64_t* count) {
-  return TakeNumber(&text, &key->dev, false) && TakeNumber(&text, &key->ino, false) &&
-         TakeNumber(&text, &key->ctime_sec, false) && TakeNumber(&text, &key->ctime_nsec, false) &&
-         TakeNumber(&text, count, true);
+  return TakeNumber(&text, &key->dev) && TakeSpace(&text) && TakeNumber(&text, &key->ino) && TakeSpace(&text) &&
+         TakeNumber(&text, &key->ctime_sec) && TakeSpace(&text) && TakeNumber(&text, &key->ctime_nsec) &&
+         TakeSpace(&text) && TakeNumber(&text, count) && text.empty();
 }
 
 }  // namespace
