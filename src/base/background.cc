@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <chrono>
 #include <utility>
 
 #include "base/blocked_signals.h"
@@ -17,6 +18,17 @@ cpu_set_t OtherCpus(const cpu_set_t& cpus, int* here) {
   if (*here >= 0 && *here < CPU_SETSIZE) CPU_CLR(*here, &others);
   return others;
 }
+
+// A hint to the CPU that this thread only waits (x86's PAUSE, arm's YIELD).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield");
+#endif
+}
+
+constexpr std::chrono::microseconds kSpin{200};
 
 }  // namespace
 
@@ -42,12 +54,19 @@ Background::Background(std::function<void()> work) : work_(std::move(work)) {
   if (!started_) work_();  // one CPU, or no thread: the work runs here
 }
 
-Background::~Background() { Wait(); }
+Background::~Background() {
+  if (!started_) return;
+  ::pthread_join(thread_, nullptr);  // the work is done by then, or waited for here
+}
 
 void Background::Wait() {
   if (!started_) return;
-  ::pthread_join(thread_, nullptr);
-  started_ = false;
+  // The work is mostly about to end when the caller gets here: it is
+  // watched for kSpin before the caller sleeps, since waking a sleeping CPU
+  // took longer here (about 40 us in a VM) than the work had left.
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  while (done_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until) CpuRelax();
+  done_.wait(0, std::memory_order_acquire);
 }
 
 void* Background::Run(void* arg) {
@@ -58,6 +77,8 @@ void* Background::Run(void* arg) {
   // when another task keeps this one busy).
   (void)::sched_setaffinity(0, sizeof self->cpus_, &self->cpus_);
   self->work_();
+  self->done_.store(1, std::memory_order_release);
+  self->done_.notify_all();
   return nullptr;
 }
 

@@ -34,6 +34,38 @@ TEST(BackgroundTest, TheObjectGoingWaitsForTheWork) {
   EXPECT_EQ(done.load(), 1);
 }
 
+// Wait returns when the work is done, not once its thread has ended (a
+// thread's exit is time the caller would wait for nothing); the object
+// going joins the thread. A thread-local object holds the thread's end
+// until the test lets it go (or five seconds pass, when Wait waited for it).
+std::atomic<int> g_let_end{0};
+std::atomic<int> g_ended{0};
+struct HeldEnd {
+  ~HeldEnd() {
+    for (int i = 0; i < 5000 && g_let_end.load() == 0; ++i) ::usleep(1000);
+    g_ended = g_let_end.load() == 0 ? 2 : 1;
+  }
+};
+
+TEST(BackgroundTest, WaitReturnsOnceTheWorkIsDoneAndTheObjectGoingJoinsItsThread) {
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  ASSERT_GE(CPU_COUNT(&cpus), 2) << "this test needs two CPUs";
+  std::atomic<int> done{0};
+  {
+    Background work([&] {
+      static thread_local HeldEnd held;
+      (void)&held;
+      done = 1;
+    });
+    work.Wait();
+    EXPECT_EQ(done.load(), 1);
+    EXPECT_EQ(g_ended.load(), 0) << "Wait waited for the thread to end";
+    g_let_end = 1;
+  }
+  EXPECT_EQ(g_ended.load(), 1) << "the object went before its thread ended";
+}
+
 // On another thread, away from the caller's CPU (every other CPU the caller
 // may use), and with every signal blocked: a process-directed signal never
 // lands there.

@@ -32,32 +32,36 @@ bool IsExecutableFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// The names in a directory (but "." and ".."), sorted, read once; nothing
+// The names in a directory (but "." and ".."), sorted, read once; nullptr
 // when it cannot be listed (search permission without read: each name is
 // then looked at on its own). Through the listing cache when one is in
 // place (policy/listing_cache.h): a directory whose (device, inode, ctime)
-// is remembered is not read, and one read is remembered once its ctime lies
-// kListingSettle before `began`.
-std::optional<std::vector<std::string>> ListNames(const std::string& dir, const struct timespec& began) {
+// is remembered is not read, and its names are the cache's own (not
+// copied: /usr/bin's are a few thousand), which stay put until the cache is
+// saved, after the comparison; one read is kept in `storage`, and
+// remembered once its ctime lies kListingSettle before `began`.
+const std::vector<std::string>* ListNames(const std::string& dir, const struct timespec& began,
+                                          std::vector<std::string>* storage) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd) return std::nullopt;
+  if (!fd) return nullptr;
   ListingCache* cache = CurrentListingCache();
   struct stat st;
   const bool keyed = cache != nullptr && ::fstat(fd.get(), &st) == 0;
   const DirectoryKey key = keyed ? KeyOf(st) : DirectoryKey{};
   if (keyed) {
     if (const std::vector<std::string>* remembered = cache->Find(ListingOf::kSearchPath, dir, key)) {
-      std::vector<std::string> names = *remembered;
-      if (!std::is_sorted(names.begin(), names.end())) std::sort(names.begin(), names.end());
-      return names;
+      if (std::is_sorted(remembered->begin(), remembered->end())) return remembered;
+      *storage = *remembered;
+      std::sort(storage->begin(), storage->end());
+      return storage;
     }
   }
-  std::vector<std::string> names = DirectoryNames(fd.get());
+  *storage = DirectoryNames(fd.get());
   // A change later in the same clock tick could leave this ctime as it is.
   if (keyed && st.st_ctim.tv_sec < began.tv_sec - kListingSettle) {
-    cache->Remember(ListingOf::kSearchPath, dir, key, names);
+    cache->Remember(ListingOf::kSearchPath, dir, key, *storage);
   }
-  return names;
+  return storage;
 }
 
 std::string Parent(const std::string& path) {
@@ -70,7 +74,7 @@ class Comparer {
   Comparer(const Policy& policy, const struct timespec& began) : policy_(policy), host_(policy.host()), began_(began) {
     for (const std::string& text : SplitSearchPath(host_.path_env)) {
       if (text.empty() || text.front() != '/') continue;  // relative: the cwd's, the same inside
-      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, 0, false, std::nullopt};
+      Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, 0, false, nullptr, {}};
       struct stat st;
       if (entry.canonical.empty() || ::stat(entry.canonical.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
       // A directory met again finds nothing the first time did not.
@@ -108,11 +112,12 @@ class Comparer {
     // ones hold), and no listing of /usr/bin for a handful.
     mutable size_t asked = 0;
     mutable bool listed = false;
-    mutable std::optional<std::vector<std::string>> names;  // sorted
+    mutable const std::vector<std::string>* names = nullptr;  // sorted: the cache's, or `read`
+    mutable std::vector<std::string> read;
 
     void List(const struct timespec& began) const {
       if (listed) return;
-      names = ListNames(canonical, began);
+      names = ListNames(canonical, began, &read);
       listed = true;
     }
     bool MayHold(const std::string& name, const struct timespec& began) const {
