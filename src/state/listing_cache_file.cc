@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <ctime>
 #include <string_view>
 
+#include "base/directory_names.h"
 #include "base/sha256.h"
 #include "base/unique_fd.h"
 
@@ -23,6 +25,54 @@ constexpr char kEarlierName[] = "etc-listings";
 constexpr std::string_view KindName(ListingOf of) { return of == ListingOf::kRootOnlyWalk ? "walk" : "path"; }
 constexpr size_t kMaxFile = 8 << 20;
 constexpr size_t kDigest = 64;
+
+// The file Save writes before it renames it over the cache: its name is
+// this prefix and the writer's PID.
+constexpr std::string_view kTemporaryPrefix = "listings.new-";
+// One older than this is a killed run's, never a running one's.
+constexpr time_t kStaleTemporary = 600;  // seconds
+
+// A new file of its own (O_EXCL): whatever is at `name` (a link left by a
+// killed run, or planted) is removed, never written through.
+UniqueFd NewFileAt(int dir, const std::string& name) {
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  UniqueFd fd(::openat(dir, name.c_str(), kFlags, 0600));
+  if (!fd && errno == EEXIST && ::unlinkat(dir, name.c_str(), 0) == 0) fd.Reset(::openat(dir, name.c_str(), kFlags, 0600));
+  return fd;
+}
+
+// `text`, whole, in a new file at `name` in `dir`; an invalid descriptor
+// when it cannot be. Written unnamed first (O_TMPFILE) and named only once
+// complete, so a run killed while it writes leaves nothing behind; where
+// the filesystem (or a missing /proc) allows no unnamed file, written at
+// `name` from the start.
+UniqueFd WrittenBeside(int dir, const std::string& name, const std::string& text) {
+  auto whole = [&](int fd) { return ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()); };
+  UniqueFd unnamed(::openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+  if (unnamed && whole(unnamed.get())) {
+    const std::string self = "/proc/self/fd/" + std::to_string(unnamed.get());
+    auto link = [&] { return ::linkat(AT_FDCWD, self.c_str(), dir, name.c_str(), AT_SYMLINK_FOLLOW) == 0; };
+    if (link() || (errno == EEXIST && ::unlinkat(dir, name.c_str(), 0) == 0 && link())) return unnamed;
+  }
+  UniqueFd named = NewFileAt(dir, name);
+  if (named && !whole(named.get())) named.Reset();
+  return named;
+}
+
+// The files a killed run left beside the cache (`listings.new-PID`, killed
+// between naming its file and renaming it, or without O_TMPFILE), but
+// `mine` and any a running Save may still rename.
+void RemoveStaleTemporaries(int dir, const std::string& mine) {
+  struct timespec now = {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  for (const std::string& name : DirectoryNames(dir)) {
+    if (name == mine || name.rfind(kTemporaryPrefix, 0) != 0) continue;
+    struct stat st;
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < now.tv_sec - kStaleTemporary) {
+      ::unlinkat(dir, name.c_str(), 0);
+    }
+  }
+}
 
 // Up to the next NUL from `*at`; false when there is none.
 bool Field(std::string_view text, size_t* at, std::string_view* field) {
@@ -187,21 +237,13 @@ void StateListingCache::Save() {
   if (text.size() + kDigest + 1 > kMaxFile) return;  // Load would ignore it
   text += Sha256Hex(text);
   text += '\n';
-  const std::string temp = std::string(kListingCacheName) + ".new-" + std::to_string(::getpid());
-  // A new file of its own (O_EXCL): whatever is at the name (a link left by
-  // a killed run, or planted) is removed, never written through.
-  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-  UniqueFd fd(::openat(state_.fd(), temp.c_str(), kFlags, 0600));
-  if (!fd && errno == EEXIST && ::unlinkat(state_.fd(), temp.c_str(), 0) == 0) {
-    fd.Reset(::openat(state_.fd(), temp.c_str(), kFlags, 0600));
-  }
-  if (!fd) return;
-  bool written = ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  fd.Reset();
-  if (!written || ::renameat(state_.fd(), temp.c_str(), state_.fd(), kListingCacheName) != 0) {
+  const std::string temp = std::string(kTemporaryPrefix) + std::to_string(::getpid());
+  UniqueFd fd = WrittenBeside(state_.fd(), temp, text);
+  if (!fd || ::renameat(state_.fd(), temp.c_str(), state_.fd(), kListingCacheName) != 0) {
     ::unlinkat(state_.fd(), temp.c_str(), 0);
     return;
   }
+  RemoveStaleTemporaries(state_.fd(), temp);
   ::unlinkat(state_.fd(), kEarlierName, 0);
   changed_ = false;
   for (auto it = listings_.begin(); it != listings_.end();) it = kept(*it) ? std::next(it) : listings_.erase(it);

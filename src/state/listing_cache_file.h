@@ -11,8 +11,11 @@
 // that is not the caller's private regular file under 8 MiB, or whose
 // trailing SHA-256 does not match what precedes it, or that does not parse,
 // is ignored whole: every directory is listed live. Save() rewrites it
-// (a file beside it, then rename, so a reader sees the old file or the new
-// one) only when a reader remembered something new or no longer visits a
+// (an unnamed file in the directory, named `listings.new-PID` once written,
+// then renamed over it, so a reader sees the old file or the new one, and a
+// run killed while it writes leaves nothing; a `listings.new-PID` ten minutes
+// old, which only a run killed between those two steps leaves, is removed)
+// only when a reader remembered something new or no longer visits a
 // directory it holds. Of a reader this process used, it keeps just the
 // directories that reader visited; the listings of a reader it did not use
 // (a run that walks no /etc) are kept as they were. A file that would pass

@@ -1,5 +1,6 @@
 #include "state/listing_cache_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +204,21 @@ TEST_F(ListingCacheTest, SavingNeverWritesThroughWhatIsAtTheTemporaryName) {
   CountingCache cache(state_);
   EXPECT_EQ(Walk(&cache, Later()), std::vector<std::string>{"etc/a/secret"});
   EXPECT_EQ(cache.hits, 4);
+}
+
+// What a run killed while it saved left beside the cache goes at a later
+// save, once old enough to be no running save's; a fresh one stays.
+TEST_F(ListingCacheTest, ASaveRemovesWhatAKilledRunLeftBesideTheCache) {
+  const std::string stale = state_.path() + "/" + kListingCacheName + ".new-4000001";
+  const std::string fresh = state_.path() + "/" + kListingCacheName + ".new-4000002";
+  ASSERT_EQ(::rename(tree_.File("stale", "left\n").c_str(), stale.c_str()), 0);
+  struct timespec hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, stale.c_str(), hour_ago, AT_SYMLINK_NOFOLLOW), 0);
+  ASSERT_EQ(::rename(tree_.File("fresh", "running\n").c_str(), fresh.c_str()), 0);
+  Prime();
+  EXPECT_FALSE(TestTree::Exists(stale)) << "a killed run's file was left for good";
+  EXPECT_EQ(TestTree::Read(fresh), "running\n") << "a file a running save may still rename was removed";
+  EXPECT_TRUE(TestTree::Exists(CacheFile()));
 }
 
 // A cache file that is not exactly what corral wrote holds nothing: the walk
