@@ -24,6 +24,11 @@ constexpr size_t kNamesShown = 3;
 // PATH (or a directory) is not worth a slower start; the rest is not judged.
 constexpr size_t kMostEntries = 256;
 constexpr size_t kMostNames = 4096;
+// The most names listed in all (hidden and visible entries): a directory is
+// not listed once they are, and is then asked name by name, and the hidden
+// entries' names are judged no further (a PATH of a hundred directories of
+// a hundred thousand names each took seconds).
+constexpr size_t kMostListed = 32768;
 // Names asked of a PATH directory one stat each before it is listed instead.
 constexpr size_t kAskedBeforeListing = 16;
 
@@ -115,13 +120,17 @@ class Comparer {
     mutable const std::vector<std::string>* names = nullptr;  // sorted: the cache's, or `read`
     mutable std::vector<std::string> read;
 
-    void List(const struct timespec& began) const {
+    // Adds what it lists to `*spent`; lists nothing once that reached
+    // kMostListed.
+    void List(const struct timespec& began, size_t* spent) const {
       if (listed) return;
-      names = ListNames(canonical, began, &read);
       listed = true;
+      if (*spent >= kMostListed) return;
+      names = ListNames(canonical, began, &read);
+      if (names != nullptr) *spent += names->size();
     }
-    bool MayHold(const std::string& name, const struct timespec& began) const {
-      if (!listed && ++asked > kAskedBeforeListing) List(began);
+    bool MayHold(const std::string& name, const struct timespec& began, size_t* spent) const {
+      if (!listed && ++asked > kAskedBeforeListing) List(began, spent);
       return !names || std::binary_search(names->begin(), names->end(), name);
     }
   };
@@ -142,7 +151,7 @@ class Comparer {
   std::optional<Found> Lookup(const std::string& name, Side side) const {
     for (const Entry& entry : entries_) {
       if (side == Side::kInside && !entry.visible) continue;
-      if (!entry.MayHold(name, began_)) continue;
+      if (!entry.MayHold(name, began_, &listed_)) continue;
       std::string path = entry.text + "/" + name;
       // A plain file leads where its entry does; only a symlink is resolved.
       struct stat st;
@@ -172,8 +181,8 @@ class Comparer {
   bool MayBeInside(const std::string& name) const {
     return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& entry) {
       if (!entry.visible) return false;
-      entry.List(began_);
-      return entry.MayHold(name, began_);
+      entry.List(began_, &listed_);
+      return entry.MayHold(name, began_, &listed_);
     });
   }
 
@@ -251,13 +260,13 @@ class Comparer {
     std::string first_entry;
     size_t checked = 0;
     for (const Entry& entry : entries_) {
-      if (checked >= kMostNames) break;  // judged no further: nor listed
+      if (checked >= kMostNames || listed_ >= kMostListed) break;  // judged no further: nor listed
       if (entry.visible) continue;
-      entry.List(began_);
+      entry.List(began_, &listed_);
       if (!entry.names) continue;
       for (const std::string& name : *entry.names) {
         if (name[0] == '.') continue;
-        if (++checked > kMostNames) break;
+        if (++checked > kMostNames || listed_ >= kMostListed) break;
         if (!MayBeInside(name)) continue;  // not inside: merely hidden, as `hidden` says
         std::optional<Found> outside = Lookup(name, Side::kOutside);
         if (!outside || outside->entry != &entry) continue;  // found earlier on PATH, or not a program
@@ -285,6 +294,7 @@ class Comparer {
   const HostContext& host_;
   const struct timespec began_;
   std::vector<Entry> entries_;
+  mutable size_t listed_ = 0;  // names listed so far, of every entry
   mutable std::optional<std::vector<std::pair<const Toolchain*, std::string>>> toolchain_dirs_;
 };
 

@@ -2,6 +2,7 @@
 // move it, which secret files it hides), and the PATH comparison's lines.
 #include "policy/toolchains.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -268,6 +269,36 @@ TEST_F(ToolchainsTest, ComparePathListsThroughTheCacheAndSeesANewName) {
             "other, tool resolve to another program inside: ~/.pyenv/shims is not visible there; "
             "--allow-toolchain pyenv would fix it");
   EXPECT_EQ(cache.hits, 5) << "a changed directory's old listing was used";
+}
+
+// The comparison's listing is bounded: once about 32,000 names are listed
+// in all, no further PATH directory is listed (a PATH of a hundred
+// directories of a hundred thousand names each took seconds); one left
+// unlisted is asked name by name, so what it holds is still seen.
+TEST_F(ToolchainsTest, ComparePathListsNoFurtherDirectoryPastItsBudget) {
+  Program("home/.pyenv/shims/tool");
+  std::string path_env = tree_.Join("home/.pyenv/shims");
+  for (const char* dir : {"ws/a", "ws/b", "ws/c"}) {
+    const std::string full = tree_.Dir(dir);
+    for (int i = 0; i < 12000; ++i) {
+      const std::string name = full + "/n" + std::to_string(i);
+      int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      ASSERT_GE(fd, 0) << name;
+      ::close(fd);
+    }
+    path_env += ":" + full;
+  }
+  Program("ws/d/tool");
+  path_env += ":" + tree_.Join("ws/d");
+  host_.path_env = path_env;
+  Result<Policy> policy = PolicyBuilder(host_).Build();
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  MemoryCache cache;
+  ScopedListingCache use(&cache);
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning,
+            "tool resolves to another program inside: ~/.pyenv/shims is not visible there; "
+            "--allow-toolchain pyenv would fix it");
+  EXPECT_EQ(cache.remembered, 4) << "a directory was listed past the budget (or one within it was not)";
 }
 
 }  // namespace
