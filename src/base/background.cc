@@ -77,7 +77,9 @@ void* Background::Run(void* arg) {
   // when another task keeps this one busy).
   (void)::sched_setaffinity(0, sizeof self->cpus_, &self->cpus_);
   self->work_();
-  self->done_.store(1, std::memory_order_release);
+  // seq_cst: the store is seen before the check for sleepers in notify_all
+  // (a release store could pass that check, and a sleeper then miss it).
+  self->done_.store(1, std::memory_order_seq_cst);
   self->done_.notify_all();
   return nullptr;
 }

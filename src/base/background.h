@@ -55,7 +55,7 @@ class Background {
   std::function<void()> work_;
   cpu_set_t cpus_;  // the caller's: the thread may run on all of them once begun
   pthread_t thread_{};
-  bool started_ = false;               // a thread was made, and is not yet joined
+  bool started_ = false;               // a thread was made (joined by the destructor)
   std::atomic<uint32_t> done_{0};     // set by the thread once the work returns
   int started_on_ = -1;
   int kept_off_ = -1;

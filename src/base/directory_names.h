@@ -8,11 +8,18 @@
 // directory themselves.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace corral {
 
 std::vector<std::string> DirectoryNames(int dir);
+
+// The same, but nothing (std::nullopt) once the directory holds more than
+// `most` names: reading stops there, so a huge directory costs no more
+// than `most` names' worth.
+std::optional<std::vector<std::string>> DirectoryNamesUpTo(int dir, size_t most);
 
 }  // namespace corral

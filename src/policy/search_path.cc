@@ -20,15 +20,6 @@ namespace {
 
 // The most names a warning spells out before "and N more".
 constexpr size_t kNamesShown = 3;
-// The most PATH entries, and names in hidden ones, compared: past them a
-// PATH (or a directory) is not worth a slower start; the rest is not judged.
-constexpr size_t kMostEntries = 256;
-constexpr size_t kMostNames = 4096;
-// The most names listed in all (hidden and visible entries): a directory is
-// not listed once they are, and is then asked name by name, and the hidden
-// entries' names are judged no further (a PATH of a hundred directories of
-// a hundred thousand names each took seconds).
-constexpr size_t kMostListed = 32768;
 // Names asked of a PATH directory one stat each before it is listed instead.
 constexpr size_t kAskedBeforeListing = 16;
 
@@ -38,14 +29,16 @@ bool IsExecutableFile(const std::string& path) {
 }
 
 // The names in a directory (but "." and ".."), sorted, read once; nullptr
-// when it cannot be listed (search permission without read: each name is
-// then looked at on its own). Through the listing cache when one is in
-// place (policy/listing_cache.h): a directory whose (device, inode, ctime)
-// is remembered is not read, and its names are the cache's own (not
-// copied: /usr/bin's are a few thousand), which stay put until the cache is
-// saved, after the comparison; one read is kept in `storage`, and
-// remembered once its ctime lies kListingSettle before `began`.
-const std::vector<std::string>* ListNames(const std::string& dir, const struct timespec& began,
+// when it cannot be listed (search permission without read), or holds more
+// than `most` names: each name is then looked at on its own. Through the
+// listing cache when one is in place (policy/listing_cache.h): a directory
+// whose (device, inode, ctime) is remembered is not read, and its names are
+// the cache's own (not copied: /usr/bin's are a few thousand). They stay
+// put until the cache is saved, after the comparison, since a comparison
+// lists each directory once and so never remembers one it found. One read
+// is kept in `storage`, and remembered once its ctime lies kListingSettle
+// before `began`.
+const std::vector<std::string>* ListNames(const std::string& dir, const struct timespec& began, size_t most,
                                           std::vector<std::string>* storage) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd) return nullptr;
@@ -55,13 +48,16 @@ const std::vector<std::string>* ListNames(const std::string& dir, const struct t
   const DirectoryKey key = keyed ? KeyOf(st) : DirectoryKey{};
   if (keyed) {
     if (const std::vector<std::string>* remembered = cache->Find(ListingOf::kSearchPath, dir, key)) {
+      if (remembered->size() > most) return nullptr;
       if (std::is_sorted(remembered->begin(), remembered->end())) return remembered;
       *storage = *remembered;
       std::sort(storage->begin(), storage->end());
       return storage;
     }
   }
-  *storage = DirectoryNames(fd.get());
+  std::optional<std::vector<std::string>> read = DirectoryNamesUpTo(fd.get(), most);
+  if (!read) return nullptr;
+  *storage = std::move(*read);
   // A change later in the same clock tick could leave this ctime as it is.
   if (keyed && st.st_ctim.tv_sec < began.tv_sec - kListingSettle) {
     cache->Remember(ListingOf::kSearchPath, dir, key, *storage);
@@ -76,7 +72,8 @@ std::string Parent(const std::string& path) {
 
 class Comparer {
  public:
-  Comparer(const Policy& policy, const struct timespec& began) : policy_(policy), host_(policy.host()), began_(began) {
+  Comparer(const Policy& policy, const struct timespec& began, const PathComparisonLimits& limits)
+      : policy_(policy), host_(policy.host()), began_(began), limits_(limits) {
     for (const std::string& text : SplitSearchPath(host_.path_env)) {
       if (text.empty() || text.front() != '/') continue;  // relative: the cwd's, the same inside
       Entry entry{CollapseSlashes(text), ResolvedOrEmpty(text), false, 0, false, nullptr, {}};
@@ -86,7 +83,7 @@ class Comparer {
       if (std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.canonical == entry.canonical; })) {
         continue;
       }
-      if (entries_.size() == kMostEntries) break;
+      if (entries_.size() == limits_.entries) break;
       entry.visible = Runs(entry.canonical);
       entries_.push_back(std::move(entry));
     }
@@ -120,17 +117,18 @@ class Comparer {
     mutable const std::vector<std::string>* names = nullptr;  // sorted: the cache's, or `read`
     mutable std::vector<std::string> read;
 
-    // Adds what it lists to `*spent`; lists nothing once that reached
-    // kMostListed.
-    void List(const struct timespec& began, size_t* spent) const {
+    // Adds what it lists to `*spent`, and reads nothing past `most` in
+    // all: a directory that would pass it is left unlisted, and spends
+    // what was left.
+    void List(const struct timespec& began, size_t* spent, size_t most) const {
       if (listed) return;
       listed = true;
-      if (*spent >= kMostListed) return;
-      names = ListNames(canonical, began, &read);
-      if (names != nullptr) *spent += names->size();
+      if (*spent >= most) return;
+      names = ListNames(canonical, began, most - *spent, &read);
+      *spent += names != nullptr ? names->size() : most - *spent;
     }
-    bool MayHold(const std::string& name, const struct timespec& began, size_t* spent) const {
-      if (!listed && ++asked > kAskedBeforeListing) List(began, spent);
+    bool MayHold(const std::string& name, const struct timespec& began, size_t* spent, size_t most) const {
+      if (!listed && ++asked > kAskedBeforeListing) List(began, spent, most);
       return !names || std::binary_search(names->begin(), names->end(), name);
     }
   };
@@ -151,7 +149,7 @@ class Comparer {
   std::optional<Found> Lookup(const std::string& name, Side side) const {
     for (const Entry& entry : entries_) {
       if (side == Side::kInside && !entry.visible) continue;
-      if (!entry.MayHold(name, began_, &listed_)) continue;
+      if (!entry.MayHold(name, began_, &listed_, limits_.listed)) continue;
       std::string path = entry.text + "/" + name;
       // A plain file leads where its entry does; only a symlink is resolved.
       struct stat st;
@@ -181,8 +179,8 @@ class Comparer {
   bool MayBeInside(const std::string& name) const {
     return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& entry) {
       if (!entry.visible) return false;
-      entry.List(began_, &listed_);
-      return entry.MayHold(name, began_, &listed_);
+      entry.List(began_, &listed_, limits_.listed);
+      return entry.MayHold(name, began_, &listed_, limits_.listed);
     });
   }
 
@@ -260,13 +258,13 @@ class Comparer {
     std::string first_entry;
     size_t checked = 0;
     for (const Entry& entry : entries_) {
-      if (checked >= kMostNames || listed_ >= kMostListed) break;  // judged no further: nor listed
+      if (checked >= limits_.hidden_names || listed_ >= limits_.listed) break;  // judged no further: nor listed
       if (entry.visible) continue;
-      entry.List(began_, &listed_);
+      entry.List(began_, &listed_, limits_.listed);
       if (!entry.names) continue;
       for (const std::string& name : *entry.names) {
         if (name[0] == '.') continue;
-        if (++checked > kMostNames || listed_ >= kMostListed) break;
+        if (++checked > limits_.hidden_names || listed_ >= limits_.listed) break;
         if (!MayBeInside(name)) continue;  // not inside: merely hidden, as `hidden` says
         std::optional<Found> outside = Lookup(name, Side::kOutside);
         if (!outside || outside->entry != &entry) continue;  // found earlier on PATH, or not a program
@@ -293,6 +291,7 @@ class Comparer {
   const Policy& policy_;
   const HostContext& host_;
   const struct timespec began_;
+  const PathComparisonLimits limits_;
   std::vector<Entry> entries_;
   mutable size_t listed_ = 0;  // names listed so far, of every entry
   mutable std::optional<std::vector<std::pair<const Toolchain*, std::string>>> toolchain_dirs_;
@@ -312,9 +311,10 @@ std::vector<std::string> SplitSearchPath(std::string_view value) {
   return entries;
 }
 
-PathComparison ComparePath(const Policy& policy, const std::string& program, const struct timespec& began) {
+PathComparison ComparePath(const Policy& policy, const std::string& program, const struct timespec& began,
+                           const PathComparisonLimits& limits) {
   if (policy.unconfined()) return {};
-  return Comparer(policy, began).Compare(program);
+  return Comparer(policy, began, limits).Compare(program);
 }
 
 PathComparison ComparePath(const Policy& policy, const std::string& program) {

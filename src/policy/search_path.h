@@ -19,7 +19,8 @@
 // entry that is merely hidden (its programs would fail loudly as "not
 // found") is listed by `explain` alone, so an everyday run stays quiet.
 // Each directory is compared once however often PATH names it, and a PATH
-// past 256 directories, or past 4096 names in hidden ones, is judged no
+// past 256 directories, or past 4096 names in hidden ones, or past 32,768
+// names listed in all (no directory is read past them), is judged no
 // further (a careless PATH must not slow every start). A directory's names
 // come from the listing cache while it is unchanged (a listing of /usr/bin
 // was most of a run's start-up time on a PATH with pyenv's shims); each name
@@ -30,6 +31,7 @@
 
 #include <time.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,13 +51,25 @@ struct PathComparison {
   std::vector<std::string> hidden;
 };
 
+// How far a comparison goes: past these it judges no further.
+struct PathComparisonLimits {
+  size_t entries = 256;        // PATH directories
+  size_t hidden_names = 4096;  // names in hidden ones, each judged
+  // Names listed in all: no directory is read past them (one that would
+  // take more is asked name by name), and once they are spent the hidden
+  // entries' names are judged no further (a PATH of a hundred directories
+  // of a hundred thousand names each took seconds).
+  size_t listed = 32768;
+};
+
 // `program` as the command line names it (argv[0]), looked up on the
 // caller's PATH (policy.host().path_env) when it has no '/'. The PATH
 // directories are listed through the listing cache in place, if any
 // (policy/listing_cache.h); `began` is the moment the comparison began (the
 // realtime clock), before which a directory's ctime must lie by
 // kListingSettle for its listing to be remembered.
-PathComparison ComparePath(const Policy& policy, const std::string& program, const struct timespec& began);
+PathComparison ComparePath(const Policy& policy, const std::string& program, const struct timespec& began,
+                           const PathComparisonLimits& limits = {});
 PathComparison ComparePath(const Policy& policy, const std::string& program);
 
 }  // namespace corral

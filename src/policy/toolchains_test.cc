@@ -2,7 +2,6 @@
 // move it, which secret files it hides), and the PATH comparison's lines.
 #include "policy/toolchains.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,22 +270,18 @@ TEST_F(ToolchainsTest, ComparePathListsThroughTheCacheAndSeesANewName) {
   EXPECT_EQ(cache.hits, 5) << "a changed directory's old listing was used";
 }
 
-// The comparison's listing is bounded: once about 32,000 names are listed
-// in all, no further PATH directory is listed (a PATH of a hundred
-// directories of a hundred thousand names each took seconds); one left
-// unlisted is asked name by name, so what it holds is still seen.
+// The comparison's listing is bounded (PathComparisonLimits::listed): no
+// directory is read past the budget in all, and once it is spent no
+// further directory is listed; one left unlisted is asked name by name, so
+// what it holds is still seen. Here, with a budget of 100 names, the
+// hidden entry and two directories are listed (81 names); the third would
+// pass the budget, and the fourth comes after it.
 TEST_F(ToolchainsTest, ComparePathListsNoFurtherDirectoryPastItsBudget) {
   Program("home/.pyenv/shims/tool");
   std::string path_env = tree_.Join("home/.pyenv/shims");
   for (const char* dir : {"ws/a", "ws/b", "ws/c"}) {
-    const std::string full = tree_.Dir(dir);
-    for (int i = 0; i < 12000; ++i) {
-      const std::string name = full + "/n" + std::to_string(i);
-      int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      ASSERT_GE(fd, 0) << name;
-      ::close(fd);
-    }
-    path_env += ":" + full;
+    for (int i = 0; i < 40; ++i) tree_.File(std::string(dir) + "/n" + std::to_string(i));
+    path_env += ":" + tree_.Join(dir);
   }
   Program("ws/d/tool");
   path_env += ":" + tree_.Join("ws/d");
@@ -295,10 +290,10 @@ TEST_F(ToolchainsTest, ComparePathListsNoFurtherDirectoryPastItsBudget) {
   ASSERT_TRUE(policy.ok()) << policy.error().ToString();
   MemoryCache cache;
   ScopedListingCache use(&cache);
-  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow()).warning,
+  EXPECT_EQ(ComparePath(*policy, "true", HourFromNow(), PathComparisonLimits{.listed = 100}).warning,
             "tool resolves to another program inside: ~/.pyenv/shims is not visible there; "
             "--allow-toolchain pyenv would fix it");
-  EXPECT_EQ(cache.remembered, 4) << "a directory was listed past the budget (or one within it was not)";
+  EXPECT_EQ(cache.remembered, 3) << "a directory was read past the budget (or one within it was not)";
 }
 
 }  // namespace

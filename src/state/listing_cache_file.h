@@ -14,7 +14,8 @@
 // (an unnamed file in the directory, named `listings.new-PID` once written,
 // then renamed over it, so a reader sees the old file or the new one, and a
 // run killed while it writes leaves nothing; a `listings.new-PID` ten minutes
-// old, which only a run killed between those two steps leaves, is removed)
+// old, which a run killed between those two steps leaves, or one killed
+// while it wrote where the filesystem has no O_TMPFILE, is removed)
 // only when a reader remembered something new or no longer visits a
 // directory it holds. Of a reader this process used, it keeps just the
 // directories that reader visited; the listings of a reader it did not use
