@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/blocked_signals.h"
+#include "base/cpu_relax.h"
 
 namespace corral {
 namespace {
@@ -17,15 +18,6 @@ cpu_set_t OtherCpus(const cpu_set_t& cpus, int* here) {
   *here = ::sched_getcpu();
   if (*here >= 0 && *here < CPU_SETSIZE) CPU_CLR(*here, &others);
   return others;
-}
-
-// A hint to the CPU that this thread only waits (x86's PAUSE, arm's YIELD).
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-  asm volatile("yield");
-#endif
 }
 
 constexpr std::chrono::microseconds kSpin{200};

@@ -19,6 +19,7 @@
 #include <new>
 
 #include "base/blocked_signals.h"
+#include "base/cpu_relax.h"
 #include "exec/child.h"
 #include "kernel/kernel_abi.h"
 #include "kernel/namespaces.h"
@@ -76,13 +77,6 @@ enum State : int {
 // rousing, or the helper's clone, take a fraction of that.
 constexpr int kSpins = 20000;
 
-void Pause() {
-#if defined(__x86_64__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 constexpr size_t kPage = 4096;
 // Init runs on a copy of this stack for its whole life.
@@ -180,7 +174,7 @@ int Helper(void* arg) {
   int spins = 0;
   while ((state = Load(&shared->state)) == kReady || state == kRoused) {
     if (state == kRoused && ++spins < kSpins) {
-      Pause();
+      CpuRelax();
     } else {
       Wait(&shared->state, state);
     }
@@ -277,7 +271,7 @@ void Nursery::Reap() {
       helper_ = -1;
       return;
     }
-    Pause();
+    CpuRelax();
   }
   while (::waitpid(helper_, &status, __WALL) < 0 && errno == EINTR) {
   }
@@ -330,7 +324,7 @@ std::optional<Nursery::Born> Nursery::CloneInit(const ChildContext& ctx, const s
   // helper's death (kGone) ends the wait too.
   for (int spins = 0; (state = Load(&shared_->state)) == kGo;) {
     if (++spins < kSpins) {
-      Pause();
+      CpuRelax();
     } else {
       Wait(&shared_->state, kGo);
     }
