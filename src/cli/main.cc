@@ -76,9 +76,6 @@ int Main(int argc, char** argv) {
        [&](CLI::App& app) { hash.Register(app); }, [&](std::vector<std::string>) { return hash.Execute(); }},
   };
 
-  CLI::App app{"corral: run a command so that it can touch only what the policy grants"};
-  app.set_version_flag("--version", kVersion);
-  app.require_subcommand(1);
   std::string requested = RequestedSubcommand(before);
   auto known = std::find_if(subcommands.begin(), subcommands.end(),
                             [&](const Subcommand& s) { return requested == s.name; });
@@ -107,6 +104,29 @@ int Main(int argc, char** argv) {
                            known->name + " [policy flags] -- CMD [ARGS...]",
                        "usage_missing_separator");
   }
+  // What is checked once the flags are parsed, and then the subcommand.
+  auto execute = [&](const Subcommand& sub) {
+    std::string name = sub.name;
+    if (sub.takes_command && (command.empty() || command[0].empty())) {
+      return usage_error("corral " + name + ": empty command after `--`; usage: corral " + name +
+                             " [policy flags] -- CMD [ARGS...]",
+                         "usage_empty_command");
+    }
+    if (!sub.takes_command && separated) {
+      PrintError("corral " + name + " takes no `--` command");
+      return corral::kExitUsage;
+    }
+    return sub.execute(std::move(command));
+  };
+  // `corral run -- CMD` with no flag at all (its policy from the config
+  // files and the defaults): there is nothing to parse, and registering
+  // run's flags to parse none was 0.1 ms of a run. Its flags keep the
+  // values they start with, which are what parsing no flag leaves them.
+  if (is_run && before.size() == 2) return execute(*known);
+
+  CLI::App app{"corral: run a command so that it can touch only what the policy grants"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
   // Registering flags is most of corral's own start-up work: register only
   // the subcommand asked for (all of them when none is, for --help).
   std::vector<std::pair<const Subcommand*, CLI::App*>> registered;
@@ -134,18 +154,7 @@ int Main(int argc, char** argv) {
   }
 
   for (const auto& [sub, sub_app] : registered) {
-    if (!sub_app->parsed()) continue;
-    std::string name = sub->name;
-    if (sub->takes_command && (command.empty() || command[0].empty())) {
-      return usage_error("corral " + name + ": empty command after `--`; usage: corral " + name +
-                             " [policy flags] -- CMD [ARGS...]",
-                         "usage_empty_command");
-    }
-    if (!sub->takes_command && separated) {
-      PrintError("corral " + name + " takes no `--` command");
-      return corral::kExitUsage;
-    }
-    return sub->execute(std::move(command));
+    if (sub_app->parsed()) return execute(*sub);
   }
   return corral::kExitUsage;
 }

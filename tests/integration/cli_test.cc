@@ -84,6 +84,30 @@ TEST_F(BadInput, HomeAsTheWorkspaceIsRefused) {
   EXPECT_FALSE(Exists(home / "canary"));
 }
 
+// `corral run -- CMD` with no flag at all is not parsed (cli/main.cc): its
+// flags keep the values they start with. Its policy is exactly a parsed
+// run's: the spawned records of a bare run and of one naming the default
+// mode agree in everything but the run's id and time (the policy's digest
+// included), and a bare empty command is refused as a parsed one is.
+TEST_F(BadInput, ARunWithNoFlagIsTheParsedDefault) {
+  Outcome bare = Corral({"run", "--", "true"});
+  ASSERT_EQ(bare.exit_code, 0) << bare.Describe();
+  Outcome parsed = Corral({"run", "--mode", "workspace-write", "--", "true"});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.Describe();
+  std::vector<nlohmann::json> spawned;
+  for (nlohmann::json record : ReadAudit(state_.path() + "/corral/audit.jsonl")) {
+    if (record["event"] != "spawned") continue;
+    record.erase("run");
+    record.erase("ts");
+    spawned.push_back(record);
+  }
+  ASSERT_EQ(spawned.size(), 2u);
+  EXPECT_EQ(spawned[0], spawned[1]);
+  Outcome empty = Corral({"run", "--"});
+  EXPECT_EQ(empty.exit_code, 64) << empty.Describe();
+  EXPECT_NE(empty.err.find("empty command after `--`"), std::string::npos) << empty.Describe();
+}
+
 class Pin : public BadInput {
  protected:
   std::string Hash(const std::string& path) {
