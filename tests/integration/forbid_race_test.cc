@@ -80,9 +80,14 @@ TEST_F(ForbidRace, ExplainSaysAnUnreadableDirectoryIsHiddenWhole) {
 // One run renames sub <-> sub2 as fast as it can; the other runs, each with
 // --forbid-read '**/.env', try to read the secret under both names. Every run
 // either reads the control file and not the secret, or is refused because
-// the tree moved.
+// the tree moved. Three hundred empty directories beside sub keep each walk
+// of the workspace busy for a while between its listing and its look at
+// sub, so that the rename falls in between in most runs: a walk that took
+// a move for no move (the forbid_walk_moves mutant) then shows the secret
+// within the test's time every time, not in two runs of three.
 TEST_F(ForbidRace, ARenameRacerNeverRevealsTheSecret) {
   workspace_.Write("sub/.env", secret_ + "\n");
+  for (int i = 0; i < 300; ++i) workspace_.Mkdir("pad" + std::to_string(i));
   const std::string control = RandomToken("VISIBLE");
   workspace_.Write("visible.txt", control + "\n");
   Process racer(ProbeArgv("rename_swap", {"sub", "sub2", "3000"}), Defaults({}));
