@@ -77,7 +77,6 @@ enum State : int {
 // rousing, or the helper's clone, take a fraction of that.
 constexpr int kSpins = 20000;
 
-
 constexpr size_t kPage = 4096;
 // Init runs on a copy of this stack for its whole life.
 constexpr size_t kStackSize = 1024 * 1024;
