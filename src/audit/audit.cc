@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/mutant.h"
+#include "base/stream_write.h"
 
 namespace corral {
 namespace {
@@ -44,7 +45,7 @@ std::string NewRunId() {
 
 // All of `text` with as few write(2)s as the kernel allows: one, for a
 // record on a regular file.
-void WriteAll(int fd, const std::string& text) {
+void WriteAll(int fd, std::string_view text) {
   const char* data = text.data();
   size_t left = text.size();
   while (left > 0) {
@@ -140,7 +141,11 @@ AuditEvent& AuditEvent::SetJson(std::string_view key, const nlohmann::json& valu
   return *this;
 }
 
-AuditTrail::AuditTrail(int fd, UniqueFd owned) : fd_(fd), owned_(std::move(owned)), run_id_(NewRunId()) {}
+AuditTrail::AuditTrail(int fd, UniqueFd owned)
+    : fd_(fd), owned_(std::move(owned)), run_id_(NewRunId()) {
+  struct stat st;
+  if (fd_ >= 0 && ::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) destination_ = Destination::kStream;
+}
 
 AuditTrail AuditTrail::ToStderr() { return AuditTrail(STDERR_FILENO, UniqueFd()); }
 
@@ -269,7 +274,8 @@ void AuditTrail::Record(const AuditEvent& event) const {
     WriteAll(fd_, text);
     text = "\n";
   }
-  WriteAll(fd_, text);
+  if (destination_ == Destination::kFile) return WriteAll(fd_, text);
+  (void)WriteToStream(fd_, text);
 }
 
 }  // namespace corral

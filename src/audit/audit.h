@@ -108,18 +108,25 @@ class AuditTrail {
   // The canonical path of the file written to, if any.
   const std::optional<std::string>& file() const { return file_; }
 
-  // Adds `ts` and `run`, then writes one line with a single write(2).
+  // Adds `ts` and `run`, then writes one line: to a file with a single
+  // write(2); to stderr that is not a file (a pipe, a socket, a terminal)
+  // through WriteToStream (base/stream_write.h), so a reader that stopped
+  // draining it holds the run only until the user stops corral: then the
+  // rest of that line and every later record are not written, and the run
+  // goes on to act on the signal.
   void Record(const AuditEvent& event) const;
   // Whether Record writes nowhere (Discard): a caller may skip building an
   // event no one reads.
   bool discards() const { return fd_ < 0; }
 
  private:
+  enum class Destination { kFile, kStream };
   AuditTrail(int fd, UniqueFd owned);
   int fd_ = -1;
   UniqueFd owned_;
   std::optional<std::string> file_;
   std::string run_id_;
+  Destination destination_ = Destination::kFile;
 };
 
 }  // namespace corral

@@ -97,6 +97,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kTrailMode: return "trail_mode";
     case Mutant::kTrailAppend: return "trail_append";
     case Mutant::kTrailOneWrite: return "trail_one_write";
+    case Mutant::kTrailStallDeaf: return "trail_stall_deaf";
     case Mutant::kTrailRotateLock: return "trail_rotate_lock";
     case Mutant::kProjectAuditTrail: return "project_audit_trail";
     case Mutant::kAuditRelative: return "audit_relative";

@@ -107,6 +107,7 @@ enum class Mutant {
   kTrailMode,          // a trail file readable by others is not narrowed to 0600
   kTrailAppend,        // the trail is opened without O_APPEND: each run writes from the start of the file
   kTrailOneWrite,      // a trail record goes out in two writes (the line, then its newline)
+  kTrailStallDeaf,     // a trail on a stream nobody drains is waited on past a stop the run holds pending
   kTrailRotateLock,    // the trail is rotated without taking audit.lock
   kProjectAuditTrail,  // a project config's audit.trail is taken as the user's would be
   kAuditRelative,      // a relative --audit or audit.trail path is accepted

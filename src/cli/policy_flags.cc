@@ -1,8 +1,11 @@
 #include "cli/policy_flags.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "base/stream_write.h"
 #include "base/terminal.h"
 
 namespace corral::cli {
@@ -183,7 +186,9 @@ bool SplitAtSeparator(int argc, char** argv, std::vector<std::string>* before, s
 void PrintError(const std::string& message) {
   // Messages quote paths and values from files a repository controls: a
   // terminal escape in them (C0 or C1) is shown, never sent.
-  std::fprintf(stderr, "corral: %s\n", EscapeControls(message).c_str());
+  // A stderr whose reader stopped draining it holds corral only until the
+  // user stops it (base/stream_write.h).
+  (void)WriteToStream(STDERR_FILENO, "corral: " + EscapeControls(message) + "\n");
 }
 
 }  // namespace corral::cli

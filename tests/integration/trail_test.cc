@@ -4,6 +4,9 @@
 // rotated at its cap under a lock; --audit - and the user config's
 // audit.trail move it, a project corral.toml cannot. On stderr corral
 // itself prints only what must be acted on.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -112,6 +115,109 @@ TEST_F(Trail, AuditDashWritesTheTrailToStderr) {
   EXPECT_NE(outcome.err.find("\"event\":\"spawned\""), std::string::npos) << outcome.Describe();
   EXPECT_NE(outcome.err.find("\"event\":\"exited\""), std::string::npos) << outcome.Describe();
   EXPECT_FALSE(Exists(StateTrail()));
+}
+
+// A pipe for corral's stderr that nobody drains: filled to the brim through
+// an open file of its own (O_NONBLOCK there leaves corral's write end
+// blocking), whenever the test says.
+class StalledPipe {
+ public:
+  StalledPipe() {
+    int ends[2];
+    EXPECT_EQ(::pipe2(ends, O_CLOEXEC), 0);
+    read_ = ends[0];
+    write_ = ends[1];
+  }
+  ~StalledPipe() {
+    ::close(read_);
+    ::close(write_);
+  }
+  int write_end() const { return write_; }
+  // Reads what is there now, without waiting.
+  std::string Drain() {
+    std::string taken;
+    char buffer[65536];
+    for (;;) {
+      struct pollfd ready = {read_, POLLIN, 0};
+      if (::poll(&ready, 1, 0) != 1) return taken;
+      ssize_t n = ::read(read_, buffer, sizeof buffer);
+      if (n <= 0) return taken;
+      taken.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  void Fill() {
+    int filler = ::open(("/proc/self/fd/" + std::to_string(write_)).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    ASSERT_GE(filler, 0);
+    std::string block(4096, 'x');
+    while (::write(filler, block.data(), block.size()) > 0) {
+    }
+    ::close(filler);
+  }
+
+ private:
+  int read_ = -1, write_ = -1;
+};
+
+// Corral is waiting on the stalled trail with the run's stops held pending:
+// SIGINT blocked (bit 1 of SigBlk) and asleep.
+bool WaitsWithStopsHeld(pid_t pid) {
+  std::optional<std::string> blocked = StatusField(pid, "SigBlk");
+  std::optional<std::string> state = StatusField(pid, "State");
+  return blocked && state && (std::stoull(*blocked, nullptr, 16) & 0x2) != 0 && state->rfind("S", 0) == 0;
+}
+
+// --audit - on a stderr whose reader stopped: the spawned record cannot be
+// written, and corral waits for room with Ctrl-C held for the command. A
+// Ctrl-C then gives the trail up: the command starts, gets the signal at
+// once and never reaches its canary, and corral ends as it does (130),
+// instead of waiting for a reader that never comes.
+TEST_F(Trail, AStalledTrailBeforeTheSpawnYieldsToCtrlC) {
+  StalledPipe stderr_pipe;
+  stderr_pipe.Fill();
+  SpawnOptions options = Defaults({});
+  options.stderr_fd = stderr_pipe.write_end();
+  options.timeout = 10s;
+  Process run({CorralBin(), "run", "--audit", "-", "--", "sh", "-c", "sleep 2; touch canary"}, options);
+  ASSERT_TRUE(WaitFor([&] { return WaitsWithStopsHeld(run.pid()); }, 10s)) << "corral never waited on the trail";
+  // Still waiting a while later: the trail is what holds it.
+  ::usleep(300 * 1000);
+  ASSERT_TRUE(run.Running());
+  ASSERT_EQ(::kill(run.pid(), SIGINT), 0);
+  const Outcome& outcome = run.Wait();
+  EXPECT_FALSE(outcome.timed_out) << "corral was deaf to Ctrl-C while its trail stalled";
+  EXPECT_EQ(outcome.exit_code, 130) << outcome.Describe();
+  ::sleep(2);
+  EXPECT_FALSE(Exists(workspace_ / "canary"));
+}
+
+// The same stall after the command: the exited record waits, Ctrl-C gives
+// the trail up, and the run's work after the command still happens (the
+// hook the command made is taken out) before corral ends with the
+// command's status.
+TEST_F(Trail, AStalledTrailAfterTheCommandYieldsToCtrlCAndTheSweepStillRuns) {
+  ASSERT_EQ(::mkdir((workspace_ / ".git").c_str(), 0755), 0);
+  StalledPipe stderr_pipe;
+  SpawnOptions options = Defaults({});
+  options.stderr_fd = stderr_pipe.write_end();
+  options.timeout = 10s;
+  Process run({CorralBin(), "run", "--audit", "-", "--", "sh", "-c",
+               "mkdir .git/hooks && printf '#!/bin/sh\\n' > .git/hooks/pre-commit && touch started && sleep 1 && "
+               "touch ending"},
+              options);
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "started"); }, 10s));
+  std::string taken = stderr_pipe.Drain();
+  EXPECT_NE(taken.find("\"event\":\"spawned\""), std::string::npos) << taken;
+  stderr_pipe.Fill();
+  // The command's last step, then (300 ms later) corral on the exited record.
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "ending"); }, 10s));
+  ::usleep(300 * 1000);
+  ASSERT_TRUE(run.Running());
+  ASSERT_TRUE(WaitsWithStopsHeld(run.pid())) << "corral is not waiting on the trail";
+  ASSERT_EQ(::kill(run.pid(), SIGINT), 0);
+  const Outcome& outcome = run.Wait();
+  EXPECT_FALSE(outcome.timed_out) << "corral was deaf to Ctrl-C while its trail stalled";
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit"));
 }
 
 // Real concurrent runs appending to the one file: every line is one whole
