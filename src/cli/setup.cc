@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/exit_codes.h"
+#include "base/replace_file.h"
 #include "base/terminal.h"
 #include "base/unique_fd.h"
 #include "cli/commands.h"
@@ -26,23 +27,13 @@ Result<std::string> OwnBinary() {
   return std::string(path, static_cast<size_t>(n));
 }
 
-// Writes `text` as `directory`/corral: a temporary file created beside it
-// (O_EXCL, never through a symlink), synced, then renamed over the old one.
+// Writes `text` as `directory`/corral (base/replace_file.h), synced.
 Result<std::string> Install(const std::string& directory, const std::string& text) {
   UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir) return Error::FromErrno(ErrorKind::kIo, "apparmor: cannot open " + directory, "open", errno);
   std::string name(kAppArmorProfileName);
-  std::string temporary = "." + name + "." + std::to_string(::getpid()) + ".tmp";
-  UniqueFd file(::openat(dir.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (!file) return Error::FromErrno(ErrorKind::kIo, "apparmor: cannot write in " + directory, "openat", errno);
-  bool written = ::write(file.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                 ::fsync(file.get()) == 0;
-  int err = errno;
-  if (!written || ::renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) != 0) {
-    if (written) err = errno;
-    ::unlinkat(dir.get(), temporary.c_str(), 0);
-    return Error::FromErrno(ErrorKind::kIo, "apparmor: cannot write " + directory + "/" + name, "write", err);
-  }
+  CORRAL_TRY(ReplaceFileAt(dir.get(), name, text, 0644, Durability::kSynced,
+                           "apparmor: cannot write " + directory + "/" + name));
   return directory + "/" + name;
 }
 

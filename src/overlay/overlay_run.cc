@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/mutant.h"
+#include "base/replace_file.h"
 
 namespace corral {
 namespace {
@@ -51,18 +52,7 @@ Result<std::string> ReadSmallFile(int dir, const char* name) {
 // Not synced: a baseline lost in a crash makes apply refuse every change
 // (fail closed), and the run's files are worth no fsync on every run.
 Result<void> WriteSmallFile(int dir, const char* name, const std::string& text) {
-  std::string temporary = std::string(".") + name + ".new";
-  ::unlinkat(dir, temporary.c_str(), 0);
-  UniqueFd fd(::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return Io(std::string("cannot create ") + name, "openat", errno);
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Io(std::string("cannot write ") + name, "write", errno);
-    done += static_cast<size_t>(n);
-  }
-  if (::renameat(dir, temporary.c_str(), dir, name) != 0) return Io(std::string("cannot write ") + name, "renameat", errno);
-  return {};
+  return ReplaceFileAt(dir, name, text, 0600, Durability::kUnsynced, std::string("overlay: cannot write ") + name);
 }
 
 Result<UniqueFd> Lock(int dir, OverlayRun::Wait wait, const std::string& id) {

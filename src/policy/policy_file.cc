@@ -13,6 +13,7 @@
 
 #include "base/json_bytes.h"
 #include "base/mutant.h"
+#include "base/replace_file.h"
 #include "base/sha256.h"
 #include "base/unique_fd.h"
 #include "policy/spec_json.h"
@@ -156,18 +157,15 @@ Result<UniqueFd> PrivateDirectory(const std::string& dir) {
   return fd;
 }
 
-// <64 hex>-<16 hex>.json, or one of those with ".tmp.<pid>" after it: the
-// names WritePolicyFile makes, the only ones the clean-up removes.
+// <64 hex>-<16 hex>.json, or a temporary of ReplaceFileAt's: the names
+// WritePolicyFile makes, the only ones the clean-up removes.
 bool IsPolicyFileName(std::string_view name) {
   auto hex = [](std::string_view text) {
     return text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
   };
-  if (name.size() < 64 + 1 + 16 + 5 || !hex(name.substr(0, 64)) || name[64] != '-' || !hex(name.substr(65, 16))) {
-    return false;
-  }
-  std::string_view rest = name.substr(81);
-  return rest == ".json" || (rest.starts_with(".json.tmp.") && rest.size() > 10 &&
-                             rest.substr(10).find_first_not_of("0123456789") == std::string_view::npos);
+  if (IsReplaceFileTemporary(name)) return true;
+  return name.size() == 64 + 1 + 16 + 5 && hex(name.substr(0, 64)) && name[64] == '-' && hex(name.substr(65, 16)) &&
+         name.substr(81) == ".json";
 }
 
 }  // namespace
@@ -204,17 +202,8 @@ Result<std::string> WritePolicyFile(const Policy& policy, const std::vector<std:
   // policy gets its own file, and never replaces the first one's.
   std::string name = policy.fingerprint() + "-" + ArgvDigest(argv).substr(0, 16) + ".json";
   std::string path = dir + "/" + name;
-  std::string tmp = name + ".tmp." + std::to_string(::getpid());
-  ::unlinkat(target.get(), tmp.c_str(), 0);  // a leftover of a killed wrap with this pid
-  UniqueFd fd(::openat(target.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return Error::FromErrno(ErrorKind::kIo, "cannot write " + dir + "/" + tmp, "open", errno);
-  std::string text = SerializePolicyFile(policy, argv);
-  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
-      ::renameat(target.get(), tmp.c_str(), target.get(), name.c_str()) != 0) {
-    int err = errno;
-    ::unlinkat(target.get(), tmp.c_str(), 0);
-    return Error::FromErrno(ErrorKind::kIo, "cannot write " + path, "write", err);
-  }
+  CORRAL_TRY(ReplaceFileAt(target.get(), name, SerializePolicyFile(policy, argv), 0600, Durability::kUnsynced,
+                           "cannot write " + path));
   return path;
 }
 

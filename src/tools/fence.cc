@@ -11,8 +11,7 @@
 #include <cstring>
 
 #include "base/mutant.h"
-#include "base/hex.h"
-#include "base/random.h"
+#include "base/replace_file.h"
 #include "policy/path.h"
 
 namespace corral::tools {
@@ -194,27 +193,7 @@ Result<void> ReplaceContents(const FencedName& target, std::string_view contents
   if (::fstatat(target.parent.get(), target.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
     mode = st.st_mode & 07777 & ~(S_ISUID | S_ISGID);
   }
-  CORRAL_ASSIGN_OR_RETURN(std::string salt, RandomBytes(8));
-  std::string temporary = ".corral-write-" + HexEncode(salt);
-  UniqueFd out(::openat(target.parent.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        mode & 0777));
-  if (!out) return Error::FromErrno(ErrorKind::kIo, target.path + ": cannot create a temporary beside it", "openat", errno);
-  auto fail = [&](std::string_view syscall, int err) -> Result<void> {
-    ::unlinkat(target.parent.get(), temporary.c_str(), 0);
-    return Error::FromErrno(ErrorKind::kIo, target.path, syscall, err);
-  };
-  size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t n = ::write(out.get(), contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("write", n < 0 ? errno : EIO);
-    done += static_cast<size_t>(n);
-  }
-  if (::fchmod(out.get(), mode) != 0) return fail("fchmod", errno);
-  out.Reset();
-  if (::renameat(target.parent.get(), temporary.c_str(), target.parent.get(), target.name.c_str()) != 0) {
-    return fail("renameat", errno);
-  }
+  return ReplaceFileAt(target.parent.get(), target.name, contents, mode, Durability::kUnsynced, target.path);
   return {};
 }
 
