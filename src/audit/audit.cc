@@ -141,13 +141,15 @@ AuditEvent& AuditEvent::SetJson(std::string_view key, const nlohmann::json& valu
   return *this;
 }
 
-AuditTrail::AuditTrail(int fd, UniqueFd owned)
-    : fd_(fd), owned_(std::move(owned)), run_id_(NewRunId()) {
-  struct stat st;
-  if (fd_ >= 0 && ::fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode)) destination_ = Destination::kStream;
-}
+AuditTrail::AuditTrail(int fd, UniqueFd owned) : fd_(fd), owned_(std::move(owned)), run_id_(NewRunId()) {}
 
-AuditTrail AuditTrail::ToStderr() { return AuditTrail(STDERR_FILENO, UniqueFd()); }
+// The one trail that may not be a file (ToFile and InDirectory refuse any other).
+AuditTrail AuditTrail::ToStderr() {
+  AuditTrail trail(STDERR_FILENO, UniqueFd());
+  struct stat st;
+  if (::fstat(STDERR_FILENO, &st) == 0 && !S_ISREG(st.st_mode)) trail.destination_ = Destination::kStream;
+  return trail;
+}
 
 AuditTrail AuditTrail::Discard() { return AuditTrail(-1, UniqueFd()); }
 

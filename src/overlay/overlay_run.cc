@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/directory_names.h"
 #include "base/mutant.h"
 #include "base/replace_file.h"
 
@@ -353,8 +354,13 @@ Result<void> OverlayRun::WriteBaseline(const std::string& text, size_t index) co
 
 Result<void> OverlayRun::Remove() {
   for (size_t i = 1; i < roots_.size(); ++i) CORRAL_TRY(RemoveTreeAt(dir_.get(), "root." + std::to_string(i)));
+  // ".baseline.new" and ".root.new": what builds before ReplaceFileAt left.
   for (const char* name : {"upper", "work", "baseline", "root", ".baseline.new", ".root.new"}) {
     CORRAL_TRY(RemoveTreeAt(dir_.get(), name));
+  }
+  // A writer killed between its temporary and the rename left that file.
+  for (const std::string& name : DirectoryNames(dir_.get())) {
+    if (IsReplaceFileTemporary(name)) CORRAL_TRY(RemoveTreeAt(dir_.get(), name));
   }
   if (::unlinkat(dir_.get(), "lock", 0) != 0 && errno != ENOENT) return Io("cannot remove the lock", "unlinkat", errno);
   if (::unlinkat(overlays_.get(), id_.c_str(), AT_REMOVEDIR) != 0) {

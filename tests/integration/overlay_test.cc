@@ -340,6 +340,19 @@ TEST_F(Overlay, DiscardLeavesNothingBehindInTheStateDirectory) {
   EXPECT_EQ(again.exit_code, 64) << again.Describe();
 }
 
+// A writer of the run's small files killed between its temporary and the
+// rename (base/replace_file.h) leaves that temporary in the run: a discard
+// removes it with the rest.
+TEST_F(Overlay, DiscardRemovesWhatAKilledWriterLeftInTheRun) {
+  Populate();
+  ASSERT_EQ(OverlayRun(Changes()).exit_code, 0);
+  const std::string id = LastRun();
+  WriteFile(Runs() + "/" + id + "/.corral-new-0123456789abcdef", "half a baseline", 0600);
+  Outcome discarded = Corral({"discard", id});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.Describe();
+  EXPECT_TRUE(fs::is_empty(Runs())) << "something of the run is left";
+}
+
 // A run holds its overlay while it lives: an apply (or a discard) of the
 // same run id is refused at once, and changes nothing.
 TEST_F(Overlay, AnApplyRacingTheRunItAppliesIsRefused) {
