@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,11 +11,13 @@
 #include <climits>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "base/hidden_from_others.h"
 #include "base/mutant.h"
+#include "base/passwd_home.h"
 #include "base/unique_fd.h"
 #include "policy/toolchains.h"
 
@@ -61,8 +62,7 @@ Result<HostContext> CaptureHostContext() {
   host.cwd = cwd;
   host.uid = ::getuid();
   host.gid = ::getgid();
-  const struct passwd* pw = ::getpwuid(host.uid);
-  if (pw != nullptr && pw->pw_dir[0] == '/') host.passwd_home = CollapseSlashes(pw->pw_dir);
+  if (std::optional<std::string> home = PasswdHome(host.uid)) host.passwd_home = CollapseSlashes(*home);
   const char* home = ::getenv("HOME");
   if (home != nullptr && home[0] == '/') {
     host.home = CollapseSlashes(home);
