@@ -13,13 +13,27 @@
 //   std::map<std::string, std::vector<Address>> names = ReadHostsFile("/etc/hosts");
 //   std::vector<Address> found = LookUpAbsolute("registry.npmjs.org");
 //
-// LookUpAbsolute asks the system resolver (getaddrinfo) for `name.`, so no
-// search domain is appended; it blocks for as long as the resolver takes,
-// and gives the addresses once each, in the resolver's order (none when the
-// lookup failed).
+// LookUpAbsolute asks the DNS servers of the host's /etc/resolv.conf (its
+// options too: timeout, attempts, rotate) for `name.`, so no search domain
+// is appended: an A query, then an AAAA query unless the first found that
+// the name does not exist or that no server answers. Of each answer it
+// keeps the addresses of the name asked and of the names its CNAMEs lead
+// to, no other owner's. It blocks for as long as that takes, and gives the
+// addresses once each, IPv4 first, each in the answer's order (none when
+// the lookup failed). It goes to DNS itself, through libresolv, not
+// through getaddrinfo and the name service switch: /etc/hosts is read by
+// the caller (ReadHostsFile), and no other module of nsswitch.conf is
+// loaded, so corral can be a static binary. A name that ends in a dot, or
+// is empty, finds nothing.
+//
+// LookUpAbsoluteAt is the same with one server named (one try of one
+// second), for tests; nullopt is LookUpAbsolute.
 #pragma once
 
+#include <netinet/in.h>
+
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +45,6 @@ namespace corral {
 std::map<std::string, std::vector<Address>> ParseHostsFile(std::string_view text);
 std::map<std::string, std::vector<Address>> ReadHostsFile(const std::string& path);
 std::vector<Address> LookUpAbsolute(const std::string& name);
+std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::optional<sockaddr_in>& server);
 
 }  // namespace corral

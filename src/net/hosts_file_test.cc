@@ -1,6 +1,18 @@
 #include "net/hosts_file.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/unique_fd.h"
 
 namespace corral {
 namespace {
@@ -23,6 +35,178 @@ TEST(HostsFile, NamesMapToTheirAddressesInOrder) {
   EXPECT_EQ(names.count("bad"), 0u);
   EXPECT_EQ(names.count("lonely"), 0u);
   EXPECT_TRUE(ReadHostsFile("/nonexistent/hosts").empty());
+}
+
+// A DNS server on 127.0.0.1 for LookUpAbsoluteAt: it records every name
+// asked and answers from a small zone.
+//   v4.corral.test     A 192.0.2.1, A 192.0.2.2 (and 192.0.2.1 again)
+//   v6.corral.test     AAAA 2001:db8::1 (no A: NODATA)
+//   alias.corral.test  CNAME v4.corral.test, then its A record
+//   both.corral.test   A 192.0.2.9, AAAA 2001:db8::9
+//   stray.corral.test  A 192.0.2.7, and an A record of other.test
+//   anything else      NXDOMAIN
+class ZoneServer {
+ public:
+  ZoneServer() {
+    socket_ = UniqueFd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    address_.sin_family = AF_INET;
+    address_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address_;
+    if (::bind(socket_.get(), reinterpret_cast<sockaddr*>(&address_), sizeof address_) != 0 ||
+        ::getsockname(socket_.get(), reinterpret_cast<sockaddr*>(&address_), &length) != 0) {
+      ADD_FAILURE() << "cannot bind the zone server";
+    }
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~ZoneServer() {
+    stop_ = true;
+    thread_.join();
+  }
+  sockaddr_in address() const { return address_; }
+  std::vector<std::string> asked() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return asked_;
+  }
+
+ private:
+  void Serve() {
+    while (!stop_) {
+      pollfd ready = {socket_.get(), POLLIN, 0};
+      if (::poll(&ready, 1, 20) <= 0) continue;
+      uint8_t query[512];
+      sockaddr_in from = {};
+      socklen_t from_length = sizeof from;
+      ssize_t n = ::recvfrom(socket_.get(), query, sizeof query, 0, reinterpret_cast<sockaddr*>(&from), &from_length);
+      if (n < 12) continue;
+      // The question: labels from byte 12, then type and class.
+      std::string name;
+      size_t at = 12;
+      while (at < static_cast<size_t>(n) && query[at] != 0) {
+        size_t label = query[at++];
+        if (!name.empty()) name += '.';
+        name.append(reinterpret_cast<const char*>(query + at), label);
+        at += label;
+      }
+      size_t question_end = at + 5;
+      if (question_end > static_cast<size_t>(n)) continue;
+      uint16_t type = static_cast<uint16_t>(query[at + 1] << 8 | query[at + 2]);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        asked_.push_back(name + (type == 1 ? "/A" : type == 28 ? "/AAAA" : "/?"));
+      }
+      std::vector<uint8_t> reply(query, query + question_end);
+      reply[2] = 0x81;  // a response, recursion desired
+      reply[3] = 0x80;  // recursion available, NOERROR
+      reply[6] = reply[7] = 0;
+      reply[8] = reply[9] = reply[10] = reply[11] = 0;
+      int answers = 0;
+      auto record = [&](std::vector<uint8_t> owner, uint16_t record_type, std::vector<uint8_t> data) {
+        reply.insert(reply.end(), owner.begin(), owner.end());
+        std::vector<uint8_t> fixed = {static_cast<uint8_t>(record_type >> 8), static_cast<uint8_t>(record_type), 0, 1,
+                                      0, 0, 0, 60, static_cast<uint8_t>(data.size() >> 8),
+                                      static_cast<uint8_t>(data.size())};
+        reply.insert(reply.end(), fixed.begin(), fixed.end());
+        reply.insert(reply.end(), data.begin(), data.end());
+        ++answers;
+      };
+      const std::vector<uint8_t> question_name = {0xc0, 12};
+      std::vector<uint8_t> v6_1(16, 0), v6_9(16, 0);
+      v6_1[0] = v6_9[0] = 0x20;
+      v6_1[1] = v6_9[1] = 0x01;
+      v6_1[2] = v6_9[2] = 0x0d;
+      v6_1[3] = v6_9[3] = 0xb8;
+      v6_1[15] = 1;
+      v6_9[15] = 9;
+      if (name == "v4.corral.test") {
+        if (type == 1) {
+          record(question_name, 1, {192, 0, 2, 1});
+          record(question_name, 1, {192, 0, 2, 2});
+          record(question_name, 1, {192, 0, 2, 1});
+        }
+      } else if (name == "v6.corral.test") {
+        if (type == 28) record(question_name, 28, v6_1);
+      } else if (name == "alias.corral.test") {
+        size_t target = reply.size() + 12;  // where the CNAME's data will start
+        record(question_name, 5, {2, 'v', '4', 6, 'c', 'o', 'r', 'r', 'a', 'l', 4, 't', 'e', 's', 't', 0});
+        if (type == 1) {
+          record({static_cast<uint8_t>(0xc0 | target >> 8), static_cast<uint8_t>(target)}, 1, {192, 0, 2, 1});
+        }
+      } else if (name == "stray.corral.test") {
+        if (type == 1) {
+          record(question_name, 1, {192, 0, 2, 7});
+          record({5, 'o', 't', 'h', 'e', 'r', 4, 't', 'e', 's', 't', 0}, 1, {203, 0, 113, 66});
+        }
+      } else if (name == "both.corral.test") {
+        if (type == 1) record(question_name, 1, {192, 0, 2, 9});
+        if (type == 28) record(question_name, 28, v6_9);
+      } else {
+        reply[3] = 0x83;  // NXDOMAIN
+      }
+      reply[7] = static_cast<uint8_t>(answers);
+      (void)::sendto(socket_.get(), reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from), from_length);
+    }
+  }
+
+  UniqueFd socket_;
+  sockaddr_in address_ = {};
+  std::atomic<bool> stop_ = false;
+  std::mutex mutex_;
+  std::vector<std::string> asked_;
+  std::thread thread_;
+};
+
+std::vector<std::string> Strings(const std::vector<Address>& addresses) {
+  std::vector<std::string> out;
+  for (const Address& address : addresses) out.push_back(address.ToString());
+  return out;
+}
+
+TEST(LookUpAbsolute, AsksForTheNameAsAbsoluteAndGivesIpv4ThenIpv6OnceEach) {
+  ZoneServer server;
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("v4.corral.test", server.address())),
+            (std::vector<std::string>{"192.0.2.1", "192.0.2.2"}));
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("v6.corral.test", server.address())), std::vector<std::string>{"2001:db8::1"});
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("both.corral.test", server.address())),
+            (std::vector<std::string>{"192.0.2.9", "2001:db8::9"}));
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("alias.corral.test", server.address())), std::vector<std::string>{"192.0.2.1"})
+      << "the CNAME's target's address, the CNAME itself skipped";
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("stray.corral.test", server.address())), std::vector<std::string>{"192.0.2.7"})
+      << "a record of another owner is not the name's";
+  // No search domain was ever appended: the server saw exactly these names.
+  EXPECT_EQ(server.asked(), (std::vector<std::string>{"v4.corral.test/A", "v4.corral.test/AAAA", "v6.corral.test/A",
+                                                      "v6.corral.test/AAAA", "both.corral.test/A",
+                                                      "both.corral.test/AAAA", "alias.corral.test/A",
+                                                      "alias.corral.test/AAAA", "stray.corral.test/A",
+                                                      "stray.corral.test/AAAA"}));
+}
+
+TEST(LookUpAbsolute, ANameThatDoesNotExistIsAskedOnceAndFindsNothing) {
+  ZoneServer server;
+  EXPECT_TRUE(LookUpAbsoluteAt("gone.corral.test", server.address()).empty());
+  EXPECT_EQ(server.asked(), std::vector<std::string>{"gone.corral.test/A"}) << "no AAAA after NXDOMAIN";
+}
+
+TEST(LookUpAbsolute, NoServerAnsweringFindsNothingAfterOneQuery) {
+  // A bound socket that never reads: the one try of one second times out.
+  UniqueFd silent(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(silent.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::getsockname(silent.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
+  EXPECT_TRUE(LookUpAbsoluteAt("v4.corral.test", address).empty());
+  char buffer[512];
+  int queries = 0;
+  while (::recv(silent.get(), buffer, sizeof buffer, MSG_DONTWAIT) > 0) ++queries;
+  EXPECT_EQ(queries, 1) << "no AAAA query after the A query found no server";
+}
+
+TEST(LookUpAbsolute, AnEmptyNameOrOneEndingInADotFindsNothing) {
+  ZoneServer server;
+  EXPECT_TRUE(LookUpAbsoluteAt("", server.address()).empty());
+  EXPECT_TRUE(LookUpAbsoluteAt("v4.corral.test.", server.address()).empty());
+  EXPECT_TRUE(server.asked().empty());
 }
 
 }  // namespace
