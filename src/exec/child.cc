@@ -204,6 +204,17 @@ int CommandMain(void* arg) {
 
 void NoopHandler(int) {}
 
+// The forwarded signals back to SIG_DFL in a child (its own copy of the
+// handlers: cloned without CLONE_SIGHAND). 0 or errno.
+int DefaultForwardedSignalsChild() {
+  struct sigaction action = {};
+  action.sa_handler = SIG_DFL;
+  for (int sig : kForwardedSignals) {
+    if (::sigaction(sig, &action, nullptr) != 0) return errno;
+  }
+  return 0;
+}
+
 // As the PID namespace's init: kills every other process in it and reaps
 // them, so that when init reports the command's status nothing of the
 // sandbox runs any more, and corral need not wait for the kernel to free the
@@ -329,6 +340,10 @@ int WarmCallMain(void* arg) {
   const WarmCall& call = *static_cast<const WarmCall*>(arg);
   const ChildContext& ctx = call.ctx;
   if (::setsid() < 0) ChildFail(ctx, ChildStage::kSetsid, errno);
+  // The signals a call can be sent start at their defaults, as a cold
+  // command's do (its init catches them, and exec resets what was caught):
+  // an ignore inherited from the harness would make an interrupt do nothing.
+  if (int e = DefaultForwardedSignalsChild(); e != 0) ChildFail(ctx, ChildStage::kSignals, e);
   if (call.ruleset >= 0 && !MutantActive(Mutant::kWarmLandlock)) {
     if (int e = LandlockRestrictSelfChild(call.ruleset); e != 0) ChildFail(ctx, ChildStage::kLandlock, e);
   }

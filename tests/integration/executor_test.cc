@@ -645,6 +645,53 @@ TEST_F(Executors, AnInterruptReachesAWarmCallsProcessGroup) {
   EXPECT_EQ(ChildPids(), inits);
 }
 
+// A harness that ignores SIGINT and SIGQUIT (a background job of a
+// non-interactive shell does) or SIGTERM and SIGHUP: each warm call still
+// starts with the four signals corral forwards at their defaults, as a cold
+// command does, so an interrupt reaches it.
+// The four signals corral forwards, ignored in this process for a scope.
+class IgnoringForwardedSignals {
+ public:
+  IgnoringForwardedSignals() {
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    for (size_t i = 0; i < 4; ++i) ::sigaction(kSignals[i], &ignore, &before_[i]);
+  }
+  ~IgnoringForwardedSignals() {
+    for (size_t i = 0; i < 4; ++i) ::sigaction(kSignals[i], &before_[i], nullptr);
+  }
+  static constexpr int kSignals[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+
+ private:
+  struct sigaction before_[4];
+};
+
+TEST_F(Executors, AWarmCallsForwardedSignalsStartAtTheirDefaultsWhateverTheHarnessIgnores) {
+  IgnoringForwardedSignals ignoring;
+  auto set = MakeSet();
+  ASSERT_TRUE(set);
+  Executor* executor = set->For("ign").value();
+  auto status = executor->RunArgv("", {"/bin/grep", "^SigIgn", "/proc/self/status"});
+  ASSERT_TRUE(status.ok()) << status.error().ToString();
+  unsigned long long mask = std::stoull(status->stdout_bytes.substr(status->stdout_bytes.find(':') + 1), nullptr, 16);
+  for (int sig : IgnoringForwardedSignals::kSignals) {
+    EXPECT_EQ(mask & (1ull << (sig - 1)), 0u) << "signal " << sig << " is ignored in the call";
+  }
+  // A deadline ends the shell if the interrupt does not.
+  auto process = executor->PrepareProcess(
+      ProcessOptions{.dir = "",
+                     .argv = {"/bin/sh", "-c", "trap 'exit 42' INT; echo ready; sleep 1000 & wait"},
+                     .deadline = std::chrono::seconds(10)});
+  ASSERT_TRUE(process.ok());
+  ASSERT_TRUE((*process)->Start().ok());
+  std::string seen;
+  ASSERT_TRUE(ReadUntil((*process)->Stdout().value(), seen, "ready"));
+  ASSERT_TRUE((*process)->Signal(ProcessSignal::kInterrupt).ok());
+  auto exit = (*process)->Wait();
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(exit->exit_code, 42) << "the interrupt reached the call's shell";
+}
+
 TEST_F(Executors, AGateRefusalIsTypedAndNothingRuns) {
   ExecutorPolicy policy = Policy();
   policy.request.approval = corral::ApprovalPolicy::kAskDangerous;
