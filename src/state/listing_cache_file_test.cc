@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/directory_names.h"
 #include "base/sha256.h"
 #include "policy/roots.h"
 #include "testing/test_scratch_dir.h"
@@ -328,6 +330,90 @@ TEST_F(ListingCacheTest, TwoThreadsUseOneCacheAtOnce) {
     for (int i = 0; i < kDirs; ++i) {
       EXPECT_NE(again.Find(of, "/dir" + std::to_string(i), DirectoryKey{1, static_cast<uint64_t>(i), 2, 3}), nullptr);
     }
+  }
+}
+
+// Real runs save at once from processes of their own: six processes, each
+// saving its own listings ten times, released together, while this process
+// reads the cache over and over. Every read that finds the file finds one
+// process's save whole (signed, parsed: all of that one's listings, none of
+// another's); so does the read after; and no temporary is left beside it.
+TEST_F(ListingCacheTest, ProcessesSavingAtOnceLeaveOneWholeCacheForEveryReader) {
+  constexpr int kProcesses = 6, kSaves = 10, kDirs = 40;
+  auto dir_of = [](int process, int i) { return "/p" + std::to_string(process) + "/d" + std::to_string(i); };
+  auto key_of = [](int process, int i) {
+    return DirectoryKey{1, static_cast<uint64_t>(process * 1000 + i), 2, 3};
+  };
+  // How many processes' listings a fresh read finds whole, and in part.
+  auto read = [&](int* whole, int* partial) {
+    StateListingCache again(state_);
+    *whole = *partial = 0;
+    for (int process = 0; process < kProcesses; ++process) {
+      int found = 0;
+      for (int i = 0; i < kDirs; ++i) {
+        found += again.Find(ListingOf::kSearchPath, dir_of(process, i), key_of(process, i)) != nullptr;
+      }
+      *whole += found == kDirs;
+      *partial += found > 0 && found < kDirs;
+    }
+  };
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  std::vector<pid_t> children;
+  for (int process = 0; process < kProcesses; ++process) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(go[1]);
+      char byte;
+      if (::read(go[0], &byte, 1) != 0) ::_exit(2);  // EOF is the go
+      for (int save = 0; save < kSaves; ++save) {
+        StateListingCache cache(state_);
+        for (int i = 0; i < kDirs; ++i) {
+          cache.Remember(ListingOf::kSearchPath, dir_of(process, i), key_of(process, i),
+                         {"n" + std::to_string(save), "m" + std::to_string(i)});
+        }
+        cache.Save();
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(go[0]);
+  ::close(go[1]);
+  int reads = 0;
+  for (size_t left = children.size(); left > 0;) {
+    struct stat st;
+    if (::fstatat(state_.fd(), kListingCacheName, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      int whole = 0, partial = 0;
+      read(&whole, &partial);
+      ++reads;
+      EXPECT_EQ(whole, 1) << "read " << reads << " found no one process's save whole";
+      EXPECT_EQ(partial, 0) << "read " << reads;
+      if (whole != 1 || partial != 0) break;
+    }
+    for (pid_t& pid : children) {
+      int status = -1;
+      if (pid > 0 && ::waitpid(pid, &status, WNOHANG) == pid) {
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        pid = 0;
+        --left;
+      }
+    }
+  }
+  for (pid_t pid : children) {
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+  }
+  int whole = 0, partial = 0;
+  read(&whole, &partial);
+  EXPECT_EQ(whole, 1) << "the file is one process's save";
+  EXPECT_EQ(partial, 0);
+  int state_fd = ::open(state_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(state_fd, 0);
+  std::vector<std::string> names = DirectoryNames(state_fd);
+  ::close(state_fd);
+  for (const std::string& name : names) {
+    EXPECT_EQ(name.find(std::string(kListingCacheName) + ".new-"), std::string::npos) << name << " was left";
   }
 }
 
