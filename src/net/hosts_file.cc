@@ -58,6 +58,11 @@ namespace {
 // asking (no such name, or no server answered).
 enum class QueryEnd { kAnswered, kNoData, kStop };
 
+// The most names of one CNAME chain followed (the name asked included): a
+// server's answer can list thousands of records, and each record is looked
+// up in the chain.
+constexpr size_t kMostChainLinks = 16;
+
 // A name in presentation form without its root dot.
 std::string SansDot(std::string name) {
   if (!name.empty() && name.back() == '.') name.pop_back();
@@ -90,7 +95,8 @@ QueryEnd Query(res_state state, const std::string& name, int type, std::vector<u
     if (ns_rr_class(record) != ns_c_in || !in_chain(ns_rr_name(record))) continue;
     if (ns_rr_type(record) == ns_t_cname) {
       char target[NS_MAXDNAME];
-      if (::ns_name_uncompress(ns_msg_base(message), ns_msg_end(message), ns_rr_rdata(record), target,
+      if (chain.size() < kMostChainLinks &&
+          ::ns_name_uncompress(ns_msg_base(message), ns_msg_end(message), ns_rr_rdata(record), target,
                                sizeof target) >= 0) {
         chain.push_back(SansDot(target));
       }

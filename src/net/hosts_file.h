@@ -18,7 +18,7 @@
 // is appended: an A query, then an AAAA query unless the first found that
 // the name does not exist or that no server answers. Of each answer it
 // keeps the addresses of the name asked and of the names its CNAMEs lead
-// to, no other owner's. It blocks for as long as that takes, and gives the
+// to (15 links at most), no other owner's. It blocks for as long as that takes, and gives the
 // addresses once each, IPv4 first, each in the answer's order (none when
 // the lookup failed). It goes to DNS itself, through libresolv, not
 // through getaddrinfo and the name service switch: /etc/hosts is read by

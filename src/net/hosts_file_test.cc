@@ -44,6 +44,7 @@ TEST(HostsFile, NamesMapToTheirAddressesInOrder) {
 //   alias.corral.test  CNAME v4.corral.test, then its A record
 //   both.corral.test   A 192.0.2.9, AAAA 2001:db8::9
 //   stray.corral.test  A 192.0.2.7, and an A record of other.test
+//   chainN.corral.test CNAME c1.corral.test, c1 CNAME c2, ... cN A 192.0.2.N
 //   anything else      NXDOMAIN
 class ZoneServer {
  public:
@@ -131,6 +132,28 @@ class ZoneServer {
         if (type == 1) {
           record({static_cast<uint8_t>(0xc0 | target >> 8), static_cast<uint8_t>(target)}, 1, {192, 0, 2, 1});
         }
+      } else if (name.rfind("chain", 0) == 0 && type == 1) {
+        int links = std::stoi(name.substr(5));
+        auto encode = [](const std::string& dotted) {
+          std::vector<uint8_t> out;
+          size_t at = 0;
+          while (at <= dotted.size()) {
+            size_t dot = dotted.find('.', at);
+            if (dot == std::string::npos) dot = dotted.size();
+            out.push_back(static_cast<uint8_t>(dot - at));
+            out.insert(out.end(), dotted.begin() + static_cast<long>(at), dotted.begin() + static_cast<long>(dot));
+            at = dot + 1;
+          }
+          out.push_back(0);
+          return out;
+        };
+        std::vector<uint8_t> owner = question_name;
+        for (int i = 1; i <= links; ++i) {
+          std::vector<uint8_t> target = encode("c" + std::to_string(i) + ".corral.test");
+          record(owner, 5, target);
+          owner = target;
+        }
+        record(owner, 1, {192, 0, 2, static_cast<uint8_t>(links)});
       } else if (name == "stray.corral.test") {
         if (type == 1) {
           record(question_name, 1, {192, 0, 2, 7});
@@ -178,6 +201,14 @@ TEST(LookUpAbsolute, AsksForTheNameAsAbsoluteAndGivesIpv4ThenIpv6OnceEach) {
                                                       "both.corral.test/AAAA", "alias.corral.test/A",
                                                       "alias.corral.test/AAAA", "stray.corral.test/A",
                                                       "stray.corral.test/AAAA"}));
+}
+
+TEST(LookUpAbsolute, ACnameChainIsFollowedFifteenLinksAndNoFurther) {
+  ZoneServer server;
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("chain3.corral.test", server.address())), std::vector<std::string>{"192.0.2.3"});
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("chain15.corral.test", server.address())),
+            std::vector<std::string>{"192.0.2.15"});
+  EXPECT_TRUE(LookUpAbsoluteAt("chain16.corral.test", server.address()).empty());
 }
 
 TEST(LookUpAbsolute, ANameThatDoesNotExistIsAskedOnceAndFindsNothing) {
