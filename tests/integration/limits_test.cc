@@ -456,6 +456,22 @@ TEST_F(Limits, AWarningToAClosedStderrLeavesNothingBehind) {
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the command ran after corral's stderr failed";
 }
 
+// Returns once corral (`pid`, after its exec) waits for room on its stderr:
+// in poll(2) with the 100 ms of base/stream_write.cc, as /proc/PID/syscall
+// shows (number 7, the timeout its third argument). At most 5 s.
+void WaitUntilWaitingForRoom(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  for (int tries = 0; tries < 500; ++tries) {
+    std::ifstream comm(proc + "/comm"), syscall(proc + "/syscall");
+    std::string name, number, fds, count, timeout;
+    comm >> name;
+    syscall >> number >> fds >> count >> timeout;
+    if (name == "corral" && number == "7" && timeout == "0x64") return;
+    ::usleep(10 * 1000);
+  }
+  ADD_FAILURE() << "corral never waited for room on its stderr";
+}
+
 // Runs `argv` with its stderr a full pipe nobody reads, so its first
 // write there blocks; sends SIGTERM half a second in and returns the signal
 // that ended it, or 118 when it did not end within 5 s (the pipe still full).
@@ -468,7 +484,7 @@ int TerminatedWhileStderrIsFull(const std::string& workspace, const std::vector<
   }
   ::fcntl(err[1], F_SETFL, 0);
   pid_t corral = StartWritingTo(err, workspace, argv);
-  ::usleep(500 * 1000);  // corral is stuck in its warning by now
+  WaitUntilWaitingForRoom(corral);
   ::kill(corral, SIGTERM);
   int status = 0;
   for (int waited = 0; waited < 100; ++waited) {
