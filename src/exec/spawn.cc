@@ -105,6 +105,7 @@ void PrepareCommand(Command& command, ChildContext& ctx, std::vector<char*>& arg
   for (int sig : kForwardedSignals) ::sigdelset(&ctx.original_mask, sig);
   ::sigdelset(&ctx.original_mask, SIGCHLD);
   ::sigdelset(&ctx.original_mask, SIGWINCH);
+  ::sigdelset(&ctx.original_mask, SIGPIPE);
 }
 
 // The channel the child sends the pty's master over, when the command gets
@@ -566,6 +567,11 @@ sigset_t BlockForwardedSignals() {
   sigset_t set = ForwardedSignals();
   ::sigaddset(&set, SIGCHLD);
   ::sigaddset(&set, SIGWINCH);  // a window size change, for the pty relay
+  // A SIGPIPE (a write of corral's own to a stderr whose reader left, or
+  // another process's kill) must not end corral mid-run, before the sweep
+  // and the reap of init: held, the write fails with EPIPE, and the signal
+  // takes effect when the caller's mask comes back.
+  ::sigaddset(&set, SIGPIPE);
   sigset_t previous;
   ::pthread_sigmask(SIG_BLOCK, &set, &previous);
   return previous;

@@ -233,8 +233,9 @@ bool OverlayRefused(const Error& error);
 // mount-view stage.
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report);
 
-// Blocks the forwarded signals, SIGCHLD and SIGWINCH (which the supervisor
-// passes on to a pty); returns the previous mask.
+// Blocks the forwarded signals, SIGCHLD, SIGWINCH (which the supervisor
+// passes on to a pty) and SIGPIPE (held until the run is over); returns the
+// previous mask. The command starts with none of them blocked.
 sigset_t BlockForwardedSignals();
 
 }  // namespace corral

@@ -435,6 +435,44 @@ TEST_F(Limits, AStderrClosedDuringTheRunStillGetsTheSweepAndTheReap) {
   EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
 }
 
+// A SIGPIPE while the command runs (another process's kill, or a write of
+// corral's own to a stderr whose reader left) is held like one after it: the
+// command runs to its end, the sweep takes out the hook it planted and init
+// is reaped, and only then does the signal end corral. The command itself
+// starts with SIGPIPE unblocked.
+TEST_F(Limits, ASigpipeDuringTheRunWaitsForTheSweepAndTheReap) {
+  const std::vector<std::string> argv =
+      RunArgv({}, {"sh", "-c", std::string(kPlantHook) + "; touch started; sleep 1; touch done"});
+  Inherited run = UnderSubreaper([&] {
+    pid_t corral = ::fork();
+    if (corral == 0) {
+      int null = ::open("/dev/null", O_RDWR);
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);
+      if (::chdir(workspace_.path().c_str()) != 0) ::_exit(120);
+      std::vector<char*> args;
+      for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+      args.push_back(nullptr);
+      ::execv(args[0], args.data());
+      ::_exit(121);
+    }
+    for (int tries = 0; tries < 500 && !Exists(workspace_ / "started"); ++tries) ::usleep(10 * 1000);
+    ::kill(corral, SIGPIPE);
+    int status = 0;
+    ::waitpid(corral, &status, 0);
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 200 + WEXITSTATUS(status);
+  });
+  EXPECT_EQ(run.result, SIGPIPE) << "200 + corral's exit code otherwise";
+  EXPECT_EQ(run.count, 0) << "init was left to the subreaper";
+  EXPECT_TRUE(Exists(workspace_ / "done")) << "the command was cut short";
+  EXPECT_FALSE(Exists(workspace_ / ".git/hooks/pre-commit")) << "the planted hook was not swept";
+  // The command's own mask, read by its first process (a shell would clear it).
+  Outcome blocked = RunIn({}, {"/bin/grep", "^SigBlk", "/proc/self/status"});
+  ASSERT_EQ(blocked.exit_code, 0) << blocked.err;
+  unsigned long long mask = std::stoull(blocked.out.substr(blocked.out.find(':') + 1), nullptr, 16);
+  EXPECT_EQ(mask & (1ull << (SIGPIPE - 1)), 0u) << "the command started with SIGPIPE blocked";
+}
+
 // argv under a HOME and PATH whose pyenv shim the sandbox does not show,
 // so corral writes its PATH warning (policy/search_path.h) before the run.
 std::vector<std::string> WithPathWarning(const TempDir& outside, const std::vector<std::string>& run) {
