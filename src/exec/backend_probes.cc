@@ -2,15 +2,18 @@
 
 #include <chrono>
 
+#include "base/host_program.h"
 #include "confine/bubblewrap_provider.h"
 #include "confine/detect.h"
-#include "confine/plan.h"
-#include "confine/probe_command.h"
 #include "confine/env.h"
+#include "confine/plan.h"
 #include "exec/spawn.h"
 
 namespace corral {
 namespace {
+
+// A probe's stderr kept for its first line in the verdict.
+constexpr size_t kProbeStderrLimit = 4096;
 
 using namespace std::chrono_literals;
 
@@ -55,23 +58,24 @@ class HostBackendProbes final : public BackendProbes {
     options.environment = std::vector<std::string>{std::string("PATH=") + kDefaultPath};
     Result<ConfinedArgv> confined = BubblewrapProvider(std::move(options)).Confine({"true"}, *policy);
     if (!confined.ok()) return {false, confined.error().ToString()};
-    Result<ProbeCommandResult> run = RunProbeCommand(confined->argv, {std::string("PATH=") + kDefaultPath}, 10s);
+    Result<HostProgramResult> run = RunHostProgram(confined->argv, {std::string("PATH=") + kDefaultPath},
+                                                   CapturedStream::kStderr, kProbeStderrLimit, 10s);
     if (!run.ok()) return {false, run.error().ToString()};
     if (run->timed_out) return {false, bwrap + " did not finish its probe within 10 s"};
     if (run->exit_code != 0) {
       return {false, bwrap + " is installed but does not work here (exit " + std::to_string(run->exit_code) +
-                         "): " + FirstLine(run->stderr_text)};
+                         "): " + FirstLine(run->output)};
     }
     return {true, bwrap + " ran the probe (partial enforcement: no Landlock, no seccomp)"};
   }
 
   ProbeVerdict Seatbelt() override {
     const std::string sandbox_exec = "/usr/bin/sandbox-exec";
-    Result<ProbeCommandResult> run =
-        RunProbeCommand({sandbox_exec, "-p", "(version 1) (allow default)", "--", "/usr/bin/true"},
-                        {std::string("PATH=") + kDefaultPath}, 10s);
+    Result<HostProgramResult> run =
+        RunHostProgram({sandbox_exec, "-p", "(version 1) (allow default)", "--", "/usr/bin/true"},
+                       {std::string("PATH=") + kDefaultPath}, CapturedStream::kStderr, kProbeStderrLimit, 10s);
     if (!run.ok()) return {false, run.error().ToString()};
-    if (run->exit_code != 0) return {false, sandbox_exec + " failed its probe: " + FirstLine(run->stderr_text)};
+    if (run->exit_code != 0) return {false, sandbox_exec + " failed its probe: " + FirstLine(run->output)};
     return {true, sandbox_exec + " ran the probe (partial enforcement)"};
   }
 };

@@ -1,4 +1,4 @@
-#include "confine/probe_command.h"
+#include "base/host_program.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -7,14 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "base/unique_fd.h"
 
 namespace corral {
 namespace {
-
-constexpr size_t kStderrLimit = 4096;
 
 std::vector<char*> Pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -25,20 +24,22 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
-Result<ProbeCommandResult> RunProbeCommand(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                                           std::chrono::milliseconds deadline) {
+Result<HostProgramResult> RunHostProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                                         CapturedStream captured, size_t limit, std::chrono::milliseconds deadline) {
   if (argv.empty() || argv[0].empty() || argv[0].front() != '/') {
-    return Error(ErrorKind::kInternal, "a probe command needs an absolute program path");
+    return Error(ErrorKind::kInternal, "a host program needs an absolute path");
   }
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kIo, "probe", "pipe2", errno);
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno(ErrorKind::kIo, "cannot run " + argv[0], "pipe2", errno);
   UniqueFd read_end(fds[0]), write_end(fds[1]);
+  const int kept = captured == CapturedStream::kStdout ? STDOUT_FILENO : STDERR_FILENO;
+  const int dropped = captured == CapturedStream::kStdout ? STDERR_FILENO : STDOUT_FILENO;
 
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, write_end.get(), 2);
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, dropped, "/dev/null", O_WRONLY, 0);
+  ::posix_spawn_file_actions_adddup2(&actions, write_end.get(), kept);
   posix_spawnattr_t attributes;
   ::posix_spawnattr_init(&attributes);
   sigset_t none;
@@ -53,10 +54,10 @@ Result<ProbeCommandResult> RunProbeCommand(const std::vector<std::string>& argv,
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attributes);
   write_end.Reset();
-  if (err != 0) return Error::FromErrno(ErrorKind::kExec, "probe: cannot run " + argv[0], "posix_spawn", err);
+  if (err != 0) return Error::FromErrno(ErrorKind::kExec, "cannot run " + argv[0], "posix_spawn", err);
 
-  ProbeCommandResult result;
-  auto until = std::chrono::steady_clock::now() + deadline;
+  HostProgramResult result;
+  const auto until = std::chrono::steady_clock::now() + deadline;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -67,17 +68,21 @@ Result<ProbeCommandResult> RunProbeCommand(const std::vector<std::string>& argv,
     pollfd entry{read_end.get(), POLLIN, 0};
     int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char buffer[512];
+    if (ready <= 0) continue;  // the deadline, checked above
+    char buffer[4096];
     ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the program (and anything it left behind) closed stderr
-    if (result.stderr_text.size() < kStderrLimit) result.stderr_text.append(buffer, static_cast<size_t>(n));
+    if (n <= 0) break;  // EOF: the program (and anything it left behind) closed the stream
+    if (result.output.size() < limit) {
+      result.output.append(buffer, std::min(static_cast<size_t>(n), limit - result.output.size()));
+    }
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  result.waited = waited == pid;
+  if (result.waited && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   return result;
 }
 
