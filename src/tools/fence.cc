@@ -194,7 +194,6 @@ Result<void> ReplaceContents(const FencedName& target, std::string_view contents
     mode = st.st_mode & 07777 & ~(S_ISUID | S_ISGID);
   }
   return ReplaceFileAt(target.parent.get(), target.name, contents, mode, Durability::kUnsynced, target.path);
-  return {};
 }
 
 }  // namespace corral::tools
