@@ -5,30 +5,23 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <string>
+
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {
 
 class PasswdHomeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/corral-passwd-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
   std::string Write(const std::string& name, const std::string& text, mode_t mode = 0644) {
-    std::string path = dir_ + "/" + name;
-    std::ofstream(path) << text;
+    std::string path = tree_.File(name, text);
     ::chmod(path.c_str(), mode);
     return path;
   }
 
-  std::string dir_;
+  corral::testing::TestTree tree_;
+  const std::string& dir_ = tree_.path();
 };
 
 TEST_F(PasswdHomeTest, TheFilesFirstEntryForTheUidGivesTheHome) {

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +12,7 @@
 
 #include "base/directory_names.h"
 #include "base/unique_fd.h"
+#include "testing/test_scratch_dir.h"
 
 namespace corral {
 namespace {
@@ -20,13 +20,9 @@ namespace {
 class ReplaceFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char path[] = "/tmp/corral-replace-XXXXXX";
-    ASSERT_NE(::mkdtemp(path), nullptr);
-    path_ = path;
-    dir_ = UniqueFd(::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    dir_ = UniqueFd(::open(tree_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     ASSERT_TRUE(dir_);
   }
-  void TearDown() override { std::system(("rm -rf " + path_).c_str()); }
 
   std::string Read(const std::string& name) const {
     UniqueFd fd(::openat(dir_.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
@@ -40,7 +36,8 @@ class ReplaceFileTest : public ::testing::Test {
     return ::fstatat(dir_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode : 0;
   }
 
-  std::string path_;
+  corral::testing::TestTree tree_;
+  const std::string& path_ = tree_.path();
   UniqueFd dir_;
 };
 
