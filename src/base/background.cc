@@ -43,36 +43,50 @@ Background::Background(std::function<void()> work) : work_(std::move(work)) {
     }
     ::pthread_attr_destroy(&attributes);
   }
-  if (!started_) work_();  // one CPU, or no thread: the work runs here
+  if (!started_ && Take()) {  // one CPU, or no thread: the work runs here
+    work_();
+    Finish();
+  }
 }
 
 Background::~Background() {
   if (!started_) return;
-  ::pthread_join(thread_, nullptr);  // the work is done by then, or waited for here
+  Wait();  // the work is done by then, or done here
+  ::pthread_join(thread_, nullptr);
 }
 
 void Background::Wait() {
-  if (!started_) return;
+  if (Take()) {  // the thread has not begun: the caller does the work
+    work_();
+    return Finish();
+  }
   // The work is mostly about to end when the caller gets here: it is
   // watched for kSpin before the caller sleeps, since waking a sleeping CPU
   // took longer here (about 40 us in a VM) than the work had left.
   const auto until = std::chrono::steady_clock::now() + kSpin;
-  while (done_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until) CpuRelax();
-  done_.wait(0, std::memory_order_acquire);
+  while (state_.load(std::memory_order_acquire) != kDone && std::chrono::steady_clock::now() < until) CpuRelax();
+  for (uint32_t now = state_.load(std::memory_order_acquire); now != kDone; now = state_.load(std::memory_order_acquire)) {
+    state_.wait(now, std::memory_order_acquire);
+  }
+}
+
+void Background::Finish() {
+  // seq_cst: the store is seen before the check for sleepers in notify_all
+  // (a release store could pass that check, and a sleeper then miss it).
+  state_.store(kDone, std::memory_order_seq_cst);
+  state_.notify_all();
 }
 
 void* Background::Run(void* arg) {
   auto* self = static_cast<Background*>(arg);
-  self->started_on_ = ::sched_getcpu();
+  if (!self->Take()) return nullptr;  // the caller got there first and does the work
+  self->started_on_.store(::sched_getcpu(), std::memory_order_release);
   // Started away from the caller; from here on the scheduler may move the
   // work anywhere the caller may run (onto the caller's CPU once it waits,
   // when another task keeps this one busy).
   (void)::sched_setaffinity(0, sizeof self->cpus_, &self->cpus_);
   self->work_();
-  // seq_cst: the store is seen before the check for sleepers in notify_all
-  // (a release store could pass that check, and a sleeper then miss it).
-  self->done_.store(1, std::memory_order_seq_cst);
-  self->done_.notify_all();
+  self->Finish();
   return nullptr;
 }
 

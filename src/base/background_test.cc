@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,13 @@
 
 namespace corral {
 namespace {
+
+// Returns once the thread has taken the work (so the caller's Wait then
+// cannot do it itself); false after five seconds.
+bool ThreadTookTheWork(const Background& work) {
+  for (int i = 0; i < 5000 && work.started_on() < 0; ++i) ::usleep(1000);
+  return work.started_on() >= 0;
+}
 
 TEST(BackgroundTest, TheWorkIsDoneByTheTimeWaitReturns) {
   std::atomic<int> done{0};
@@ -58,6 +66,7 @@ TEST(BackgroundTest, WaitReturnsOnceTheWorkIsDoneAndTheObjectGoingJoinsItsThread
       (void)&held;
       done = 1;
     });
+    ASSERT_TRUE(ThreadTookTheWork(work));
     work.Wait();
     EXPECT_EQ(done.load(), 1);
     EXPECT_EQ(g_ended.load(), 0) << "Wait waited for the thread to end";
@@ -86,6 +95,7 @@ TEST(BackgroundTest, TheWorkRunsOnAnotherThreadOffThisCpuWithSignalsBlocked) {
       (void)::sched_getaffinity(0, sizeof its_cpus, &its_cpus);
       (void)::pthread_sigmask(SIG_SETMASK, nullptr, &its_mask);
     });
+    ASSERT_TRUE(ThreadTookTheWork(work));
     work.Wait();
     began_on = work.started_on();
     kept_off = work.kept_off();
@@ -101,6 +111,40 @@ TEST(BackgroundTest, TheWorkRunsOnAnotherThreadOffThisCpuWithSignalsBlocked) {
   sigset_t mine;
   ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &mine), 0);
   EXPECT_EQ(::sigismember(&mine, SIGUSR1), 0) << "the caller's mask was left changed";
+}
+
+// A caller that waits before the thread has begun does the work itself,
+// rather than sleep while its own CPU idles; the work still runs exactly
+// once, whichever side takes it. Waiting at once after the constructor
+// is nearly always before a new thread begins on another CPU (tens of
+// microseconds), so of 200 objects some must have run in the caller.
+TEST(BackgroundTest, AWaitBeforeTheThreadBeginsDoesTheWorkInTheCallerAndTheWorkRunsOnce) {
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  ASSERT_GE(CPU_COUNT(&cpus), 2) << "this test needs two CPUs";
+  const pid_t me = static_cast<pid_t>(::syscall(SYS_gettid));
+  int in_caller = 0;
+  int in_thread = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::atomic<int> runs{0};
+    pid_t ran_on = 0;
+    {
+      Background work([&] {
+        ran_on = static_cast<pid_t>(::syscall(SYS_gettid));
+        runs.fetch_add(1);
+      });
+      if (i % 4 == 3) ::usleep(200);  // now and then the thread gets there first
+      work.Wait();
+      EXPECT_EQ(runs.load(), 1) << "Wait returned before the work was done";
+      (ran_on == me ? in_caller : in_thread) += 1;
+      if (ran_on == me) {
+        EXPECT_EQ(work.started_on(), -1);
+      }
+    }
+    EXPECT_EQ(runs.load(), 1) << "the work ran on both sides";
+  }
+  EXPECT_GT(in_caller, 0) << "no Wait did the work the thread had not begun";
+  std::printf("in the caller %d, on the thread %d\n", in_caller, in_thread);
 }
 
 // With one CPU there is nothing to run beside: the work runs in the caller.
