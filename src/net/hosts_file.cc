@@ -2,15 +2,19 @@
 
 #include <arpa/nameser.h>
 #include <netdb.h>
+#include <poll.h>
 #include <resolv.h>
 #include <strings.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+
+#include "base/unique_fd.h"
 
 namespace corral {
 
@@ -53,6 +57,10 @@ std::map<std::string, std::vector<Address>> ReadHostsFile(const std::string& pat
 
 namespace {
 
+// How a query goes to the servers: UDP, with TCP for a truncated answer,
+// or TCP alone (resolv.conf's use-vc).
+enum class Transport { kUdp, kTcp };
+
 // How one query ended: with records, with none of its type (the name has
 // others, or the server failed), or so that no second query is worth
 // asking (no such name, or no server answered).
@@ -63,6 +71,93 @@ enum class QueryEnd { kAnswered, kNoData, kStop };
 // up in the chain.
 constexpr size_t kMostChainLinks = 16;
 
+// Waits until `fd` is ready for `events` or the deadline passes.
+bool AwaitReady(int fd, short events, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd ready = {fd, events, 0};
+    int n = ::poll(&ready, 1, static_cast<int>(left.count()));
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+// One query and its answer over a TCP connection to `server`, each part
+// within the deadline. The answer's length, or -1.
+int ExchangeOverTcp(const sockaddr* server, socklen_t server_length, const std::vector<unsigned char>& query,
+                    std::vector<unsigned char>& answer, std::chrono::steady_clock::time_point deadline) {
+  UniqueFd socket(::socket(server->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!socket) return -1;
+  if (::connect(socket.get(), server, server_length) != 0) {
+    if (errno != EINPROGRESS || !AwaitReady(socket.get(), POLLOUT, deadline)) return -1;
+    int error = 0;
+    socklen_t length = sizeof error;
+    if (::getsockopt(socket.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) return -1;
+  }
+  std::vector<unsigned char> framed = {static_cast<unsigned char>(query.size() >> 8),
+                                       static_cast<unsigned char>(query.size())};
+  framed.insert(framed.end(), query.begin(), query.end());
+  for (size_t sent = 0; sent < framed.size();) {
+    ssize_t n = ::send(socket.get(), framed.data() + sent, framed.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      return -1;
+    } else if (!AwaitReady(socket.get(), POLLOUT, deadline)) {
+      return -1;
+    }
+  }
+  // Two bytes of length, then that many of answer.
+  auto read_exactly = [&](unsigned char* into, size_t count) {
+    for (size_t got = 0; got < count;) {
+      ssize_t n = ::recv(socket.get(), into + got, count - got, 0);
+      if (n > 0) {
+        got += static_cast<size_t>(n);
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        return false;
+      } else if (!AwaitReady(socket.get(), POLLIN, deadline)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  unsigned char prefix[2];
+  if (!read_exactly(prefix, sizeof prefix)) return -1;
+  size_t length = static_cast<size_t>(prefix[0]) << 8 | prefix[1];
+  if (length < HFIXEDSZ || length > answer.size() || !read_exactly(answer.data(), length)) return -1;
+  // The answer to this query: its id, and a response.
+  if (answer[0] != query[0] || answer[1] != query[1] || (answer[2] & 0x80) == 0) return -1;
+  return static_cast<int>(length);
+}
+
+// The query asked over TCP of the resolver's servers in turn (IPv4 and
+// IPv6 ones), the first answer taken; -1 when none answered in time. All
+// the servers together get resolv.conf's timeout (5 s unless it says):
+// glibc's own TCP path has none (a blocking connect and read), so corral
+// never lets it run (RES_IGNTC, and RES_USEVC cleared) and asks over TCP
+// itself.
+int QueryOverTcp(res_state state, const std::string& name, int type, std::vector<unsigned char>& answer) {
+  std::vector<unsigned char> query(NS_PACKETSZ);
+  int length = ::res_nmkquery(state, ns_o_query, name.c_str(), ns_c_in, type, nullptr, 0, nullptr, query.data(),
+                              static_cast<int>(query.size()));
+  if (length <= 0) return -1;
+  query.resize(static_cast<size_t>(length));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(state->retrans, 1));
+  for (int i = 0; i < state->nscount && i < MAXNS; ++i) {
+    int got = -1;
+    if (state->nsaddr_list[i].sin_family == AF_INET) {
+      got = ExchangeOverTcp(reinterpret_cast<const sockaddr*>(&state->nsaddr_list[i]), sizeof(sockaddr_in), query,
+                            answer, deadline);
+    } else if (state->_u._ext.nsaddrs[i] != nullptr && state->_u._ext.nsaddrs[i]->sin6_family == AF_INET6) {
+      got = ExchangeOverTcp(reinterpret_cast<const sockaddr*>(state->_u._ext.nsaddrs[i]), sizeof(sockaddr_in6), query,
+                            answer, deadline);
+    }
+    if (got > 0) return got;
+  }
+  return -1;
+}
+
 // A name in presentation form without its root dot.
 std::string SansDot(std::string name) {
   if (!name.empty() && name.back() == '.') name.pop_back();
@@ -72,17 +167,38 @@ std::string SansDot(std::string name) {
 // The A or AAAA records of the answer that belong to `name`: owned by the
 // name asked, or by a name a CNAME of that chain leads to (as the answer
 // lists them, in order). Records of any other owner are passed over.
-QueryEnd Query(res_state state, const std::string& name, int type, std::vector<unsigned char>& answer,
-               std::vector<Address>& addresses) {
-  errno = 0;
-  int length = ::res_nquery(state, name.c_str(), ns_c_in, type, answer.data(), static_cast<int>(answer.size()));
-  if (length < 0) {
-    bool silent = state->res_h_errno == TRY_AGAIN && (errno == ETIMEDOUT || errno == ECONNREFUSED);
-    return state->res_h_errno == HOST_NOT_FOUND || silent ? QueryEnd::kStop : QueryEnd::kNoData;
+//
+// Over UDP, through res_nquery, unless the resolver's options ask for TCP
+// (use-vc): then, and when a UDP answer comes truncated, over TCP by
+// QueryOverTcp, within its deadline. A truncated answer is used as it is
+// when no server answers over TCP.
+QueryEnd Query(res_state state, Transport transport, const std::string& name, int type,
+               std::vector<unsigned char>& answer, std::vector<Address>& addresses) {
+  int length = -1;
+  if (transport == Transport::kUdp) {
+    errno = 0;
+    length = ::res_nquery(state, name.c_str(), ns_c_in, type, answer.data(), static_cast<int>(answer.size()));
+    if (length < 0) {
+      bool silent = state->res_h_errno == TRY_AGAIN && (errno == ETIMEDOUT || errno == ECONNREFUSED);
+      return state->res_h_errno == HOST_NOT_FOUND || silent ? QueryEnd::kStop : QueryEnd::kNoData;
+    }
+    length = std::min(length, static_cast<int>(answer.size()));  // a reply cut to the buffer
+    if (length >= HFIXEDSZ && (answer[2] & 0x02) != 0) {            // TC: the whole answer is there over TCP
+      std::vector<unsigned char> whole(answer.size());
+      int tcp_length = QueryOverTcp(state, name, type, whole);
+      if (tcp_length > 0) {
+        answer.swap(whole);
+        length = tcp_length;
+      }
+    }
+  } else {
+    length = QueryOverTcp(state, name, type, answer);
+    if (length < 0) return QueryEnd::kStop;  // no server answered
   }
-  length = std::min(length, static_cast<int>(answer.size()));  // a reply cut to the buffer
   ns_msg message;
   if (::ns_initparse(answer.data(), length, &message) != 0) return QueryEnd::kNoData;
+  if (ns_msg_getflag(message, ns_f_rcode) == ns_r_nxdomain) return QueryEnd::kStop;
+  if (ns_msg_getflag(message, ns_f_rcode) != ns_r_noerror) return QueryEnd::kNoData;
   std::vector<std::string> chain = {SansDot(name)};
   auto in_chain = [&chain](const char* owner) {
     std::string mine = SansDot(owner);
@@ -146,10 +262,14 @@ std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::option
     resolver.state.retrans = 1;
     resolver.state.retry = 1;
   }
+  // glibc's TCP path (a truncated answer, or use-vc) has no deadline:
+  // corral asks over TCP itself.
+  const Transport transport = (resolver.state.options & RES_USEVC) != 0 ? Transport::kTcp : Transport::kUdp;
+  resolver.state.options = (resolver.state.options | RES_IGNTC) & ~static_cast<unsigned long>(RES_USEVC);
   const std::string absolute = name + ".";
   std::vector<unsigned char> answer(64 * 1024);
-  if (Query(&resolver.state, absolute, ns_t_a, answer, addresses) != QueryEnd::kStop) {
-    Query(&resolver.state, absolute, ns_t_aaaa, answer, addresses);
+  if (Query(&resolver.state, transport, absolute, ns_t_a, answer, addresses) != QueryEnd::kStop) {
+    Query(&resolver.state, transport, absolute, ns_t_aaaa, answer, addresses);
   }
   return addresses;
 }

@@ -18,7 +18,12 @@
 // is appended: an A query, then an AAAA query unless the first found that
 // the name does not exist or that no server answers. Of each answer it
 // keeps the addresses of the name asked and of the names its CNAMEs lead
-// to (15 links at most), no other owner's. It blocks for as long as that takes, and gives the
+// to (15 links at most), no other owner's. A truncated answer (TC), and
+// every query under use-vc, is asked over TCP by corral itself, of each
+// server in turn, all within resolv.conf's timeout (glibc's own TCP path
+// has no deadline: a server that accepts and never answers held the
+// lookup for ever); a truncated answer stands when none answers in time.
+// It blocks for as long as that takes, and gives the
 // addresses once each, IPv4 first, each in the answer's order (none when
 // the lookup failed). It goes to DNS itself, through libresolv, not
 // through getaddrinfo and the name service switch: /etc/hosts is read by

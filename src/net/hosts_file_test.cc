@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,17 +50,34 @@ TEST(HostsFile, NamesMapToTheirAddressesInOrder) {
 //   stray.corral.test  A 192.0.2.7, and an A record of other.test
 //   chainN.corral.test CNAME c1.corral.test, c1 CNAME c2, ... cN A 192.0.2.N
 //   anything else      NXDOMAIN
+// A DNS server on the loopback, over UDP and over TCP on the same port,
+// for a small zone under corral.test. Over UDP, big.corral.test and
+// stall.corral.test come truncated (TC); over TCP big.corral.test has its
+// forty addresses, and stall.corral.test is never answered (its
+// connection is closed after three seconds, so a client without a deadline
+// of its own fails a test instead of hanging it).
 class ZoneServer {
  public:
   ZoneServer() {
-    socket_ = UniqueFd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    address_.sin_family = AF_INET;
-    address_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address_;
-    if (::bind(socket_.get(), reinterpret_cast<sockaddr*>(&address_), sizeof address_) != 0 ||
-        ::getsockname(socket_.get(), reinterpret_cast<sockaddr*>(&address_), &length) != 0) {
-      ADD_FAILURE() << "cannot bind the zone server";
+    // A TCP port of the same number as the UDP socket's (a few tries: the
+    // number may be taken for TCP).
+    for (int attempt = 0; attempt < 50 && !tcp_; ++attempt) {
+      socket_ = UniqueFd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+      address_ = {};
+      address_.sin_family = AF_INET;
+      address_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      socklen_t length = sizeof address_;
+      if (::bind(socket_.get(), reinterpret_cast<sockaddr*>(&address_), sizeof address_) != 0 ||
+          ::getsockname(socket_.get(), reinterpret_cast<sockaddr*>(&address_), &length) != 0) {
+        continue;
+      }
+      UniqueFd tcp(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (::bind(tcp.get(), reinterpret_cast<sockaddr*>(&address_), sizeof address_) == 0 &&
+          ::listen(tcp.get(), 8) == 0) {
+        tcp_ = std::move(tcp);
+      }
     }
+    if (!tcp_) ADD_FAILURE() << "cannot bind the zone server";
     thread_ = std::thread([this] { Serve(); });
   }
   ~ZoneServer() {
@@ -70,107 +91,163 @@ class ZoneServer {
   }
 
  private:
+  enum class Over { kUdp, kTcp };
+
   void Serve() {
+    std::vector<UniqueFd> connections;  // held open: a stalled answer never comes
+    std::vector<std::chrono::steady_clock::time_point> accepted;
     while (!stop_) {
-      pollfd ready = {socket_.get(), POLLIN, 0};
-      if (::poll(&ready, 1, 20) <= 0) continue;
-      uint8_t query[512];
-      sockaddr_in from = {};
-      socklen_t from_length = sizeof from;
-      ssize_t n = ::recvfrom(socket_.get(), query, sizeof query, 0, reinterpret_cast<sockaddr*>(&from), &from_length);
-      if (n < 12) continue;
-      // The question: labels from byte 12, then type and class.
-      std::string name;
-      size_t at = 12;
-      while (at < static_cast<size_t>(n) && query[at] != 0) {
-        size_t label = query[at++];
-        if (!name.empty()) name += '.';
-        name.append(reinterpret_cast<const char*>(query + at), label);
-        at += label;
+      for (size_t i = 0; i < connections.size(); ++i) {
+        if (std::chrono::steady_clock::now() - accepted[i] > std::chrono::seconds(3)) connections[i].Reset();
       }
-      size_t question_end = at + 5;
-      if (question_end > static_cast<size_t>(n)) continue;
-      uint16_t type = static_cast<uint16_t>(query[at + 1] << 8 | query[at + 2]);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        asked_.push_back(name + (type == 1 ? "/A" : type == 28 ? "/AAAA" : "/?"));
+      for (size_t i = connections.size(); i-- > 0;) {
+        if (connections[i]) continue;
+        connections.erase(connections.begin() + static_cast<long>(i));
+        accepted.erase(accepted.begin() + static_cast<long>(i));
       }
-      std::vector<uint8_t> reply(query, query + question_end);
-      reply[2] = 0x81;  // a response, recursion desired
-      reply[3] = 0x80;  // recursion available, NOERROR
-      reply[6] = reply[7] = 0;
-      reply[8] = reply[9] = reply[10] = reply[11] = 0;
-      int answers = 0;
-      auto record = [&](std::vector<uint8_t> owner, uint16_t record_type, std::vector<uint8_t> data) {
-        reply.insert(reply.end(), owner.begin(), owner.end());
-        std::vector<uint8_t> fixed = {static_cast<uint8_t>(record_type >> 8), static_cast<uint8_t>(record_type), 0, 1,
-                                      0, 0, 0, 60, static_cast<uint8_t>(data.size() >> 8),
-                                      static_cast<uint8_t>(data.size())};
-        reply.insert(reply.end(), fixed.begin(), fixed.end());
-        reply.insert(reply.end(), data.begin(), data.end());
-        ++answers;
-      };
-      const std::vector<uint8_t> question_name = {0xc0, 12};
-      std::vector<uint8_t> v6_1(16, 0), v6_9(16, 0);
-      v6_1[0] = v6_9[0] = 0x20;
-      v6_1[1] = v6_9[1] = 0x01;
-      v6_1[2] = v6_9[2] = 0x0d;
-      v6_1[3] = v6_9[3] = 0xb8;
-      v6_1[15] = 1;
-      v6_9[15] = 9;
-      if (name == "v4.corral.test") {
-        if (type == 1) {
-          record(question_name, 1, {192, 0, 2, 1});
-          record(question_name, 1, {192, 0, 2, 2});
-          record(question_name, 1, {192, 0, 2, 1});
+      std::vector<pollfd> ready = {{socket_.get(), POLLIN, 0}, {tcp_.get(), POLLIN, 0}};
+      for (const UniqueFd& connection : connections) ready.push_back({connection.get(), POLLIN, 0});
+      if (::poll(ready.data(), ready.size(), 20) <= 0) continue;
+      if (ready[0].revents & POLLIN) {
+        uint8_t query[512];
+        sockaddr_in from = {};
+        socklen_t from_length = sizeof from;
+        ssize_t n =
+            ::recvfrom(socket_.get(), query, sizeof query, 0, reinterpret_cast<sockaddr*>(&from), &from_length);
+        if (std::optional<std::vector<uint8_t>> reply = Answer(query, n, Over::kUdp)) {
+          (void)::sendto(socket_.get(), reply->data(), reply->size(), 0, reinterpret_cast<sockaddr*>(&from),
+                         from_length);
         }
-      } else if (name == "v6.corral.test") {
-        if (type == 28) record(question_name, 28, v6_1);
-      } else if (name == "alias.corral.test") {
-        size_t target = reply.size() + 12;  // where the CNAME's data will start
-        record(question_name, 5, {2, 'v', '4', 6, 'c', 'o', 'r', 'r', 'a', 'l', 4, 't', 'e', 's', 't', 0});
-        if (type == 1) {
-          record({static_cast<uint8_t>(0xc0 | target >> 8), static_cast<uint8_t>(target)}, 1, {192, 0, 2, 1});
-        }
-      } else if (name.rfind("chain", 0) == 0 && type == 1) {
-        int links = std::stoi(name.substr(5));
-        auto encode = [](const std::string& dotted) {
-          std::vector<uint8_t> out;
-          size_t at = 0;
-          while (at <= dotted.size()) {
-            size_t dot = dotted.find('.', at);
-            if (dot == std::string::npos) dot = dotted.size();
-            out.push_back(static_cast<uint8_t>(dot - at));
-            out.insert(out.end(), dotted.begin() + static_cast<long>(at), dotted.begin() + static_cast<long>(dot));
-            at = dot + 1;
-          }
-          out.push_back(0);
-          return out;
-        };
-        std::vector<uint8_t> owner = question_name;
-        for (int i = 1; i <= links; ++i) {
-          std::vector<uint8_t> target = encode("c" + std::to_string(i) + ".corral.test");
-          record(owner, 5, target);
-          owner = target;
-        }
-        record(owner, 1, {192, 0, 2, static_cast<uint8_t>(links)});
-      } else if (name == "stray.corral.test") {
-        if (type == 1) {
-          record(question_name, 1, {192, 0, 2, 7});
-          record({5, 'o', 't', 'h', 'e', 'r', 4, 't', 'e', 's', 't', 0}, 1, {203, 0, 113, 66});
-        }
-      } else if (name == "both.corral.test") {
-        if (type == 1) record(question_name, 1, {192, 0, 2, 9});
-        if (type == 28) record(question_name, 28, v6_9);
-      } else {
-        reply[3] = 0x83;  // NXDOMAIN
       }
-      reply[7] = static_cast<uint8_t>(answers);
-      (void)::sendto(socket_.get(), reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from), from_length);
+      if (ready[1].revents & POLLIN) {
+        UniqueFd connection(::accept4(tcp_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+        if (connection) {
+          connections.push_back(std::move(connection));
+          accepted.push_back(std::chrono::steady_clock::now());
+        }
+      }
+      for (size_t i = 2; i < ready.size(); ++i) {
+        if ((ready[i].revents & (POLLIN | POLLHUP)) == 0) continue;
+        // One query a read: its two bytes of length and the query (the
+        // client sends them at once).
+        uint8_t framed[514];
+        ssize_t n = ::recv(ready[i].fd, framed, sizeof framed, 0);
+        if (n < 2) {
+          connections[i - 2].Reset();
+          continue;
+        }
+        std::optional<std::vector<uint8_t>> reply = Answer(framed + 2, n - 2, Over::kTcp);
+        if (!reply) continue;
+        reply->insert(reply->begin(), {static_cast<uint8_t>(reply->size() >> 8), static_cast<uint8_t>(reply->size())});
+        (void)::send(ready[i].fd, reply->data(), reply->size(), MSG_NOSIGNAL);
+      }
     }
   }
 
+  // The reply to one query, or none (a stalled one).
+  std::optional<std::vector<uint8_t>> Answer(const uint8_t* query, ssize_t n, Over over) {
+    if (n < 12) return std::nullopt;
+    // The question: labels from byte 12, then type and class.
+    std::string name;
+    size_t at = 12;
+    while (at < static_cast<size_t>(n) && query[at] != 0) {
+      size_t label = query[at++];
+      if (!name.empty()) name += '.';
+      name.append(reinterpret_cast<const char*>(query + at), label);
+      at += label;
+    }
+    size_t question_end = at + 5;
+    if (question_end > static_cast<size_t>(n)) return std::nullopt;
+    uint16_t type = static_cast<uint16_t>(query[at + 1] << 8 | query[at + 2]);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      asked_.push_back(name + (type == 1 ? "/A" : type == 28 ? "/AAAA" : "/?") + (over == Over::kTcp ? "/tcp" : ""));
+    }
+    std::vector<uint8_t> reply(query, query + question_end);
+    reply[2] = 0x81;  // a response, recursion desired
+    reply[3] = 0x80;  // recursion available, NOERROR
+    reply[6] = reply[7] = 0;
+    reply[8] = reply[9] = reply[10] = reply[11] = 0;
+    int answers = 0;
+    auto record = [&](std::vector<uint8_t> owner, uint16_t record_type, std::vector<uint8_t> data) {
+      reply.insert(reply.end(), owner.begin(), owner.end());
+      std::vector<uint8_t> fixed = {static_cast<uint8_t>(record_type >> 8), static_cast<uint8_t>(record_type), 0, 1,
+                                    0, 0, 0, 60, static_cast<uint8_t>(data.size() >> 8),
+                                    static_cast<uint8_t>(data.size())};
+      reply.insert(reply.end(), fixed.begin(), fixed.end());
+      reply.insert(reply.end(), data.begin(), data.end());
+      ++answers;
+    };
+    const std::vector<uint8_t> question_name = {0xc0, 12};
+    std::vector<uint8_t> v6_1(16, 0), v6_9(16, 0);
+    v6_1[0] = v6_9[0] = 0x20;
+    v6_1[1] = v6_9[1] = 0x01;
+    v6_1[2] = v6_9[2] = 0x0d;
+    v6_1[3] = v6_9[3] = 0xb8;
+    v6_1[15] = 1;
+    v6_9[15] = 9;
+    if (name == "v4.corral.test") {
+      if (type == 1) {
+        record(question_name, 1, {192, 0, 2, 1});
+        record(question_name, 1, {192, 0, 2, 2});
+        record(question_name, 1, {192, 0, 2, 1});
+      }
+    } else if (name == "v6.corral.test") {
+      if (type == 28) record(question_name, 28, v6_1);
+    } else if (name == "alias.corral.test") {
+      size_t target = reply.size() + 12;  // where the CNAME's data will start
+      record(question_name, 5, {2, 'v', '4', 6, 'c', 'o', 'r', 'r', 'a', 'l', 4, 't', 'e', 's', 't', 0});
+      if (type == 1) {
+        record({static_cast<uint8_t>(0xc0 | target >> 8), static_cast<uint8_t>(target)}, 1, {192, 0, 2, 1});
+      }
+    } else if (name.rfind("chain", 0) == 0 && type == 1) {
+      int links = std::stoi(name.substr(5));
+      auto encode = [](const std::string& dotted) {
+        std::vector<uint8_t> out;
+        size_t at = 0;
+        while (at <= dotted.size()) {
+          size_t dot = dotted.find('.', at);
+          if (dot == std::string::npos) dot = dotted.size();
+          out.push_back(static_cast<uint8_t>(dot - at));
+          out.insert(out.end(), dotted.begin() + static_cast<long>(at), dotted.begin() + static_cast<long>(dot));
+          at = dot + 1;
+        }
+        out.push_back(0);
+        return out;
+      };
+      std::vector<uint8_t> owner = question_name;
+      for (int i = 1; i <= links; ++i) {
+        std::vector<uint8_t> target = encode("c" + std::to_string(i) + ".corral.test");
+        record(owner, 5, target);
+        owner = target;
+      }
+      record(owner, 1, {192, 0, 2, static_cast<uint8_t>(links)});
+    } else if (name == "stray.corral.test") {
+      if (type == 1) {
+        record(question_name, 1, {192, 0, 2, 7});
+        record({5, 'o', 't', 'h', 'e', 'r', 4, 't', 'e', 's', 't', 0}, 1, {203, 0, 113, 66});
+      }
+    } else if (name == "both.corral.test") {
+      if (type == 1) record(question_name, 1, {192, 0, 2, 9});
+      if (type == 28) record(question_name, 28, v6_9);
+    } else if (name == "big.corral.test" || name == "stall.corral.test") {
+      if (type == 1 && over == Over::kUdp) {
+        reply[2] |= 0x02;  // TC: one address here, the rest only over TCP
+        record(question_name, 1, {192, 0, 2, 100});
+      } else if (type == 1 && name == "stall.corral.test") {
+        return std::nullopt;
+      } else if (type == 1) {
+        for (uint8_t i = 100; i < 140; ++i) record(question_name, 1, {192, 0, 2, i});
+      }
+    } else {
+      reply[3] = 0x83;  // NXDOMAIN
+    }
+    reply[7] = static_cast<uint8_t>(answers);
+    return reply;
+  }
+
   UniqueFd socket_;
+  UniqueFd tcp_;
   sockaddr_in address_ = {};
   std::atomic<bool> stop_ = false;
   std::mutex mutex_;
@@ -231,6 +308,59 @@ TEST(LookUpAbsolute, NoServerAnsweringFindsNothingAfterOneQuery) {
   int queries = 0;
   while (::recv(silent.get(), buffer, sizeof buffer, MSG_DONTWAIT) > 0) ++queries;
   EXPECT_EQ(queries, 1) << "no AAAA query after the A query found no server";
+}
+
+// A truncated answer is asked again over TCP, where the whole of it is.
+TEST(LookUpAbsolute, ATruncatedAnswerIsAskedAgainOverTcp) {
+  ZoneServer server;
+  std::vector<std::string> expected;
+  for (int i = 100; i < 140; ++i) expected.push_back("192.0.2." + std::to_string(i));
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("big.corral.test", server.address())), expected);
+  EXPECT_EQ(server.asked(),
+            (std::vector<std::string>{"big.corral.test/A", "big.corral.test/A/tcp", "big.corral.test/AAAA"}));
+}
+
+// glibc's own TCP path waits for ever on a server that accepts and never
+// answers; corral's gives up at resolv.conf's timeout (one second here)
+// and keeps what the truncated answer held. (Without the deadline the
+// lookup takes the server's three seconds.)
+TEST(LookUpAbsolute, AServerThatNeverAnswersOverTcpCostsOneTimeoutAndTheTruncatedAnswerIsKept) {
+  ZoneServer server;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("stall.corral.test", server.address())),
+            std::vector<std::string>{"192.0.2.100"});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::milliseconds(900));
+  EXPECT_LT(took, std::chrono::milliseconds(2500));
+  EXPECT_EQ(server.asked(),
+            (std::vector<std::string>{"stall.corral.test/A", "stall.corral.test/A/tcp", "stall.corral.test/AAAA"}));
+}
+
+// resolv.conf's use-vc (here through RES_OPTIONS, which glibc reads with
+// resolv.conf, once a process): every query goes over corral's own TCP
+// path, none over UDP. In a fresh process of this test, so the option is
+// read at its first lookup.
+// The death test's child: exits 0 when every query went over TCP and the
+// answers are right.
+[[noreturn]] void LookUpOverTcpAloneAndExit() {
+  ZoneServer server;
+  std::vector<Address> found = LookUpAbsoluteAt("both.corral.test", server.address());
+  std::vector<Address> gone = LookUpAbsoluteAt("gone.corral.test", server.address());
+  bool right = Strings(found) == std::vector<std::string>{"192.0.2.9", "2001:db8::9"} && gone.empty();
+  // No AAAA after NXDOMAIN over TCP either.
+  bool only_tcp = server.asked() ==
+                  std::vector<std::string>{"both.corral.test/A/tcp", "both.corral.test/AAAA/tcp", "gone.corral.test/A/tcp"};
+  std::fprintf(stderr, "found %zu, asked:", found.size());
+  for (const std::string& asked : server.asked()) std::fprintf(stderr, " %s", asked.c_str());
+  std::fprintf(stderr, "\n");
+  std::_Exit(right && only_tcp ? 0 : 1);
+}
+
+TEST(LookUpAbsoluteDeathTest, UseVcAsksOverTcpAlone) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ASSERT_EQ(::setenv("RES_OPTIONS", "use-vc", 1), 0);
+  EXPECT_EXIT(LookUpOverTcpAloneAndExit(), ::testing::ExitedWithCode(0), "");
+  ::unsetenv("RES_OPTIONS");
 }
 
 TEST(LookUpAbsolute, AnEmptyNameOrOneEndingInADotFindsNothing) {
