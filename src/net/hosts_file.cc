@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "base/unique_fd.h"
 
@@ -131,29 +132,33 @@ int ExchangeOverTcp(const sockaddr* server, socklen_t server_length, const std::
   return static_cast<int>(length);
 }
 
+// The rcode of a whole header.
+int Rcode(const std::vector<unsigned char>& answer) { return answer[3] & 0x0f; }
+
 // The query asked over TCP of the resolver's servers in turn (IPv4 and
-// IPv6 ones), the first answer taken; -1 when none answered in time. All
-// the servers together get resolv.conf's timeout (5 s unless it says):
-// glibc's own TCP path has none (a blocking connect and read), so corral
-// never lets it run (RES_IGNTC, and RES_USEVC cleared) and asks over TCP
-// itself.
-int QueryOverTcp(res_state state, const std::string& name, int type, std::vector<unsigned char>& answer) {
-  std::vector<unsigned char> query(NS_PACKETSZ);
-  int length = ::res_nmkquery(state, ns_o_query, name.c_str(), ns_c_in, type, nullptr, 0, nullptr, query.data(),
-                              static_cast<int>(query.size()));
-  if (length <= 0) return -1;
-  query.resize(static_cast<size_t>(length));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(state->retrans, 1));
-  for (int i = 0; i < state->nscount && i < MAXNS; ++i) {
+// IPv6 ones), the first answer that says something taken (NOERROR or
+// NXDOMAIN: a server that fails or refuses is passed over, as glibc passes
+// it over on UDP); -1 when none answered so by the deadline. Each server
+// gets an equal share of the time left, so one that drops TCP does not
+// take all of it. glibc's own TCP path has no deadline (a blocking connect
+// and read), so corral never lets it run (RES_IGNTC, and RES_USEVC
+// cleared) and asks over TCP itself.
+int QueryOverTcp(res_state state, const std::vector<unsigned char>& query, std::vector<unsigned char>& answer,
+                 std::chrono::steady_clock::time_point deadline) {
+  const int servers = std::min(state->nscount, MAXNS);
+  for (int i = 0; i < servers; ++i) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) break;
+    const auto until = now + (deadline - now) / (servers - i);
     int got = -1;
     if (state->nsaddr_list[i].sin_family == AF_INET) {
       got = ExchangeOverTcp(reinterpret_cast<const sockaddr*>(&state->nsaddr_list[i]), sizeof(sockaddr_in), query,
-                            answer, deadline);
+                            answer, until);
     } else if (state->_u._ext.nsaddrs[i] != nullptr && state->_u._ext.nsaddrs[i]->sin6_family == AF_INET6) {
       got = ExchangeOverTcp(reinterpret_cast<const sockaddr*>(state->_u._ext.nsaddrs[i]), sizeof(sockaddr_in6), query,
-                            answer, deadline);
+                            answer, until);
     }
-    if (got > 0) return got;
+    if (got > 0 && (Rcode(answer) == ns_r_noerror || Rcode(answer) == ns_r_nxdomain)) return got;
   }
   return -1;
 }
@@ -168,31 +173,39 @@ std::string SansDot(std::string name) {
 // name asked, or by a name a CNAME of that chain leads to (as the answer
 // lists them, in order). Records of any other owner are passed over.
 //
-// Over UDP, through res_nquery, unless the resolver's options ask for TCP
-// (use-vc): then, and when a UDP answer comes truncated, over TCP by
-// QueryOverTcp, within its deadline. A truncated answer is used as it is
-// when no server answers over TCP.
+// The query goes out over UDP through res_nsend (which gives the reply
+// whatever its rcode and answer count, so a truncated reply with no
+// records is seen for what it is), unless the resolver's options ask for
+// TCP (use-vc). Then, and when a UDP reply comes truncated, it goes over
+// TCP by QueryOverTcp, by `tcp_deadline`. A truncated reply stands when no
+// server answers it over TCP.
 QueryEnd Query(res_state state, Transport transport, const std::string& name, int type,
-               std::vector<unsigned char>& answer, std::vector<Address>& addresses) {
+               std::chrono::steady_clock::time_point tcp_deadline, std::vector<unsigned char>& answer,
+               std::vector<Address>& addresses) {
+  std::vector<unsigned char> query(NS_PACKETSZ);
+  int query_length = ::res_nmkquery(state, ns_o_query, name.c_str(), ns_c_in, type, nullptr, 0, nullptr,
+                                    query.data(), static_cast<int>(query.size()));
+  if (query_length <= 0) return QueryEnd::kNoData;
+  query.resize(static_cast<size_t>(query_length));
   int length = -1;
   if (transport == Transport::kUdp) {
     errno = 0;
-    length = ::res_nquery(state, name.c_str(), ns_c_in, type, answer.data(), static_cast<int>(answer.size()));
+    length = ::res_nsend(state, query.data(), query_length, answer.data(), static_cast<int>(answer.size()));
     if (length < 0) {
-      bool silent = state->res_h_errno == TRY_AGAIN && (errno == ETIMEDOUT || errno == ECONNREFUSED);
-      return state->res_h_errno == HOST_NOT_FOUND || silent ? QueryEnd::kStop : QueryEnd::kNoData;
+      // No server answered (or every one failed): not worth a second query.
+      return errno == ETIMEDOUT || errno == ECONNREFUSED ? QueryEnd::kStop : QueryEnd::kNoData;
     }
     length = std::min(length, static_cast<int>(answer.size()));  // a reply cut to the buffer
     if (length >= HFIXEDSZ && (answer[2] & 0x02) != 0) {            // TC: the whole answer is there over TCP
       std::vector<unsigned char> whole(answer.size());
-      int tcp_length = QueryOverTcp(state, name, type, whole);
+      int tcp_length = QueryOverTcp(state, query, whole, tcp_deadline);
       if (tcp_length > 0) {
         answer.swap(whole);
         length = tcp_length;
       }
     }
   } else {
-    length = QueryOverTcp(state, name, type, answer);
+    length = QueryOverTcp(state, query, answer, tcp_deadline);
     if (length < 0) return QueryEnd::kStop;  // no server answered
   }
   ns_msg message;
@@ -249,16 +262,16 @@ struct ResolverState {
 
 }  // namespace
 
-std::vector<Address> LookUpAbsolute(const std::string& name) { return LookUpAbsoluteAt(name, std::nullopt); }
+std::vector<Address> LookUpAbsolute(const std::string& name) { return LookUpAbsoluteAt(name, {}); }
 
-std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::optional<sockaddr_in>& server) {
+std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in>& servers) {
   std::vector<Address> addresses;
   if (name.empty() || name.back() == '.') return addresses;
   ResolverState resolver;
   if (!resolver.open) return addresses;
-  if (server) {
-    resolver.state.nscount = 1;
-    resolver.state.nsaddr_list[0] = *server;
+  if (!servers.empty()) {
+    resolver.state.nscount = static_cast<int>(std::min<size_t>(servers.size(), MAXNS));
+    for (int i = 0; i < resolver.state.nscount; ++i) resolver.state.nsaddr_list[i] = servers[static_cast<size_t>(i)];
     resolver.state.retrans = 1;
     resolver.state.retry = 1;
   }
@@ -266,10 +279,12 @@ std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::option
   // corral asks over TCP itself.
   const Transport transport = (resolver.state.options & RES_USEVC) != 0 ? Transport::kTcp : Transport::kUdp;
   resolver.state.options = (resolver.state.options | RES_IGNTC) & ~static_cast<unsigned long>(RES_USEVC);
+  // The whole lookup's TCP, both queries, within resolv.conf's timeout.
+  const auto tcp_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(resolver.state.retrans, 1));
   const std::string absolute = name + ".";
   std::vector<unsigned char> answer(64 * 1024);
-  if (Query(&resolver.state, transport, absolute, ns_t_a, answer, addresses) != QueryEnd::kStop) {
-    Query(&resolver.state, transport, absolute, ns_t_aaaa, answer, addresses);
+  if (Query(&resolver.state, transport, absolute, ns_t_a, tcp_deadline, answer, addresses) != QueryEnd::kStop) {
+    Query(&resolver.state, transport, absolute, ns_t_aaaa, tcp_deadline, answer, addresses);
   }
   return addresses;
 }

@@ -20,9 +20,11 @@
 // keeps the addresses of the name asked and of the names its CNAMEs lead
 // to (15 links at most), no other owner's. A truncated answer (TC), and
 // every query under use-vc, is asked over TCP by corral itself, of each
-// server in turn, all within resolv.conf's timeout (glibc's own TCP path
+// server in turn until one answers NOERROR or NXDOMAIN (glibc's own TCP path
 // has no deadline: a server that accepts and never answers held the
 // lookup for ever); a truncated answer stands when none answers in time.
+// The lookup's TCP (both queries, every server) gets resolv.conf's timeout
+// in all, each server an equal share of what is left.
 // It blocks for as long as that takes, and gives the
 // addresses once each, IPv4 first, each in the answer's order (none when
 // the lookup failed). It goes to DNS itself, through libresolv, not
@@ -31,14 +33,13 @@
 // loaded, so corral can be a static binary. A name that ends in a dot, or
 // is empty, finds nothing.
 //
-// LookUpAbsoluteAt is the same with one server named (one try of one
-// second), for tests; nullopt is LookUpAbsolute.
+// LookUpAbsoluteAt is the same with the servers named (one try of one
+// second; at most MAXNS of them), for tests; none is LookUpAbsolute.
 #pragma once
 
 #include <netinet/in.h>
 
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,6 @@ namespace corral {
 std::map<std::string, std::vector<Address>> ParseHostsFile(std::string_view text);
 std::map<std::string, std::vector<Address>> ReadHostsFile(const std::string& path);
 std::vector<Address> LookUpAbsolute(const std::string& name);
-std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::optional<sockaddr_in>& server);
+std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in>& servers);
 
 }  // namespace corral

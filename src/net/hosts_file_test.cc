@@ -51,14 +51,17 @@ TEST(HostsFile, NamesMapToTheirAddressesInOrder) {
 //   chainN.corral.test CNAME c1.corral.test, c1 CNAME c2, ... cN A 192.0.2.N
 //   anything else      NXDOMAIN
 // A DNS server on the loopback, over UDP and over TCP on the same port,
-// for a small zone under corral.test. Over UDP, big.corral.test and
-// stall.corral.test come truncated (TC); over TCP big.corral.test has its
-// forty addresses, and stall.corral.test is never answered (its
+// for a small zone under corral.test. Over UDP, big, empty, servfail and
+// stall (.corral.test) come truncated (TC): big, servfail and stall with
+// one address, empty with none. Over TCP big has its forty addresses,
+// empty two, servfail fails (SERVFAIL), and stall is never answered (its
 // connection is closed after three seconds, so a client without a deadline
 // of its own fails a test instead of hanging it).
 class ZoneServer {
  public:
-  ZoneServer() {
+  // kEveryQuery: no query over TCP is ever answered.
+  enum class TcpStall { kStallName, kEveryQuery };
+  explicit ZoneServer(TcpStall stall = TcpStall::kStallName) : stall_(stall) {
     // A TCP port of the same number as the UDP socket's (a few tries: the
     // number may be taken for TCP).
     for (int attempt = 0; attempt < 50 && !tcp_; ++attempt) {
@@ -150,6 +153,7 @@ class ZoneServer {
     // The question: labels from byte 12, then type and class.
     std::string name;
     size_t at = 12;
+    if (over == Over::kTcp && stall_ == TcpStall::kEveryQuery) return std::nullopt;
     while (at < static_cast<size_t>(n) && query[at] != 0) {
       size_t label = query[at++];
       if (!name.empty()) name += '.';
@@ -230,12 +234,18 @@ class ZoneServer {
     } else if (name == "both.corral.test") {
       if (type == 1) record(question_name, 1, {192, 0, 2, 9});
       if (type == 28) record(question_name, 28, v6_9);
-    } else if (name == "big.corral.test" || name == "stall.corral.test") {
+    } else if (name == "big.corral.test" || name == "stall.corral.test" || name == "servfail.corral.test" ||
+               name == "empty.corral.test") {
       if (type == 1 && over == Over::kUdp) {
-        reply[2] |= 0x02;  // TC: one address here, the rest only over TCP
-        record(question_name, 1, {192, 0, 2, 100});
+        reply[2] |= 0x02;  // TC: one address here (none for empty), the rest only over TCP
+        if (name != "empty.corral.test") record(question_name, 1, {192, 0, 2, 100});
       } else if (type == 1 && name == "stall.corral.test") {
         return std::nullopt;
+      } else if (type == 1 && name == "servfail.corral.test") {
+        reply[3] = 0x82;  // SERVFAIL
+      } else if (type == 1 && name == "empty.corral.test") {
+        record(question_name, 1, {192, 0, 2, 200});
+        record(question_name, 1, {192, 0, 2, 201});
       } else if (type == 1) {
         for (uint8_t i = 100; i < 140; ++i) record(question_name, 1, {192, 0, 2, i});
       }
@@ -246,6 +256,7 @@ class ZoneServer {
     return reply;
   }
 
+  TcpStall stall_;
   UniqueFd socket_;
   UniqueFd tcp_;
   sockaddr_in address_ = {};
@@ -263,14 +274,14 @@ std::vector<std::string> Strings(const std::vector<Address>& addresses) {
 
 TEST(LookUpAbsolute, AsksForTheNameAsAbsoluteAndGivesIpv4ThenIpv6OnceEach) {
   ZoneServer server;
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("v4.corral.test", server.address())),
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("v4.corral.test", {server.address()})),
             (std::vector<std::string>{"192.0.2.1", "192.0.2.2"}));
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("v6.corral.test", server.address())), std::vector<std::string>{"2001:db8::1"});
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("both.corral.test", server.address())),
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("v6.corral.test", {server.address()})), std::vector<std::string>{"2001:db8::1"});
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("both.corral.test", {server.address()})),
             (std::vector<std::string>{"192.0.2.9", "2001:db8::9"}));
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("alias.corral.test", server.address())), std::vector<std::string>{"192.0.2.1"})
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("alias.corral.test", {server.address()})), std::vector<std::string>{"192.0.2.1"})
       << "the CNAME's target's address, the CNAME itself skipped";
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("stray.corral.test", server.address())), std::vector<std::string>{"192.0.2.7"})
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("stray.corral.test", {server.address()})), std::vector<std::string>{"192.0.2.7"})
       << "a record of another owner is not the name's";
   // No search domain was ever appended: the server saw exactly these names.
   EXPECT_EQ(server.asked(), (std::vector<std::string>{"v4.corral.test/A", "v4.corral.test/AAAA", "v6.corral.test/A",
@@ -282,15 +293,15 @@ TEST(LookUpAbsolute, AsksForTheNameAsAbsoluteAndGivesIpv4ThenIpv6OnceEach) {
 
 TEST(LookUpAbsolute, ACnameChainIsFollowedFifteenLinksAndNoFurther) {
   ZoneServer server;
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("chain3.corral.test", server.address())), std::vector<std::string>{"192.0.2.3"});
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("chain15.corral.test", server.address())),
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("chain3.corral.test", {server.address()})), std::vector<std::string>{"192.0.2.3"});
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("chain15.corral.test", {server.address()})),
             std::vector<std::string>{"192.0.2.15"});
-  EXPECT_TRUE(LookUpAbsoluteAt("chain16.corral.test", server.address()).empty());
+  EXPECT_TRUE(LookUpAbsoluteAt("chain16.corral.test", {server.address()}).empty());
 }
 
 TEST(LookUpAbsolute, ANameThatDoesNotExistIsAskedOnceAndFindsNothing) {
   ZoneServer server;
-  EXPECT_TRUE(LookUpAbsoluteAt("gone.corral.test", server.address()).empty());
+  EXPECT_TRUE(LookUpAbsoluteAt("gone.corral.test", {server.address()}).empty());
   EXPECT_EQ(server.asked(), std::vector<std::string>{"gone.corral.test/A"}) << "no AAAA after NXDOMAIN";
 }
 
@@ -303,7 +314,7 @@ TEST(LookUpAbsolute, NoServerAnsweringFindsNothingAfterOneQuery) {
   socklen_t length = sizeof address;
   ASSERT_EQ(::bind(silent.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
   ASSERT_EQ(::getsockname(silent.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
-  EXPECT_TRUE(LookUpAbsoluteAt("v4.corral.test", address).empty());
+  EXPECT_TRUE(LookUpAbsoluteAt("v4.corral.test", {address}).empty());
   char buffer[512];
   int queries = 0;
   while (::recv(silent.get(), buffer, sizeof buffer, MSG_DONTWAIT) > 0) ++queries;
@@ -315,9 +326,43 @@ TEST(LookUpAbsolute, ATruncatedAnswerIsAskedAgainOverTcp) {
   ZoneServer server;
   std::vector<std::string> expected;
   for (int i = 100; i < 140; ++i) expected.push_back("192.0.2." + std::to_string(i));
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("big.corral.test", server.address())), expected);
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("big.corral.test", {server.address()})), expected);
   EXPECT_EQ(server.asked(),
             (std::vector<std::string>{"big.corral.test/A", "big.corral.test/A/tcp", "big.corral.test/AAAA"}));
+}
+
+// The usual truncated reply carries no record at all (BIND, Unbound): it
+// too is asked again over TCP.
+TEST(LookUpAbsolute, ATruncatedReplyWithNoRecordsIsAskedAgainOverTcp) {
+  ZoneServer server;
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("empty.corral.test", {server.address()})),
+            (std::vector<std::string>{"192.0.2.200", "192.0.2.201"}));
+  EXPECT_EQ(server.asked(),
+            (std::vector<std::string>{"empty.corral.test/A", "empty.corral.test/A/tcp", "empty.corral.test/AAAA"}));
+}
+
+// A server that fails the query over TCP does not take away what the
+// truncated reply held.
+TEST(LookUpAbsolute, AFailureOverTcpLeavesTheTruncatedAnswer) {
+  ZoneServer server;
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("servfail.corral.test", {server.address()})),
+            std::vector<std::string>{"192.0.2.100"});
+}
+
+// A first server that never answers over TCP gets its share of the
+// timeout (half of one second), not all of it: the second one answers.
+TEST(LookUpAbsolute, AServerSilentOverTcpLeavesTimeForTheNext) {
+  ZoneServer silent(ZoneServer::TcpStall::kEveryQuery);
+  ZoneServer answering;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> found = Strings(LookUpAbsoluteAt("big.corral.test", {silent.address(), answering.address()}));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(found.size(), 40u);
+  EXPECT_EQ(found.back(), "192.0.2.139");
+  EXPECT_GE(took, std::chrono::milliseconds(400)) << "the first server was not given its share";
+  EXPECT_EQ(silent.asked(), (std::vector<std::string>{"big.corral.test/A", "big.corral.test/AAAA"}))
+      << "over TCP it never got as far as reading a name";
+  EXPECT_EQ(answering.asked(), std::vector<std::string>{"big.corral.test/A/tcp"});
 }
 
 // glibc's own TCP path waits for ever on a server that accepts and never
@@ -327,7 +372,7 @@ TEST(LookUpAbsolute, ATruncatedAnswerIsAskedAgainOverTcp) {
 TEST(LookUpAbsolute, AServerThatNeverAnswersOverTcpCostsOneTimeoutAndTheTruncatedAnswerIsKept) {
   ZoneServer server;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(Strings(LookUpAbsoluteAt("stall.corral.test", server.address())),
+  EXPECT_EQ(Strings(LookUpAbsoluteAt("stall.corral.test", {server.address()})),
             std::vector<std::string>{"192.0.2.100"});
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GE(took, std::chrono::milliseconds(900));
@@ -344,8 +389,8 @@ TEST(LookUpAbsolute, AServerThatNeverAnswersOverTcpCostsOneTimeoutAndTheTruncate
 // answers are right.
 [[noreturn]] void LookUpOverTcpAloneAndExit() {
   ZoneServer server;
-  std::vector<Address> found = LookUpAbsoluteAt("both.corral.test", server.address());
-  std::vector<Address> gone = LookUpAbsoluteAt("gone.corral.test", server.address());
+  std::vector<Address> found = LookUpAbsoluteAt("both.corral.test", {server.address()});
+  std::vector<Address> gone = LookUpAbsoluteAt("gone.corral.test", {server.address()});
   bool right = Strings(found) == std::vector<std::string>{"192.0.2.9", "2001:db8::9"} && gone.empty();
   // No AAAA after NXDOMAIN over TCP either.
   bool only_tcp = server.asked() ==
@@ -365,8 +410,8 @@ TEST(LookUpAbsoluteDeathTest, UseVcAsksOverTcpAlone) {
 
 TEST(LookUpAbsolute, AnEmptyNameOrOneEndingInADotFindsNothing) {
   ZoneServer server;
-  EXPECT_TRUE(LookUpAbsoluteAt("", server.address()).empty());
-  EXPECT_TRUE(LookUpAbsoluteAt("v4.corral.test.", server.address()).empty());
+  EXPECT_TRUE(LookUpAbsoluteAt("", {server.address()}).empty());
+  EXPECT_TRUE(LookUpAbsoluteAt("v4.corral.test.", {server.address()}).empty());
   EXPECT_TRUE(server.asked().empty());
 }
 
