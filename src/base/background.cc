@@ -57,8 +57,14 @@ Background::~Background() {
 
 void Background::Wait() {
   if (Take()) {  // the thread has not begun: the caller does the work
+    // Done however the work ends, so the destructor's Wait never waits for
+    // work that threw out of this one.
+    struct Finished {
+      Background* self;
+      ~Finished() { self->Finish(); }
+    } finished{this};
     work_();
-    return Finish();
+    return;
   }
   // The work is mostly about to end when the caller gets here: it is
   // watched for kSpin before the caller sleeps, since waking a sleeping CPU

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -56,6 +57,8 @@ struct HeldEnd {
 };
 
 TEST(BackgroundTest, WaitReturnsOnceTheWorkIsDoneAndTheObjectGoingJoinsItsThread) {
+  g_let_end = 0;  // as it was, under --gtest_repeat too
+  g_ended = 0;
   cpu_set_t cpus;
   ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
   ASSERT_GE(CPU_COUNT(&cpus), 2) << "this test needs two CPUs";
@@ -145,6 +148,28 @@ TEST(BackgroundTest, AWaitBeforeTheThreadBeginsDoesTheWorkInTheCallerAndTheWorkR
   }
   EXPECT_GT(in_caller, 0) << "no Wait did the work the thread had not begun";
   std::printf("in the caller %d, on the thread %d\n", in_caller, in_thread);
+}
+
+// Work that throws in the caller's Wait leaves the object done: the
+// exception reaches the caller, and the destructor does not wait for ever.
+TEST(BackgroundTest, WorkThatThrowsInTheCallerLeavesTheObjectDone) {
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  ASSERT_GE(CPU_COUNT(&cpus), 2) << "this test needs two CPUs";
+  int thrown = 0;
+  for (int i = 0; i < 50 && thrown == 0; ++i) {
+    const pid_t me = static_cast<pid_t>(::syscall(SYS_gettid));
+    Background work([me] {
+      if (static_cast<pid_t>(::syscall(SYS_gettid)) == me) throw std::runtime_error("in the caller");
+    });
+    try {
+      work.Wait();
+    } catch (const std::runtime_error&) {
+      ++thrown;
+      work.Wait();  // returns: the work is done
+    }
+  }  // each object going returns too
+  EXPECT_EQ(thrown, 1) << "no Wait took the work in fifty tries";
 }
 
 // With one CPU there is nothing to run beside: the work runs in the caller.
