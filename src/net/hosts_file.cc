@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <optional>
 
 #include "base/unique_fd.h"
@@ -169,11 +170,7 @@ std::string SansDot(std::string name) {
   return name;
 }
 
-// The A or AAAA records of the answer that belong to `name`: owned by the
-// name asked, or by a name a CNAME of that chain leads to (as the answer
-// lists them, in order). Records of any other owner are passed over.
-//
-// The query goes out over UDP through res_nsend (which gives the reply
+// The A or AAAA records `name` has (AddressesInDnsAnswer). The query goes out over UDP through res_nsend (which gives the reply
 // whatever its rcode and answer count, so a truncated reply with no
 // records is seen for what it is), unless the resolver's options ask for
 // TCP (use-vc). Then, and when a UDP reply comes truncated, it goes over
@@ -208,10 +205,38 @@ QueryEnd Query(res_state state, Transport transport, const std::string& name, in
     length = QueryOverTcp(state, query, answer, tcp_deadline);
     if (length < 0) return QueryEnd::kStop;  // no server answered
   }
+  switch (AddressesInDnsAnswer(std::span<const unsigned char>(answer.data(), static_cast<size_t>(length)), name, type,
+                               addresses)) {
+    case DnsAnswerEnd::kNoSuchName: return QueryEnd::kStop;
+    case DnsAnswerEnd::kNoData: return QueryEnd::kNoData;
+    case DnsAnswerEnd::kAnswered: return QueryEnd::kAnswered;
+  }
+  return QueryEnd::kNoData;
+}
+
+// res_ninit's state, closed however the lookup ends.
+struct ResolverState {
+  struct __res_state state = {};
+  bool open = false;
+  ResolverState() { open = ::res_ninit(&state) == 0; }
+  ~ResolverState() {
+    if (open) ::res_nclose(&state);
+  }
+  ResolverState(const ResolverState&) = delete;
+  ResolverState& operator=(const ResolverState&) = delete;
+};
+
+}  // namespace
+
+DnsAnswerEnd AddressesInDnsAnswer(std::span<const unsigned char> answer, const std::string& name, int type,
+                                  std::vector<Address>& addresses) {
+  if (type != ns_t_a && type != ns_t_aaaa) return DnsAnswerEnd::kNoData;
   ns_msg message;
-  if (::ns_initparse(answer.data(), length, &message) != 0) return QueryEnd::kNoData;
-  if (ns_msg_getflag(message, ns_f_rcode) == ns_r_nxdomain) return QueryEnd::kStop;
-  if (ns_msg_getflag(message, ns_f_rcode) != ns_r_noerror) return QueryEnd::kNoData;
+  if (answer.size() > NS_MAXMSG || ::ns_initparse(answer.data(), static_cast<int>(answer.size()), &message) != 0) {
+    return DnsAnswerEnd::kNoData;
+  }
+  if (ns_msg_getflag(message, ns_f_rcode) == ns_r_nxdomain) return DnsAnswerEnd::kNoSuchName;
+  if (ns_msg_getflag(message, ns_f_rcode) != ns_r_noerror) return DnsAnswerEnd::kNoData;
   std::vector<std::string> chain = {SansDot(name)};
   auto in_chain = [&chain](const char* owner) {
     std::string mine = SansDot(owner);
@@ -245,22 +270,8 @@ QueryEnd Query(res_state state, Transport transport, const std::string& name, in
       addresses.push_back(*address);
     }
   }
-  return QueryEnd::kAnswered;
+  return DnsAnswerEnd::kAnswered;
 }
-
-// res_ninit's state, closed however the lookup ends.
-struct ResolverState {
-  struct __res_state state = {};
-  bool open = false;
-  ResolverState() { open = ::res_ninit(&state) == 0; }
-  ~ResolverState() {
-    if (open) ::res_nclose(&state);
-  }
-  ResolverState(const ResolverState&) = delete;
-  ResolverState& operator=(const ResolverState&) = delete;
-};
-
-}  // namespace
 
 std::vector<Address> LookUpAbsolute(const std::string& name) { return LookUpAbsoluteAt(name, {}); }
 

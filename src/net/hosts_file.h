@@ -33,6 +33,14 @@
 // loaded, so corral can be a static binary. A name that ends in a dot, or
 // is empty, finds nothing.
 //
+// AddressesInDnsAnswer reads one DNS answer (untrusted bytes, any length)
+// for `name`'s `type` records (ns_t_a or ns_t_aaaa; any other type gives
+// kNoData): it appends to `addresses` each address of that type owned by
+// the name or by a name its CNAMEs lead to (15 links at most), once each,
+// in the answer's order, and says how the answer ended: NXDOMAIN, no data
+// (an answer it cannot parse, an rcode other than NOERROR; its records are
+// not read), or answered. A record it cannot parse ends the reading there.
+//
 // LookUpAbsoluteAt is the same with the servers named (one try of one
 // second; at most MAXNS of them), for tests; none is LookUpAbsolute.
 #pragma once
@@ -40,6 +48,7 @@
 #include <netinet/in.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +59,9 @@ namespace corral {
 
 std::map<std::string, std::vector<Address>> ParseHostsFile(std::string_view text);
 std::map<std::string, std::vector<Address>> ReadHostsFile(const std::string& path);
+enum class DnsAnswerEnd { kAnswered, kNoData, kNoSuchName };
+DnsAnswerEnd AddressesInDnsAnswer(std::span<const unsigned char> answer, const std::string& name, int type,
+                                  std::vector<Address>& addresses);
 std::vector<Address> LookUpAbsolute(const std::string& name);
 std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in>& servers);
 
