@@ -71,7 +71,7 @@ void Background::Wait() {
   // took longer here (about 40 us in a VM) than the work had left.
   const auto until = std::chrono::steady_clock::now() + kSpin;
   while (state_.load(std::memory_order_acquire) != kDone && std::chrono::steady_clock::now() < until) CpuRelax();
-  for (uint32_t now = state_.load(std::memory_order_acquire); now != kDone; now = state_.load(std::memory_order_acquire)) {
+  for (uint32_t now; (now = state_.load(std::memory_order_acquire)) != kDone;) {
     state_.wait(now, std::memory_order_acquire);
   }
 }

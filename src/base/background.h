@@ -8,10 +8,10 @@
 // (it starts with every signal blocked), so a handler of the process runs
 // on the thread that expects it, and a signal a thread waits for (sigwait,
 // signalfd) is never taken by this one; unless the caller takes it first
-// (below), when it runs in the caller, with the caller's signal mask. It begins off the CPU the caller
-// ran on (its CPUs are set before its first instruction): a new thread is
-// queued on its creator's CPU and would take turns with it there while
-// another CPU idles. Once begun it may run on any CPU the caller may, so a
+// (below), when it runs in the caller, with the caller's signal mask. It
+// begins off the CPU the caller ran on (its CPUs are set before its first
+// instruction): a new thread is queued on its creator's CPU and would take
+// turns with it there while another CPU idles. Once begun it may run on any CPU the caller may, so a
 // busy other CPU does not hold it while the caller waits. With one CPU, or
 // when no thread can be made, the work runs at once in the caller.
 //

@@ -39,7 +39,9 @@ inline std::optional<std::string> CheckDnsAnswerReader(std::span<const uint8_t> 
       if (found.size() * (width + 12) > bytes.size()) return what + std::to_string(found.size()) + " addresses";
       for (size_t i = 0; i < found.size(); ++i) {
         const Address& address = found[i];
-        if ((address.family() == AddressFamily::kIpv4) != (type == ns_t_a)) return what + "an address of the other family";
+        if ((address.family() == AddressFamily::kIpv4) != (type == ns_t_a)) {
+          return what + "an address of the other family";
+        }
         if (std::find(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(i), address) !=
             found.begin() + static_cast<std::ptrdiff_t>(i)) {
           return what + "an address given twice";

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <span>
 #include <optional>
+#include <span>
 
 #include "base/unique_fd.h"
 
@@ -170,12 +170,13 @@ std::string SansDot(std::string name) {
   return name;
 }
 
-// The A or AAAA records `name` has (AddressesInDnsAnswer). The query goes out over UDP through res_nsend (which gives the reply
-// whatever its rcode and answer count, so a truncated reply with no
-// records is seen for what it is), unless the resolver's options ask for
-// TCP (use-vc). Then, and when a UDP reply comes truncated, it goes over
-// TCP by QueryOverTcp, by `tcp_deadline`. A truncated reply stands when no
-// server answers it over TCP.
+// The A or AAAA records `name` has (AddressesInDnsAnswer). The query goes
+// out over UDP through res_nsend (which gives the reply whatever its rcode
+// and answer count, so a truncated reply with no records is seen for what
+// it is), unless the resolver's options ask for TCP (use-vc). Then, and
+// when a UDP reply comes truncated, it goes over TCP by QueryOverTcp, by
+// `tcp_deadline`. A truncated reply stands when no server answers it over
+// TCP.
 QueryEnd Query(res_state state, Transport transport, const std::string& name, int type,
                std::chrono::steady_clock::time_point tcp_deadline, std::vector<unsigned char>& answer,
                std::vector<Address>& addresses) {
@@ -291,7 +292,8 @@ std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector
   const Transport transport = (resolver.state.options & RES_USEVC) != 0 ? Transport::kTcp : Transport::kUdp;
   resolver.state.options = (resolver.state.options | RES_IGNTC) & ~static_cast<unsigned long>(RES_USEVC);
   // The whole lookup's TCP, both queries, within resolv.conf's timeout.
-  const auto tcp_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(resolver.state.retrans, 1));
+  const auto tcp_deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(std::max(resolver.state.retrans, 1));
   const std::string absolute = name + ".";
   std::vector<unsigned char> answer(64 * 1024);
   if (Query(&resolver.state, transport, absolute, ns_t_a, tcp_deadline, answer, addresses) != QueryEnd::kStop) {

@@ -355,7 +355,8 @@ TEST(LookUpAbsolute, AServerSilentOverTcpLeavesTimeForTheNext) {
   ZoneServer silent(ZoneServer::TcpStall::kEveryQuery);
   ZoneServer answering;
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::string> found = Strings(LookUpAbsoluteAt("big.corral.test", {silent.address(), answering.address()}));
+  std::vector<std::string> found =
+      Strings(LookUpAbsoluteAt("big.corral.test", {silent.address(), answering.address()}));
   const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_EQ(found.size(), 40u);
   EXPECT_EQ(found.back(), "192.0.2.139");
@@ -393,8 +394,9 @@ TEST(LookUpAbsolute, AServerThatNeverAnswersOverTcpCostsOneTimeoutAndTheTruncate
   std::vector<Address> gone = LookUpAbsoluteAt("gone.corral.test", {server.address()});
   bool right = Strings(found) == std::vector<std::string>{"192.0.2.9", "2001:db8::9"} && gone.empty();
   // No AAAA after NXDOMAIN over TCP either.
-  bool only_tcp = server.asked() ==
-                  std::vector<std::string>{"both.corral.test/A/tcp", "both.corral.test/AAAA/tcp", "gone.corral.test/A/tcp"};
+  const std::vector<std::string> over_tcp = {"both.corral.test/A/tcp", "both.corral.test/AAAA/tcp",
+                                             "gone.corral.test/A/tcp"};
+  bool only_tcp = server.asked() == over_tcp;
   std::fprintf(stderr, "found %zu, asked:", found.size());
   for (const std::string& asked : server.asked()) std::fprintf(stderr, " %s", asked.c_str());
   std::fprintf(stderr, "\n");
