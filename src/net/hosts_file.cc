@@ -133,6 +133,21 @@ int ExchangeOverTcp(const sockaddr* server, socklen_t server_length, const std::
   return static_cast<int>(length);
 }
 
+// resolv.conf's edns0, as glibc's res_nquery honours it (res_nmkquery
+// alone does not): an OPT record offering UDP answers of up to 1200 bytes,
+// so an answer that size needs no second query over TCP.
+constexpr unsigned kEdnsUdpSize = 1200;
+
+void AddEdnsOption(std::vector<unsigned char>& query) {
+  // The root name, type OPT (41), the UDP size in its class, no extended
+  // rcode, version or flags, and no data.
+  const unsigned char option[] = {0, 0, 41, kEdnsUdpSize >> 8, kEdnsUdpSize & 0xff, 0, 0, 0, 0, 0, 0};
+  query.insert(query.end(), std::begin(option), std::end(option));
+  const unsigned additional = (static_cast<unsigned>(query[10]) << 8 | query[11]) + 1;
+  query[10] = static_cast<unsigned char>(additional >> 8);
+  query[11] = static_cast<unsigned char>(additional);
+}
+
 // The rcode of a whole header.
 int Rcode(const std::vector<unsigned char>& answer) { return answer[3] & 0x0f; }
 
@@ -187,11 +202,21 @@ QueryEnd Query(res_state state, Transport transport, const std::string& name, in
   query.resize(static_cast<size_t>(query_length));
   int length = -1;
   if (transport == Transport::kUdp) {
-    errno = 0;
-    length = ::res_nsend(state, query.data(), query_length, answer.data(), static_cast<int>(answer.size()));
-    if (length < 0) {
-      // No server answered (or every one failed): not worth a second query.
-      return errno == ETIMEDOUT || errno == ECONNREFUSED ? QueryEnd::kStop : QueryEnd::kNoData;
+    // Over UDP with EDNS0 where resolv.conf asks for it, and asked again
+    // without it when a server refuses it (FORMERR), as glibc does.
+    const bool edns = (state->options & RES_USE_EDNS0) != 0;
+    for (bool with_edns : {true, false}) {
+      if (with_edns && !edns) continue;
+      std::vector<unsigned char> sent = query;
+      if (with_edns) AddEdnsOption(sent);
+      errno = 0;
+      length = ::res_nsend(state, sent.data(), static_cast<int>(sent.size()), answer.data(),
+                           static_cast<int>(answer.size()));
+      if (length < 0) {
+        // No server answered (or every one failed): not worth a second query.
+        return errno == ETIMEDOUT || errno == ECONNREFUSED ? QueryEnd::kStop : QueryEnd::kNoData;
+      }
+      if (!with_edns || length < HFIXEDSZ || (answer[3] & 0x0f) != ns_r_formerr) break;
     }
     length = std::min(length, static_cast<int>(answer.size()));  // a reply cut to the buffer
     if (length >= HFIXEDSZ && (answer[2] & 0x02) != 0) {            // TC: the whole answer is there over TCP

@@ -14,24 +14,26 @@
 //   std::vector<Address> found = LookUpAbsolute("registry.npmjs.org");
 //
 // LookUpAbsolute asks the DNS servers of the host's /etc/resolv.conf (its
-// options too: timeout, attempts, rotate) for `name.`, so no search domain
-// is appended: an A query, then an AAAA query unless the first found that
-// the name does not exist or that no server answers. Of each answer it
-// keeps the addresses of the name asked and of the names its CNAMEs lead
-// to (15 links at most), no other owner's. A truncated answer (TC), and
-// every query under use-vc, is asked over TCP by corral itself, of each
-// server in turn until one answers NOERROR or NXDOMAIN (glibc's own TCP path
-// has no deadline: a server that accepts and never answers held the
-// lookup for ever); a truncated answer stands when none answers in time.
-// The lookup's TCP (both queries, every server) gets resolv.conf's timeout
-// in all, each server an equal share of what is left.
-// It blocks for as long as that takes, and gives the
-// addresses once each, IPv4 first, each in the answer's order (none when
-// the lookup failed). It goes to DNS itself, through libresolv, not
-// through getaddrinfo and the name service switch: /etc/hosts is read by
-// the caller (ReadHostsFile), and no other module of nsswitch.conf is
-// loaded, so corral can be a static binary. A name that ends in a dot, or
-// is empty, finds nothing.
+// options too: timeout, attempts, rotate, edns0, use-vc) for `name.`, so
+// no search domain is appended: an A query, then an AAAA query unless the
+// first found that the name does not exist or that no server answers. Of
+// each answer it keeps the addresses of the name asked and of the names
+// its CNAMEs lead to (15 links at most), no other owner's. Under edns0 a
+// UDP query offers answers of 1200 bytes, and a server that refuses that
+// (FORMERR) is asked again without. A truncated answer (TC), and every
+// query under use-vc, is asked over TCP by corral itself, of each server
+// in turn (rotate or not) until one answers NOERROR or NXDOMAIN (glibc's
+// own TCP path has no deadline: a server that accepts and never answers
+// held the lookup for ever); a truncated answer stands when none answers
+// in time. The lookup's TCP (both queries, every server) gets
+// resolv.conf's timeout in all, each server an equal share of what is
+// left. It blocks for as long as that takes, and gives the addresses once
+// each, IPv4 first, each in the answer's order (none when the lookup
+// failed). It goes to DNS itself, through libresolv, not through
+// getaddrinfo and the name service switch: /etc/hosts is read by the
+// caller (ReadHostsFile), and no other module of nsswitch.conf is loaded,
+// so corral can be a static binary. A name that ends in a dot, or is
+// empty, finds nothing.
 //
 // AddressesInDnsAnswer reads one DNS answer (untrusted bytes, any length)
 // for `name`'s `type` records (ns_t_a or ns_t_aaaa; any other type gives

@@ -92,6 +92,11 @@ class ZoneServer {
     std::lock_guard<std::mutex> lock(mutex_);
     return asked_;
   }
+  // The queries (as asked() names them) that carried an EDNS0 OPT record.
+  std::vector<std::string> asked_with_edns() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return asked_with_edns_;
+  }
 
  private:
   enum class Over { kUdp, kTcp };
@@ -163,9 +168,15 @@ class ZoneServer {
     size_t question_end = at + 5;
     if (question_end > static_cast<size_t>(n)) return std::nullopt;
     uint16_t type = static_cast<uint16_t>(query[at + 1] << 8 | query[at + 2]);
+    // An OPT record: the additional count, and the record's type right
+    // after the question (the root name, then 41).
+    const bool edns = (query[10] != 0 || query[11] != 0) && question_end + 3 <= static_cast<size_t>(n) &&
+                      query[question_end] == 0 && query[question_end + 1] == 0 && query[question_end + 2] == 41;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      asked_.push_back(name + (type == 1 ? "/A" : type == 28 ? "/AAAA" : "/?") + (over == Over::kTcp ? "/tcp" : ""));
+      std::string asked = name + (type == 1 ? "/A" : type == 28 ? "/AAAA" : "/?") + (over == Over::kTcp ? "/tcp" : "");
+      asked_.push_back(asked);
+      if (edns) asked_with_edns_.push_back(asked);
     }
     std::vector<uint8_t> reply(query, query + question_end);
     reply[2] = 0x81;  // a response, recursion desired
@@ -234,6 +245,12 @@ class ZoneServer {
     } else if (name == "both.corral.test") {
       if (type == 1) record(question_name, 1, {192, 0, 2, 9});
       if (type == 28) record(question_name, 28, v6_9);
+    } else if (name == "old.corral.test") {  // a server that knows no EDNS0
+      if (edns) {
+        reply[3] = 0x81;  // FORMERR
+        return reply;
+      }
+      if (type == 1) record(question_name, 1, {192, 0, 2, 77});
     } else if (name == "big.corral.test" || name == "stall.corral.test" || name == "servfail.corral.test" ||
                name == "empty.corral.test") {
       if (type == 1 && over == Over::kUdp) {
@@ -263,6 +280,7 @@ class ZoneServer {
   std::atomic<bool> stop_ = false;
   std::mutex mutex_;
   std::vector<std::string> asked_;
+  std::vector<std::string> asked_with_edns_;
   std::thread thread_;
 };
 
@@ -401,6 +419,35 @@ TEST(LookUpAbsolute, AServerThatNeverAnswersOverTcpCostsOneTimeoutAndTheTruncate
   for (const std::string& asked : server.asked()) std::fprintf(stderr, " %s", asked.c_str());
   std::fprintf(stderr, "\n");
   std::_Exit(right && only_tcp ? 0 : 1);
+}
+
+// resolv.conf's edns0 (RES_OPTIONS here, as above): the UDP queries carry
+// an OPT record, and a server that refuses it (FORMERR) is asked again
+// without one.
+[[noreturn]] void LookUpWithEdnsAndExit() {
+  ZoneServer server;
+  std::vector<Address> found = LookUpAbsoluteAt("v4.corral.test", {server.address()});
+  std::vector<Address> old = LookUpAbsoluteAt("old.corral.test", {server.address()});
+  bool right = Strings(found) == std::vector<std::string>{"192.0.2.1", "192.0.2.2"} &&
+               Strings(old) == std::vector<std::string>{"192.0.2.77"};
+  const std::vector<std::string> asked = {"v4.corral.test/A", "v4.corral.test/AAAA", "old.corral.test/A",
+                                          "old.corral.test/A", "old.corral.test/AAAA", "old.corral.test/AAAA"};
+  const std::vector<std::string> with_edns = {"v4.corral.test/A", "v4.corral.test/AAAA", "old.corral.test/A",
+                                              "old.corral.test/AAAA"};
+  bool as_expected = server.asked() == asked && server.asked_with_edns() == with_edns;
+  std::fprintf(stderr, "asked:");
+  for (const std::string& one : server.asked()) std::fprintf(stderr, " %s", one.c_str());
+  std::fprintf(stderr, "; with EDNS0:");
+  for (const std::string& one : server.asked_with_edns()) std::fprintf(stderr, " %s", one.c_str());
+  std::fprintf(stderr, "\n");
+  std::_Exit(right && as_expected ? 0 : 1);
+}
+
+TEST(LookUpAbsoluteDeathTest, Edns0IsOfferedAndDroppedForAServerThatRefusesIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ASSERT_EQ(::setenv("RES_OPTIONS", "edns0", 1), 0);
+  EXPECT_EXIT(LookUpWithEdnsAndExit(), ::testing::ExitedWithCode(0), "");
+  ::unsetenv("RES_OPTIONS");
 }
 
 TEST(LookUpAbsoluteDeathTest, UseVcAsksOverTcpAlone) {
