@@ -134,8 +134,9 @@ int ExchangeOverTcp(const sockaddr* server, socklen_t server_length, const std::
 }
 
 // resolv.conf's edns0, as glibc's res_nquery honours it (res_nmkquery
-// alone does not): an OPT record offering UDP answers of up to 1200 bytes,
-// so an answer that size needs no second query over TCP.
+// alone does not): an OPT record offering UDP answers of up to 1200 bytes
+// (what glibc offers), so an answer that size needs no second query over
+// TCP.
 constexpr unsigned kEdnsUdpSize = 1200;
 
 void AddEdnsOption(std::vector<unsigned char>& query) {
@@ -193,8 +194,8 @@ std::string SansDot(std::string name) {
 // `tcp_deadline`. A truncated reply stands when no server answers it over
 // TCP.
 QueryEnd Query(res_state state, Transport transport, const std::string& name, int type,
-               std::chrono::steady_clock::time_point tcp_deadline, std::vector<unsigned char>& answer,
-               std::vector<Address>& addresses) {
+               std::chrono::steady_clock::time_point tcp_deadline, bool& edns_refused,
+               std::vector<unsigned char>& answer, std::vector<Address>& addresses) {
   std::vector<unsigned char> query(NS_PACKETSZ);
   int query_length = ::res_nmkquery(state, ns_o_query, name.c_str(), ns_c_in, type, nullptr, 0, nullptr,
                                     query.data(), static_cast<int>(query.size()));
@@ -202,11 +203,13 @@ QueryEnd Query(res_state state, Transport transport, const std::string& name, in
   query.resize(static_cast<size_t>(query_length));
   int length = -1;
   if (transport == Transport::kUdp) {
-    // Over UDP with EDNS0 where resolv.conf asks for it, and asked again
-    // without it when a server refuses it (FORMERR), as glibc does.
-    const bool edns = (state->options & RES_USE_EDNS0) != 0;
+    // Over UDP with EDNS0 where resolv.conf asks for it. A server that
+    // refuses it with FORMERR is asked again without it, and the rest of
+    // the lookup goes without (glibc 2.36 has no such retry). One that
+    // answers FORMERR without repeating the question is dropped by
+    // res_nsend as a stray reply and so looks silent, as under glibc.
     for (bool with_edns : {true, false}) {
-      if (with_edns && !edns) continue;
+      if (with_edns && (edns_refused || (state->options & RES_USE_EDNS0) == 0)) continue;
       std::vector<unsigned char> sent = query;
       if (with_edns) AddEdnsOption(sent);
       errno = 0;
@@ -217,6 +220,7 @@ QueryEnd Query(res_state state, Transport transport, const std::string& name, in
         return errno == ETIMEDOUT || errno == ECONNREFUSED ? QueryEnd::kStop : QueryEnd::kNoData;
       }
       if (!with_edns || length < HFIXEDSZ || (answer[3] & 0x0f) != ns_r_formerr) break;
+      edns_refused = true;
     }
     length = std::min(length, static_cast<int>(answer.size()));  // a reply cut to the buffer
     if (length >= HFIXEDSZ && (answer[2] & 0x02) != 0) {            // TC: the whole answer is there over TCP
@@ -321,8 +325,10 @@ std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector
       std::chrono::steady_clock::now() + std::chrono::seconds(std::max(resolver.state.retrans, 1));
   const std::string absolute = name + ".";
   std::vector<unsigned char> answer(64 * 1024);
-  if (Query(&resolver.state, transport, absolute, ns_t_a, tcp_deadline, answer, addresses) != QueryEnd::kStop) {
-    Query(&resolver.state, transport, absolute, ns_t_aaaa, tcp_deadline, answer, addresses);
+  bool edns_refused = false;  // a server answered FORMERR to EDNS0: the rest goes without
+  if (Query(&resolver.state, transport, absolute, ns_t_a, tcp_deadline, edns_refused, answer, addresses) !=
+      QueryEnd::kStop) {
+    Query(&resolver.state, transport, absolute, ns_t_aaaa, tcp_deadline, edns_refused, answer, addresses);
   }
   return addresses;
 }

@@ -20,7 +20,9 @@
 // each answer it keeps the addresses of the name asked and of the names
 // its CNAMEs lead to (15 links at most), no other owner's. Under edns0 a
 // UDP query offers answers of 1200 bytes, and a server that refuses that
-// (FORMERR) is asked again without. A truncated answer (TC), and every
+// with a FORMERR repeating the question is asked again without, for the
+// rest of the lookup (one that answers FORMERR with no question looks
+// silent: glibc drops its reply). A truncated answer (TC), and every
 // query under use-vc, is asked over TCP by corral itself, of each server
 // in turn (rotate or not) until one answers NOERROR or NXDOMAIN (glibc's
 // own TCP path has no deadline: a server that accepts and never answers
