@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "base/await_ready.h"
 #include "base/unique_fd.h"
 
 namespace corral {
@@ -59,16 +60,11 @@ Result<HostProgramResult> RunHostProgram(const std::vector<std::string>& argv, c
   HostProgramResult result;
   const auto until = std::chrono::steady_clock::now() + deadline;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    if (!AwaitReady(read_end.get(), POLLIN, until)) {
       result.timed_out = true;
       ::kill(pid, SIGKILL);
       break;
     }
-    pollfd entry{read_end.get(), POLLIN, 0};
-    int ready = ::poll(&entry, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;  // the deadline, checked above
     char buffer[4096];
     ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;

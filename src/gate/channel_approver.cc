@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "base/await_ready.h"
 #include "base/hex.h"
 #include "base/random.h"
 #include "gate/approval_protocol.h"
@@ -29,19 +30,6 @@ Error TimedOut(std::chrono::milliseconds timeout) {
   return Error(ErrorKind::kDenied, "approval channel: no answer within " +
                                        std::to_string(timeout.count() / 1000) + " s (--approval-timeout)")
       .WithCode("approval_channel_timeout");
-}
-
-// Waits for `events` on `fd` until `deadline`: true when ready, false at the
-// deadline. A poll error other than EINTR counts as ready: the call that
-// follows reports it.
-bool WaitFor(int fd, short events, Clock::time_point deadline) {
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    struct pollfd entry = {fd, events, 0};
-    int ready = ::poll(&entry, 1, left.count() > 0 ? static_cast<int>(left.count()) : 0);
-    if (ready < 0 && errno == EINTR) continue;
-    return ready != 0;
-  }
 }
 
 }  // namespace
@@ -81,7 +69,7 @@ ChannelApprover::ChannelApprover(UniqueFd fd, std::chrono::milliseconds timeout)
 Status ChannelApprover::WriteLine(const std::string& line, Clock::time_point deadline) {
   std::string_view rest(line);
   while (!rest.empty()) {
-    if (!WaitFor(fd_.get(), POLLOUT, deadline)) return TimedOut(timeout_);
+    if (!AwaitReady(fd_.get(), POLLOUT, deadline)) return TimedOut(timeout_);
     ssize_t sent = ::send(fd_.get(), rest.data(), rest.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (sent < 0) return Error::FromErrno(ErrorKind::kDenied, "approval channel: writing the question", "send", errno)
@@ -95,7 +83,7 @@ Status ChannelApprover::WriteLine(const std::string& line, Clock::time_point dea
 Result<std::string> ChannelApprover::ReadLine(Clock::time_point deadline) {
   std::string line;
   for (;;) {
-    if (!WaitFor(fd_.get(), POLLIN, deadline)) return TimedOut(timeout_);
+    if (!AwaitReady(fd_.get(), POLLIN, deadline)) return TimedOut(timeout_);
     char c;
     ssize_t got = ::recv(fd_.get(), &c, 1, MSG_DONTWAIT);
     if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 
+#include "base/await_ready.h"
 #include "base/unique_fd.h"
 
 namespace corral {
@@ -72,18 +73,6 @@ enum class QueryEnd { kAnswered, kNoData, kStop };
 // server's answer can list thousands of records, and each record is looked
 // up in the chain.
 constexpr size_t kMostChainLinks = 16;
-
-// Waits until `fd` is ready for `events` or the deadline passes.
-bool AwaitReady(int fd, short events, std::chrono::steady_clock::time_point deadline) {
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd ready = {fd, events, 0};
-    int n = ::poll(&ready, 1, static_cast<int>(left.count()));
-    if (n > 0) return true;
-    if (n < 0 && errno != EINTR) return false;
-  }
-}
 
 // One query and its answer over a TCP connection to `server`, each part
 // within the deadline. The answer's length, or -1.
@@ -219,7 +208,7 @@ QueryEnd Query(res_state state, Transport transport, const std::string& name, in
         // No server answered (or every one failed): not worth a second query.
         return errno == ETIMEDOUT || errno == ECONNREFUSED ? QueryEnd::kStop : QueryEnd::kNoData;
       }
-      if (!with_edns || length < HFIXEDSZ || (answer[3] & 0x0f) != ns_r_formerr) break;
+      if (!with_edns || length < HFIXEDSZ || Rcode(answer) != ns_r_formerr) break;
       edns_refused = true;
     }
     length = std::min(length, static_cast<int>(answer.size()));  // a reply cut to the buffer
