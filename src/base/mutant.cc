@@ -167,6 +167,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kScratchAlone: return "scratch_alone";
     case Mutant::kForbidQuote: return "forbid_quote";
     case Mutant::kDerivationStale: return "derivation_stale";
+    case Mutant::kProcWritable: return "proc_writable";
   }
   return "none";
 }

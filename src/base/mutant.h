@@ -177,6 +177,7 @@ enum class Mutant {
   kScratchAlone,           // an executor's scratch may be or hold the workspace (whose protected paths then go unguarded)
   kForbidQuote,            // a path put into a forbid_read pattern (the workspace, the home, a store) is not quoted: its `[` is a wildcard
   kDerivationStale,        // an executor call reuses the policy derived before although what it looked at changed
+  kProcWritable,           // the sandbox's own procfs is mounted read-write (a root caller's chmod there is the host's)
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -47,7 +47,9 @@ std::vector<ViewOp> BuildView(const Policy& policy, const std::vector<MaskedPath
     ops.push_back({entry.path, {"--ro-bind", entry.path, entry.path}});
   }
   ops.push_back({"/dev", {"--dev", "/dev"}});
-  ops.push_back({"/proc", {"--proc", "/proc"}});
+  // Read-only, as the native view's (kernel/mounts.cc): a chmod of a kernel
+  // entry there would be the host's.
+  ops.push_back({"/proc", {"--proc", "/proc", "--remount-ro", "/proc"}});
   // The private tmpfs are capped as the native view caps them (bubblewrap
   // has no inode cap; its /dev/shm is a directory of the /dev tmpfs).
   const std::string size = std::to_string(policy.tmpfs_size());

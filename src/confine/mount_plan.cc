@@ -21,8 +21,6 @@ namespace {
 
 constexpr std::array<const char*, 6> kDevices = {"/dev/null", "/dev/zero", "/dev/full",
                                                  "/dev/random", "/dev/urandom", "/dev/tty"};
-constexpr std::array<const char*, 5> kProcReadOnly = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
-                                                      "/proc/bus", "/proc/fs"};
 
 bool CoveredByGrant(const Policy& policy, const std::string& path) {
   return policy.GrantFor(path) != nullptr;
@@ -414,18 +412,8 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   proc.target = "/proc";
   proc.landlock = LandlockFsAccess(rights, Access::kRead, true);
   if (policy.masks_root_only_proc()) proc.flags |= MountFlag::kMaskRootOnly;
+  // Mounted read-only (kernel/mounts.h), and granted read-only by Landlock.
   add(proc);
-  // Landlock grants /proc read-only; only without it are the writable corners
-  // of /proc (sysctls, sysrq) pinned read-only with extra mounts.
-  if (rights.abi == 0) {
-    for (const char* path : kProcReadOnly) {
-      MountOp op;
-      op.kind = MountKind::kReadOnly;
-      op.flags |= MountFlag::kOptional;
-      op.target = path;
-      add(op);
-    }
-  }
 
   if (!CoveredByGrant(policy, "/tmp") && MutantActive(Mutant::kPrivateTmp)) {
     MountOp op;

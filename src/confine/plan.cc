@@ -254,6 +254,12 @@ Result<Plan> Compile(const Policy& policy, const HostSupport& host, const Compil
                             std::to_string(bound) + " protected paths writable (" + std::to_string(missing) +
                             " missing ones still swept), no private /tmp or $HOME (both denied instead), the host's "
                             "/proc and /dev invisible but not replaced");
+    // The read-only binds were what kept chmod off the trees outside the
+    // grants: Landlock has no right for it.
+    plan.dropped_.push_back(std::string("file metadata: Landlock has no right for chmod or timestamps, so the command "
+                                        "can change the mode and times of any file the caller owns, outside the "
+                                        "grants too") +
+                            (policy.host().uid == 0 ? " (for root, every root-owned file of the host)" : ""));
     if (policy.host().uid == 0) {
       plan.dropped_.push_back("/etc as others see it: its root-only files (/etc/shadow, ssh host keys) are left out "
                               "of Landlock's rules (refused, EACCES), not hidden");

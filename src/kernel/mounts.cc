@@ -335,6 +335,18 @@ int MaskRootOnlyProc(const char* rel, uint64_t attrs) {
   return MaskRootOnlyProcBelow(path, length, 0, attrs);
 }
 
+// The sandbox's procfs is mounted read-only. Its entries outside the process
+// directories are the kernel's own, one per kernel and shared by every procfs
+// instance: a chmod of /proc/version here would change it for the host, for
+// every container and every later sandbox (each procfs mounted afterwards
+// shows the new mode). A root caller owns them, and chmod needs no
+// capability from an owner; Landlock, which grants /proc read-only, has no
+// right for chmod at all. Read-only, every such change fails with EROFS.
+// Where Landlock runs nothing else changes (it refuses every write to
+// /proc); without it, the whole of /proc is as read-only as its writable
+// corners (sysctls, sysrq) were before.
+unsigned long ProcReadOnly() { return MutantActive(Mutant::kProcWritable) ? 0 : MS_RDONLY; }
+
 // The mask mutants (base/mutant.h): /etc's secrets, or every other mask
 // (/proc's are MaskRootOnlyProc's, under the proc_masks mutant).
 bool MaskMutated(const char* target) {
@@ -407,7 +419,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
     }
     if (op.kind == MountKind::kBind && op.fd < 0) continue;  // optional and absent
     // A pinned mask is mounted on the file the walk saw, never on one it makes.
-    if (op.kind != MountKind::kReadOnly && !(op.kind == MountKind::kMask && op.Has(MountFlag::kPinned))) {
+    if (!(op.kind == MountKind::kMask && op.Has(MountFlag::kPinned))) {
       int err = MakeTarget(rel, op.Has(MountFlag::kDir));
       if (err != 0) return Fail(report, ChildStage::kMkdir, err, index);
     }
@@ -464,7 +476,7 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
           if (::mount("/proc", rel, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
             return Fail(report, ChildStage::kProc, errno, index);
           }
-        } else if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+        } else if (::mount("proc", rel, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | ProcReadOnly(), nullptr) != 0) {
           return Fail(report, ChildStage::kProc, errno, index);
         }
         if (op.Has(MountFlag::kMaskRootOnly) && !MutantActive(Mutant::kProcMasks)) {
@@ -480,17 +492,6 @@ int ApplyMountsChild(MountOp* ops, size_t count, int ruleset_fd, uint64_t root_l
           return Fail(report, ChildStage::kDevpts, errno, index);
         }
         break;
-      case MountKind::kReadOnly: {
-        struct stat st;
-        if (::lstat(rel, &st) != 0) {
-          if (op.Has(MountFlag::kOptional)) break;
-          return Fail(report, ChildStage::kSeal, errno, index);
-        }
-        if (int err = BindClone(-1, rel, rel, true, attrs | kabi::kMountAttrRdonly); err != 0) {
-          return Fail(report, ChildStage::kSeal, err, index);
-        }
-        break;
-      }
       case MountKind::kSymlink:
       case MountKind::kFile:
       case MountKind::kFileOver:

@@ -33,7 +33,6 @@ enum class MountKind : uint8_t {
   kMask,        // an empty, unreadable file or directory over `target`
   kProc,        // a fresh procfs for the sandbox's PID namespace
   kDevpts,      // a private devpts instance
-  kReadOnly,    // re-bind `target` (inside the view) over itself, read-only
   kFile,        // a new regular file at `target` (inside a tmpfs of the view) holding `source`'s text
   kFileOver,    // a new read-only file holding `source`'s text, bound over the regular file at `target`
                 // (skipped when `target` is absent or not a regular file)

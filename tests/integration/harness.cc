@@ -299,6 +299,26 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit)
 }
 
 namespace {
+std::vector<std::string> InFreshProc(const std::vector<std::string>& command, const std::vector<std::string>& entries) {
+  std::vector<std::string> argv = {"/usr/bin/unshare", "--user", "--map-root-user", "--mount",
+                                   "--pid",            "--fork", "--mount-proc"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  for (const std::string& entry : entries) argv.push_back("/proc/" + entry);
+  return argv;
+}
+}  // namespace
+
+std::string FreshProcModes(const std::vector<std::string>& entries) {
+  Outcome outcome = Execute(InFreshProc({"stat", "-c", "%a"}, entries));
+  if (outcome.exit_code != 0) Fail("a fresh procfs: " + outcome.Describe());
+  return outcome.out;
+}
+
+void RestoreProcModes(const std::vector<std::string>& entries, const std::string& mode) {
+  Execute(InFreshProc({"chmod", mode}, entries));
+}
+
+namespace {
 std::vector<pid_t> ProcessesWhere(const std::function<bool(const std::string&)>& match) {
   std::vector<pid_t> found;
   DIR* proc = ::opendir("/proc");

@@ -130,6 +130,15 @@ std::optional<std::string> StatusField(pid_t pid, const std::string& field);
 pid_t ParentOf(pid_t pid);
 // What /proc/PID/ns/KIND links to ("net:[4026531840]"), or "unreadable".
 std::string NamespaceOf(pid_t pid, const std::string& kind);
+// The octal modes ("444") of `entries` (paths below /proc: "version",
+// "tty/drivers"), one per line, as a procfs mounted now shows them (through
+// util-linux's unshare, in namespaces of its own). The kernel keeps one mode
+// per such entry for every procfs; the host's own /proc may show an older
+// one until its inode is dropped, a fresh one never does.
+std::string FreshProcModes(const std::vector<std::string>& entries);
+// Sets each entry's mode back to `mode` (0444) in a fresh procfs, for a test
+// that saw it changed: only root, the entries' owner, can.
+void RestoreProcModes(const std::vector<std::string>& entries, const std::string& mode);
 // Runs `body` in a child process that is a subreaper
 // (PR_SET_CHILD_SUBREAPER): whatever the runs it starts leave behind is
 // passed to it. 300 ms after `body` returns (what those runs leave arrives

@@ -188,6 +188,22 @@ TEST_P(WrapTest, ForbidReadHidesAFileInsideTheWorkspace) {
   EXPECT_EQ(run.exit_code, ExitCode(wrapped)) << run.Describe();
 }
 
+// Each backend mounts the sandbox's /proc read-only, bubblewrap too
+// (`--remount-ro /proc`): a root caller's chmod of a kernel entry there would
+// be the host's (WriteEscape.HostProcEntriesKeepTheirModes). Judged outside,
+// in a procfs mounted after the run.
+TEST_P(WrapTest, HostProcEntriesKeepTheirModes) {
+  const std::vector<std::string> entries = {"version", "tty/drivers"};
+  const std::string before = FreshProcModes(entries);
+  ASSERT_EQ(before, "444\n444\n") << "the host's modes are not the kernel's defaults: nothing to judge";
+  nlohmann::json wrapped = Script({}, {}, {"sh", "-c", "chmod 0400 /proc/version /proc/tty/drivers; echo tried"});
+  const std::string after = FreshProcModes(entries);
+  if (after != before) RestoreProcModes(entries, "0444");  // repair the host
+  EXPECT_EQ(after, before) << last_;
+  EXPECT_TRUE(wrapped.value("spawned", false)) << last_;
+  EXPECT_NE(Field(wrapped, "stdout").find("tried"), std::string::npos) << last_;
+}
+
 TEST_P(WrapTest, DangerFullAccessIsNeverWrapped) {
   nlohmann::json report =
       Script({}, {"--mode", "danger-full-access", "--i-understand-danger-full-access"}, {"true"});

@@ -190,6 +190,24 @@ TEST_F(WriteEscape, HostDeviceNodesKeepTheirModes) {
   EXPECT_EQ(outcome.exit_code, 0) << "writing to /dev/null still works: " << outcome.Describe();
 }
 
+// procfs keeps one mode for each of the kernel's own entries (all but the
+// process directories), shared by every procfs: a root caller owns them, and
+// a chmod of /proc/version inside would be the host's, every container's and
+// every later sandbox's. The sandbox's /proc is mounted read-only (Landlock
+// has no right for chmod). Judged outside, in a procfs mounted after the run:
+// the modes are unchanged. An unprivileged caller is refused by the kernel
+// (not the owner); the mount is what this sees for root (proc_writable).
+TEST_F(WriteEscape, HostProcEntriesKeepTheirModes) {
+  const std::vector<std::string> entries = {"version", "tty/drivers"};
+  const std::string before = FreshProcModes(entries);
+  ASSERT_EQ(before, "444\n444\n") << "the host's modes are not the kernel's defaults: nothing to judge";
+  Outcome outcome = RunIn({}, {"sh", "-c", "chmod 0400 /proc/version /proc/tty/drivers; echo tried"});
+  const std::string after = FreshProcModes(entries);
+  if (after != before) RestoreProcModes(entries, "0444");  // repair the host
+  EXPECT_EQ(after, before) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("tried"), std::string::npos) << outcome.Describe();
+}
+
 // A grant that corral's own mounts would cover (/dev/shm, /dev, /proc), or
 // that a forbid_read pattern hides, would be listed and do nothing: it is
 // refused before anything runs, from a flag and from the config alike.
