@@ -168,6 +168,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kForbidQuote: return "forbid_quote";
     case Mutant::kDerivationStale: return "derivation_stale";
     case Mutant::kProcWritable: return "proc_writable";
+    case Mutant::kStdioDevices: return "stdio_devices";
+    case Mutant::kStdioModes: return "stdio_modes";
   }
   return "none";
 }

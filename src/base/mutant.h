@@ -178,6 +178,8 @@ enum class Mutant {
   kForbidQuote,            // a path put into a forbid_read pattern (the workspace, the home, a store) is not quoted: its `[` is a wildcard
   kDerivationStale,        // an executor call reuses the policy derived before although what it looked at changed
   kProcWritable,           // the sandbox's own procfs is mounted read-write (a root caller's chmod there is the host's)
+  kStdioDevices,           // a view device given as stdio (/dev/null) reaches the command as the caller's own node
+  kStdioModes,             // the modes of the caller's files on the command's stdio are not put back after the run
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,6 +163,46 @@ int ExecSearch(const ChildContext& ctx) {
   return result;
 }
 
+// A device of the view (/dev/null, the commonest stdin of all, zero, full,
+// random, urandom) given as the command's stdio is the host's node, reached
+// through the caller's own mount, where its owner may chmod it: by fchmod,
+// or by chmod of /proc/self/fd/0, which Landlock has no right for. For a
+// root caller that owner is the command, and `chmod 0600 /proc/self/fd/0`
+// under `< /dev/null` left the host a /dev/null only root could use. Each
+// such descriptor is opened anew from the view's read-only bind of the same
+// node (kernel/mounts.h), where a chmod fails with EROFS; 0 or an errno.
+// Other files on stdio are the caller's own: their modes are put back after
+// the run (exec/stdio_modes.h).
+int ReopenViewDevicesChild() {
+  struct ViewDevice {
+    unsigned minor;  // of the memory devices, major 1
+    const char* path;
+  };
+  static constexpr ViewDevice kViewDevices[] = {
+      {3, "/dev/null"}, {5, "/dev/zero"}, {7, "/dev/full"}, {8, "/dev/random"}, {9, "/dev/urandom"}};
+  for (int slot = STDIN_FILENO; slot <= STDERR_FILENO; ++slot) {
+    struct stat given;
+    if (::fstat(slot, &given) != 0 || !S_ISCHR(given.st_mode) || major(given.st_rdev) != 1) continue;
+    const char* path = nullptr;
+    for (const ViewDevice& device : kViewDevices) {
+      if (minor(given.st_rdev) == device.minor) path = device.path;
+    }
+    if (path == nullptr) continue;
+    int flags = ::fcntl(slot, F_GETFL);
+    if (flags < 0) return errno;
+    int fd = ::open(path, (flags & (O_ACCMODE | O_APPEND | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    struct stat opened;
+    int err = ::fstat(fd, &opened) != 0                                      ? errno
+              : !S_ISCHR(opened.st_mode) || opened.st_rdev != given.st_rdev ? ENODEV
+              : ::dup2(fd, slot) < 0                                        ? errno
+                                                                            : 0;
+    ::close(fd);
+    if (err != 0) return err;
+  }
+  return 0;
+}
+
 // The last steps of the command's process, confined or not: its signal mask
 // and umask back, stderr, descriptors closed on exec, exec.
 [[noreturn]] void ExecCommand(const ChildContext& ctx) {
@@ -170,6 +211,9 @@ int ExecSearch(const ChildContext& ctx) {
   if (ctx.stdin_fd >= 0 && ::dup2(ctx.stdin_fd, STDIN_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
   if (ctx.stdout_fd >= 0 && ::dup2(ctx.stdout_fd, STDOUT_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
   if (ctx.stderr_fd >= 0 && ::dup2(ctx.stderr_fd, STDERR_FILENO) < 0) ChildFail(ctx, ChildStage::kExec, errno);
+  if (ctx.namespaces && !MutantActive(Mutant::kStdioDevices)) {
+    if (int e = ReopenViewDevicesChild(); e != 0) ChildFail(ctx, ChildStage::kStdio, e);
+  }
   // Every inherited descriptor but stdio closes at exec; the report pipe
   // closes too, which tells the parent the exec happened.
   if (MutantActive(Mutant::kFdClose)) {

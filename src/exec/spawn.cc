@@ -309,6 +309,10 @@ Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
                  "not run. With stdin or stdout a file or a pipe the command runs without one");
     case ChildStage::kFork:
       return err(ErrorKind::kInternal, "cannot fork the command inside the sandbox");
+    case ChildStage::kStdio:
+      return err(ErrorKind::kInternal,
+                 "cannot open the sandbox's own /dev/null (or zero, full, random, urandom) for the command's stdin, "
+                 "stdout or stderr, which is that device");
     case ChildStage::kExec:
       if (report.error == ENOENT) return Error(ErrorKind::kNotFound, "not found inside the sandbox");
       return err(ErrorKind::kExec, "cannot execute the command inside the sandbox");

@@ -122,6 +122,10 @@ const Row kRows[] = {
      "5.11 or later, and the state directory's filesystem must support user extended attributes and whiteouts: "
      "ext4, xfs, btrfs, tmpfs 6.6+); the command was not run",
      "the workspace's overlay (overlayfs in the sandbox's user namespace)"},
+    {ChildStage::kStdio, EACCES, -1, ErrorKind::kInternal,
+     "cannot open the sandbox's own /dev/null (or zero, full, random, urandom) for the command's stdin, stdout or "
+     "stderr, which is that device",
+     "stdio devices from the view"},
     {ChildStage::kExec, ENOENT, -1, ErrorKind::kNotFound, "not found inside the sandbox", ""},
     {ChildStage::kExec, EACCES, -1, ErrorKind::kExec, "cannot execute the command inside the sandbox", "exec"},
     {ChildStage::kNone, 0, -1, ErrorKind::kInternal, "the sandbox child failed at an unknown stage", "none"},
@@ -168,11 +172,11 @@ TEST(TranslateReport, AUidMapRefusedNamesAppArmorsSysctlAndTheFix) {
 TEST(TranslateReport, TheTableNamesEveryStage) {
   std::set<uint32_t> covered;
   for (const Row& row : kRows) covered.insert(static_cast<uint32_t>(row.stage));
-  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kOverlay); ++stage) {
+  for (uint32_t stage = 0; stage <= static_cast<uint32_t>(ChildStage::kStdio); ++stage) {
     EXPECT_TRUE(covered.count(stage)) << "no row for stage " << ChildStageName(static_cast<ChildStage>(stage));
   }
-  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kOverlay) + 1)), "unknown")
-      << "a stage after kOverlay: extend the table and this bound";
+  EXPECT_STREQ(ChildStageName(static_cast<ChildStage>(static_cast<uint32_t>(ChildStage::kStdio) + 1)), "unknown")
+      << "a stage after kStdio: extend the table and this bound";
 }
 
 }  // namespace

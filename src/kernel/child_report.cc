@@ -38,6 +38,7 @@ const char* ChildStageName(ChildStage stage) {
     case ChildStage::kLoopback: return "bringing up lo in the sandbox's network namespace";
     case ChildStage::kServiceSockets: return "the sockets of corral's services on the sandbox's 127.0.0.1";
     case ChildStage::kOverlay: return "the workspace's overlay (overlayfs in the sandbox's user namespace)";
+    case ChildStage::kStdio: return "stdio devices from the view";
   }
   return "unknown";
 }

@@ -41,6 +41,7 @@ enum class ChildStage : uint32_t {
   kLoopback,      // bringing up lo in the sandbox's own network namespace
   kServiceSockets,  // binding and passing out the sockets of corral's services (name server, proxy) on 127.0.0.1
   kOverlay,       // the overlay of --overlay: its layers opened, the overlayfs made (kernel/mounts.h)
+  kStdio,         // a device of the view given as stdio, opened anew from the view (exec/child.cc)
 };
 
 struct ChildReport {

@@ -21,6 +21,7 @@
 #include "state/state_dir.h"
 #include "repair/sweep_journal.h"
 #include "exec/pty_relay.h"
+#include "exec/stdio_modes.h"
 #include "exec/terminal_state.h"
 #include "run/egress.h"
 #include "overlay/changes.h"
@@ -397,6 +398,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   Result<SandboxProcess> process = Error(ErrorKind::kInternal, "not spawned");
   SweepJournal journal;  // the sweep's write-ahead record, once written
   TerminalState terminal;  // the caller's terminal, put back after a confined run
+  StdioModes stdio_modes;  // the modes of the caller's files on the command's stdio, put back after it
   StateDir state;  // corral's state directory, when it could be made
   std::optional<OverlayRun> overlay;  // --overlay: the run's upper, locked while the run lives
   std::vector<Snapshot> snapshots;    // --overlay --best-effort without overlayfs: each tree's copy
@@ -443,6 +445,9 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                                    "outside its grants through it, so nothing was run"));
       }
     }
+    const int command_stdio[3] = {given[0] >= 0 ? given[0] : 0, given[1] >= 0 ? given[1] : 1,
+                                  given[2] >= 0 ? given[2] : 2};
+    stdio_modes = StdioModes::Save(command_stdio);
     // --overlay: the run's upper and work directories, in the state
     // directory, made before the plan that mounts them.
     if (warm != nullptr && policy.write_view() == WriteView::kOverlay) {
@@ -687,6 +692,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   // is put back before corral writes there: a terminal the command stopped
   // (tcflow(TCOOFF)) would block the audit record on stderr for good.
   terminal.Restore();
+  stdio_modes.Restore();
   // From here on a write to a closed stderr (the `exited` record under
   // --audit -, a blocked connection's line, the sweep's findings) fails
   // with EPIPE instead of ending corral before its sweep and the reap of

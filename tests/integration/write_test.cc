@@ -1,5 +1,6 @@
 // Writing outside the writable grants: every denial is judged on the host
 // afterwards (the canary is absent, the protected file's bytes unchanged).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,17 @@ class WriteEscape : public SandboxTest {
   }
 
   const std::string original_ = RandomToken("ORIGINAL") + "\n";
+};
+
+// A descriptor of the test's own, closed when it goes.
+struct OwnFd {
+  explicit OwnFd(int value) : fd(value) {}
+  OwnFd(const OwnFd&) = delete;
+  OwnFd& operator=(const OwnFd&) = delete;
+  ~OwnFd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int fd;
 };
 
 ino_t Inode(const std::string& path) {
@@ -206,6 +218,49 @@ TEST_F(WriteEscape, HostProcEntriesKeepTheirModes) {
   if (after != before) RestoreProcModes(entries, "0444");  // repair the host
   EXPECT_EQ(after, before) << outcome.Describe();
   EXPECT_NE(outcome.out.find("tried"), std::string::npos) << outcome.Describe();
+}
+
+// /dev/null is the commonest stdin of all (the harness gives it to every
+// run), and the descriptor is the host's node through the host's own mount:
+// a root caller owns it, and `chmod 0600 /proc/self/fd/0` would leave the
+// host a /dev/null only root can use. The command gets the view's read-only
+// bind of the same device instead (stdio_devices). Judged on the host.
+TEST_F(WriteEscape, TheHostsDevNullOnStdinKeepsItsMode) {
+  struct stat before;
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  ASSERT_EQ(before.st_mode & 07777, 0666u);
+  Outcome outcome = RunIn({}, {"sh", "-c", "chmod 0600 /proc/self/fd/0 /dev/stdin; cat; echo read"});
+  struct stat after;
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  if ((after.st_mode & 07777) != 0666) ::chmod("/dev/null", 0666);  // repair the host
+  EXPECT_EQ(after.st_mode & 07777, 0666u) << outcome.Describe();
+  EXPECT_EQ(outcome.out, "read\n") << "stdin still reads as /dev/null: " << outcome.Describe();
+}
+
+// Any other file the caller hands the command as stdio (a log file as
+// stdout, a file fed to stdin, its terminal) is the caller's own, which the
+// command may chmod through the descriptor: its mode is put back when the
+// run ends (stdio_modes). Judged on the host after the run.
+TEST_F(WriteEscape, TheCallersFilesOnStdioGetTheirModesBack) {
+  outside_.Write("input.txt", original_, 0600);
+  outside_.Write("log.txt", "", 0600);
+  OwnFd input(::open((outside_ / "input.txt").c_str(), O_RDONLY | O_CLOEXEC));
+  OwnFd log(::open((outside_ / "log.txt").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  ASSERT_GE(input.fd, 0);
+  ASSERT_GE(log.fd, 0);
+  SpawnOptions options;
+  options.stdin_fd = input.fd;
+  options.stdout_fd = log.fd;
+  Outcome outcome = RunIn({}, {"sh", "-c", "chmod 0666 /proc/self/fd/0; chmod 0644 /proc/self/fd/1; cat; "
+                                            "stat -L -c %a /proc/self/fd/0 >&2"},
+                          options);
+  struct stat in, out;
+  ASSERT_EQ(::stat((outside_ / "input.txt").c_str(), &in), 0);
+  ASSERT_EQ(::stat((outside_ / "log.txt").c_str(), &out), 0);
+  EXPECT_EQ(in.st_mode & 07777, 0600u) << outcome.Describe();
+  EXPECT_EQ(out.st_mode & 07777, 0600u) << outcome.Describe();
+  EXPECT_EQ(ReadFile(outside_ / "log.txt"), original_) << "the command did read and write them";
+  EXPECT_NE(outcome.err.find("666"), std::string::npos) << "the chmod held during the run: " << outcome.Describe();
 }
 
 // A grant that corral's own mounts would cover (/dev/shm, /dev, /proc), or
