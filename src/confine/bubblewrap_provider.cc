@@ -105,7 +105,12 @@ std::vector<std::string> BubblewrapGaps(const Policy& policy) {
       "exec boundary: programs may run from any visible tree, read-only grants included (native confines "
       "execution to exec grants with Landlock)",
       "seccomp: no syscall filter (bwrap takes one only as an open descriptor, which cannot travel in an argv): "
-      "io_uring, bpf, keyctl, ptrace, userfaultfd, perf_event_open and new INET sockets stay reachable",
+      "io_uring, bpf, keyctl, ptrace, userfaultfd, perf_event_open and new INET sockets stay reachable, and "
+      "set-user-ID and set-group-ID bits can be set in writable grants (under a root caller a setuid-root "
+      "program for every local user on the host)",
+      "devices: bwrap's /dev binds the host's null, zero, full, random, urandom and tty writable, so a root "
+      "caller's command can chmod them for the whole host; the caller's own files on stdio (a log file, its "
+      "terminal) may be chmodded too, and their modes are not put back",
       "hardening: only bwrap's own (capabilities dropped, no_new_privs); corral's securebits lock, "
       "non-dumpable init and RLIMIT_CORE=0 are not applied",
       "pins: bwrap re-resolves every path when it starts, so a grant swapped between wrap and spawn is followed, "

@@ -1,6 +1,7 @@
 // Writing outside the writable grants: every denial is judged on the host
 // afterwards (the canary is absent, the protected file's bytes unchanged).
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -224,16 +225,23 @@ TEST_F(WriteEscape, HostProcEntriesKeepTheirModes) {
 // run), and the descriptor is the host's node through the host's own mount:
 // a root caller owns it, and `chmod 0600 /proc/self/fd/0` would leave the
 // host a /dev/null only root can use. The command gets the view's read-only
-// bind of the same device instead (stdio_devices). Judged on the host.
+// bind of the same device instead (stdio_devices). Judged on the host while
+// the command still runs: after it, the put-back of the modes of stdio files
+// (stdio_modes) would hide a change.
 TEST_F(WriteEscape, TheHostsDevNullOnStdinKeepsItsMode) {
   struct stat before;
   ASSERT_EQ(::stat("/dev/null", &before), 0);
   ASSERT_EQ(before.st_mode & 07777, 0666u);
-  Outcome outcome = RunIn({}, {"sh", "-c", "chmod 0600 /proc/self/fd/0 /dev/stdin; cat; echo read"});
-  struct stat after;
-  ASSERT_EQ(::stat("/dev/null", &after), 0);
-  if ((after.st_mode & 07777) != 0666) ::chmod("/dev/null", 0666);  // repair the host
-  EXPECT_EQ(after.st_mode & 07777, 0666u) << outcome.Describe();
+  Process run(RunArgv({}, {"sh", "-c", "chmod 0600 /proc/self/fd/0 /dev/stdin; cat; echo read; sleep 5"}),
+              Defaults({}));
+  const bool tried = WaitFor([&] { return run.OutputSoFar().find("read") != std::string::npos; }, 20s);
+  struct stat during;
+  ASSERT_EQ(::stat("/dev/null", &during), 0);
+  if ((during.st_mode & 07777) != 0666) ::chmod("/dev/null", 0666);  // repair the host
+  ::kill(run.pid(), SIGINT);
+  const Outcome& outcome = run.Wait();
+  EXPECT_TRUE(tried) << outcome.Describe();
+  EXPECT_EQ(during.st_mode & 07777, 0666u) << outcome.Describe();
   EXPECT_EQ(outcome.out, "read\n") << "stdin still reads as /dev/null: " << outcome.Describe();
 }
 
