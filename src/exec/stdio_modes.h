@@ -22,8 +22,10 @@
 // Each file is held by a descriptor of corral's own (close-on-exec, closed
 // in the sandbox's init), so the mode goes back on the very file, whatever
 // its name became. Not covered: the run itself (a mode the command set holds
-// until the run ends), a corral killed before the restore, and timestamps
-// (`touch -d` of /proc/self/fd/1).
+// until the run ends), a corral killed before the restore, timestamps
+// (`touch -d` of /proc/self/fd/1), user extended attributes and inode flags
+// (`chattr`), and /dev/tty given as stdio, which the command cannot open
+// anew inside (it has no controlling terminal there).
 #pragma once
 
 #include <sys/types.h>
