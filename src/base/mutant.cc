@@ -170,6 +170,7 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kProcWritable: return "proc_writable";
     case Mutant::kStdioDevices: return "stdio_devices";
     case Mutant::kStdioModes: return "stdio_modes";
+    case Mutant::kStdioRecords: return "stdio_records";
   }
   return "none";
 }

@@ -180,6 +180,7 @@ enum class Mutant {
   kProcWritable,           // the sandbox's own procfs is mounted read-write (a root caller's chmod there is the host's)
   kStdioDevices,           // a view device given as stdio (/dev/null) reaches the command as the caller's own node
   kStdioModes,             // the modes of the caller's files on the command's stdio are not put back after the run
+  kStdioRecords,           // overlapping runs do not share the first mode of a stdio file: each puts back the mode it saw
 };
 
 // The names CORRAL_MUTANT takes ("fd_close", "landlock", ...), in enum order

@@ -412,7 +412,7 @@ MountPlan BuildMountPlan(const Policy& policy, const LandlockRights& rights) {
   proc.target = "/proc";
   proc.landlock = LandlockFsAccess(rights, Access::kRead, true);
   if (policy.masks_root_only_proc()) proc.flags |= MountFlag::kMaskRootOnly;
-  // Mounted read-only (kernel/mounts.h), and granted read-only by Landlock.
+  // Mounted read-only (ProcReadOnly in kernel/mounts.cc), and granted read-only by Landlock.
   add(proc);
 
   if (!CoveredByGrant(policy, "/tmp") && MutantActive(Mutant::kPrivateTmp)) {

@@ -21,6 +21,7 @@
 #include "base/cpu_relax.h"
 #include "base/mutant.h"
 #include "exec/descriptor_message.h"
+#include "exec/view_devices.h"
 #include "exec/warm_protocol.h"
 #include "kernel/hardening.h"
 #include "kernel/kernel_abi.h"
@@ -170,23 +171,14 @@ int ExecSearch(const ChildContext& ctx) {
 // root caller that owner is the command, and `chmod 0600 /proc/self/fd/0`
 // under `< /dev/null` left the host a /dev/null only root could use. Each
 // such descriptor is opened anew from the view's read-only bind of the same
-// node (kernel/mounts.h), where a chmod fails with EROFS; 0 or an errno.
+// node (exec/view_devices.h), where a chmod fails with EROFS; 0 or an errno.
 // Other files on stdio are the caller's own: their modes are put back after
 // the run (exec/stdio_modes.h).
 int ReopenViewDevicesChild() {
-  struct ViewDevice {
-    unsigned minor;  // of the memory devices, major 1
-    const char* path;
-  };
-  static constexpr ViewDevice kViewDevices[] = {
-      {3, "/dev/null"}, {5, "/dev/zero"}, {7, "/dev/full"}, {8, "/dev/random"}, {9, "/dev/urandom"}};
   for (int slot = STDIN_FILENO; slot <= STDERR_FILENO; ++slot) {
     struct stat given;
-    if (::fstat(slot, &given) != 0 || !S_ISCHR(given.st_mode) || major(given.st_rdev) != 1) continue;
-    const char* path = nullptr;
-    for (const ViewDevice& device : kViewDevices) {
-      if (minor(given.st_rdev) == device.minor) path = device.path;
-    }
+    if (::fstat(slot, &given) != 0 || !S_ISCHR(given.st_mode)) continue;
+    const char* path = ViewDevicePath(given.st_rdev);
     if (path == nullptr) continue;
     int flags = ::fcntl(slot, F_GETFL);
     if (flags < 0) return errno;

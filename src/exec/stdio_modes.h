@@ -9,20 +9,33 @@
 // terminal writable by every local user (`chmod 0666 /proc/self/fd/1`) or a
 // file fed to its stdin readable by all. (Set-user-ID and set-group-ID bits
 // are refused by seccomp, and the view's own devices, /dev/null first, never
-// reach the command as the caller's node: exec/child.cc opens them anew from
-// the view's read-only bind.) So the mode of every other file on 0-2 that
-// lives on a filesystem (a regular file, a device, a named FIFO; not a pipe
-// or a socket) is saved, and put back once every process of the sandbox is
-// gone:
+// reach a command in a mount view as the caller's node: exec/view_devices.h.)
+// So the mode of every other file on 0-2 that lives on a filesystem (a
+// regular file, a device, a named FIFO; not a pipe or a socket) is saved,
+// and put back once every process of the sandbox is gone:
 //
-//   StdioModes modes = StdioModes::Save(fds);   // before the spawn
+//   Result<StdioModes> modes = StdioModes::Save(fds, ViewDevices::kReopened, std::move(records));
 //   ... supervise ...
-//   modes.Restore();                             // after the last exit
+//   modes->Restore();                            // after the last exit
+//
+// Runs overlap: two runs on one terminal, or appending to one log. The
+// second would save the mode the first one's command had just set, and put
+// it back after the first run's repair. So the first mode is shared through
+// `records`, a directory of corral's own (the state directory's `stdio`):
+// one record per file, named by its device and inode, holding the mode the
+// first of the overlapping runs saw; each run holds a shared flock on it
+// while it lasts, and every run puts that mode back, the last one removing
+// the record. All of it under an exclusive flock on `records/lock`. A record
+// no run holds (its corral was killed) is not trusted: the file's mode now
+// is taken instead. Without `records` (no state directory) or when a record
+// cannot be used, a run saves the mode it sees, and `note()` says why.
 //
 // Each file is held by a descriptor of corral's own (close-on-exec, closed
 // in the sandbox's init), so the mode goes back on the very file, whatever
-// its name became. Not covered: the run itself (a mode the command set holds
-// until the run ends), a corral killed before the restore, timestamps
+// its name became; a file that cannot be held (no descriptor left) is an
+// error, and nothing runs. Not covered: the run itself (a mode the command
+// set holds until the run ends), a corral killed before the restore, runs of
+// another user on the same file (their own state directory), timestamps
 // (`touch -d` of /proc/self/fd/1), user extended attributes and inode flags
 // (`chattr`), and /dev/tty given as stdio, which the command cannot open
 // anew inside (it has no controlling terminal there).
@@ -30,25 +43,44 @@
 
 #include <sys/types.h>
 
+#include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "base/unique_fd.h"
 
 namespace corral {
 
 class StdioModes {
  public:
+  // Whether the child opens the view's devices on stdio anew (a run with a
+  // mount view): then the caller's nodes of them are not held.
+  enum class ViewDevices { kReopened, kGiven };
+
   // Saves the files behind `fds` (the command's 0, 1 and 2; -1 skips one).
-  static StdioModes Save(const int (&fds)[3]);
-  // Puts back each mode that differs now; best effort per file.
-  void Restore() const;
+  // `records` is the directory of shared records (held until Restore), or
+  // none.
+  static Result<StdioModes> Save(const int (&fds)[3], ViewDevices devices, UniqueFd records);
+  // Puts back each mode that differs now (best effort per file) and lets go
+  // of the records. Once; a second call does nothing.
+  void Restore();
+  // Empty, or why a file's mode is this run's own and not the shared first one.
+  const std::string& note() const { return note_; }
+
+  StdioModes() = default;
+  StdioModes(StdioModes&&) = default;
+  StdioModes& operator=(StdioModes&&) = default;
 
  private:
   struct Saved {
     UniqueFd file;
-    mode_t mode;  // permission bits and sticky, set-user-ID, set-group-ID
+    mode_t mode;        // permission bits and sticky, set-user-ID, set-group-ID
+    UniqueFd record;    // the shared record, flocked shared; or none
+    std::string name;   // the record's name in records_
   };
   std::vector<Saved> saved_;
+  UniqueFd records_;
+  std::string note_;
 };
 
 }  // namespace corral

@@ -1,15 +1,22 @@
 // StdioModes on files of the test's own: what a command can chmod through a
 // descriptor (a file, a named FIFO) is put back, each file once; a pipe,
-// whose inode is its own, is not held at all.
+// whose inode is its own, is not held at all; overlapping runs put back the
+// first mode of the file, shared through their records.
 #include "exec/stdio_modes.h"
 
 #include <fcntl.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
 namespace corral {
@@ -36,13 +43,43 @@ class StdioModesTest : public ::testing::Test {
     }
     return fd;
   }
+  // StdioModes::Save with no records, which must succeed.
+  static StdioModes Saved(const int (&fds)[3], UniqueFd records = UniqueFd(),
+                          StdioModes::ViewDevices devices = StdioModes::ViewDevices::kGiven) {
+    Result<StdioModes> modes = StdioModes::Save(fds, devices, std::move(records));
+    EXPECT_TRUE(modes.ok()) << modes.error().ToString();
+    return modes.ok() ? std::move(modes).value() : StdioModes();
+  }
+  // The records directory, made once; a new descriptor of it each call.
+  UniqueFd Records() {
+    const std::string path = dir_ + "/records";
+    (void)::mkdir(path.c_str(), 0700);
+    return UniqueFd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  }
+  std::set<std::string> RecordNames() {
+    std::set<std::string> names;
+    if (DIR* d = ::opendir((dir_ + "/records").c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] != '.') names.insert(e->d_name);
+      }
+      ::closedir(d);
+    }
+    return names;
+  }
+  static std::string RecordNameOf(int fd) {
+    struct stat st;
+    EXPECT_EQ(::fstat(fd, &st), 0);
+    std::ostringstream name;
+    name << std::hex << st.st_dev << "-" << st.st_ino;
+    return name.str();
+  }
   std::string dir_;
 };
 
 TEST_F(StdioModesTest, EachFilesModeComesBackOnce) {
   int in = Open("in", O_RDWR | O_CREAT, 0600);
   int out = Open("out", O_WRONLY | O_CREAT, 0640);
-  StdioModes modes = StdioModes::Save({in, out, out});
+  StdioModes modes = Saved({in, out, out});
   ASSERT_EQ(::fchmod(in, 0666), 0);
   ASSERT_EQ(::fchmod(out, 0604), 0);
   modes.Restore();
@@ -62,7 +99,7 @@ TEST_F(StdioModesTest, ANamedFifoIsHeldAndAPipeIsNot) {
   int pipe_fds[2];
   ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
   const mode_t pipe_mode = ModeOf(pipe_fds[1]);
-  StdioModes modes = StdioModes::Save({pipe_fds[0], fifo, -1});
+  StdioModes modes = Saved({pipe_fds[0], fifo, -1});
   ASSERT_EQ(::fchmod(fifo, 0666), 0);
   (void)::fchmod(pipe_fds[0], 0666);
   modes.Restore();
@@ -71,6 +108,88 @@ TEST_F(StdioModesTest, ANamedFifoIsHeldAndAPipeIsNot) {
   ::close(fifo);
   ::close(pipe_fds[0]);
   ::close(pipe_fds[1]);
+}
+
+// Two runs on one log: the second starts after the first one's command made
+// it world-writable, and outlasts the first. Each puts back the first mode
+// (the record's), and the last removes the record.
+TEST_F(StdioModesTest, OverlappingRunsPutBackTheFirstMode) {
+  int log = Open("log", O_WRONLY | O_CREAT, 0600);
+  StdioModes first = Saved({-1, log, log}, Records());
+  EXPECT_EQ(first.note(), "");
+  EXPECT_EQ(RecordNames(), (std::set<std::string>{"lock", RecordNameOf(log)}));
+  ASSERT_EQ(::fchmod(log, 0666), 0);  // the first run's command
+  StdioModes second = Saved({-1, log, -1}, Records());
+  first.Restore();
+  EXPECT_EQ(ModeOf(log), 0600u);
+  EXPECT_EQ(RecordNames(), (std::set<std::string>{"lock", RecordNameOf(log)})) << "the second run still holds it";
+  ASSERT_EQ(::fchmod(log, 0644), 0);  // the second run's command
+  second.Restore();
+  EXPECT_EQ(ModeOf(log), 0600u);
+  EXPECT_EQ(RecordNames(), (std::set<std::string>{"lock"}));
+  second.Restore();  // once only
+  EXPECT_EQ(ModeOf(log), 0600u);
+  ::close(log);
+}
+
+// A record no run holds was left by a corral that was killed: its mode is
+// not trusted (the file may have been chmodded since, or be another file on
+// a reused inode); the mode now is taken and written over it.
+TEST_F(StdioModesTest, ARecordNoRunHoldsIsNotTrusted) {
+  int log = Open("log", O_WRONLY | O_CREAT, 0640);
+  Records();
+  const std::string record = dir_ + "/records/" + RecordNameOf(log);
+  std::ofstream(record) << "0777\n";
+  StdioModes run = Saved({-1, log, -1}, Records());
+  std::ifstream written(record);
+  std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "0640\n");
+  ASSERT_EQ(::fchmod(log, 0606), 0);
+  run.Restore();
+  EXPECT_EQ(ModeOf(log), 0640u);
+  ::close(log);
+}
+
+// With no records a run saves what it sees, and says so.
+TEST_F(StdioModesTest, WithoutRecordsTheNoteSaysSo) {
+  int log = Open("log", O_WRONLY | O_CREAT, 0600);
+  StdioModes run = Saved({-1, log, -1});
+  EXPECT_NE(run.note().find("no state directory"), std::string::npos) << run.note();
+  ::close(log);
+}
+
+// The view's devices are opened anew inside a mount view: the caller's node
+// is not held (no record is made); without a view it is.
+TEST_F(StdioModesTest, TheViewsDevicesAreHeldOnlyWithoutAView) {
+  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(null, 0);
+  {
+    StdioModes reopened = Saved({null, -1, -1}, Records(), StdioModes::ViewDevices::kReopened);
+    EXPECT_EQ(RecordNames(), std::set<std::string>{});
+  }
+  StdioModes given = Saved({null, -1, -1}, Records(), StdioModes::ViewDevices::kGiven);
+  EXPECT_EQ(RecordNames(), (std::set<std::string>{"lock", RecordNameOf(null)}));
+  given.Restore();
+  EXPECT_EQ(RecordNames(), std::set<std::string>{"lock"});
+  ::close(null);
+}
+
+// A file that cannot be held (no descriptor left) refuses the run.
+TEST_F(StdioModesTest, AFileThatCannotBeHeldIsAnError) {
+  int log = Open("log", O_WRONLY | O_CREAT, 0600);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct rlimit three = {3, 3};
+    if (::setrlimit(RLIMIT_NOFILE, &three) != 0) ::_exit(2);
+    const int fds[3] = {-1, log, -1};
+    Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, UniqueFd());
+    ::_exit(!modes.ok() && modes.error().message().find("cannot hold descriptor") != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ::close(log);
 }
 
 }  // namespace

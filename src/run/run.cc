@@ -432,9 +432,10 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
   } else {
     // Descriptors 0-2 pass into the sandbox as they are; a directory (or an
     // O_PATH descriptor) there would be a way around the mount view.
-    const int given[3] = {options.stdin_fd, options.stdout_fd, options.stderr_fd};
-    for (int slot = 0; slot <= 2; ++slot) {
-      int fd = given[slot] >= 0 ? given[slot] : slot;
+    const int command_stdio[3] = {options.stdin_fd >= 0 ? options.stdin_fd : 0,
+                                  options.stdout_fd >= 0 ? options.stdout_fd : 1,
+                                  options.stderr_fd >= 0 ? options.stderr_fd : 2};
+    for (int fd : command_stdio) {
       struct stat st;
       int flags = ::fcntl(fd, F_GETFL);
       bool unsafe = flags >= 0 && ((flags & O_PATH) != 0 || (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)));
@@ -445,9 +446,6 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
                                                    "outside its grants through it, so nothing was run"));
       }
     }
-    const int command_stdio[3] = {given[0] >= 0 ? given[0] : 0, given[1] >= 0 ? given[1] : 1,
-                                  given[2] >= 0 ? given[2] : 2};
-    stdio_modes = StdioModes::Save(command_stdio);
     // --overlay: the run's upper and work directories, in the state
     // directory, made before the plan that mounts them.
     if (warm != nullptr && policy.write_view() == WriteView::kOverlay) {
@@ -558,6 +556,22 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
       audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", begun.error().ToString()));
     }
     if (opened.ok()) state = std::move(opened).value();
+    // The modes of the caller's files on stdio, put back after the run;
+    // overlapping runs share the first one through the state directory.
+    Result<UniqueFd> records = state.valid() ? state.Subdir("stdio", StateDir::Create::kYes)
+                                             : Result<UniqueFd>(UniqueFd());
+    Result<StdioModes> saved_modes =
+        StdioModes::Save(command_stdio,
+                         (*plan)->mechanisms().namespaces ? StdioModes::ViewDevices::kReopened
+                                                          : StdioModes::ViewDevices::kGiven,
+                         records.ok() ? std::move(records).value() : UniqueFd());
+    if (!saved_modes.ok()) return Failed(audit, policy, std::move(saved_modes).error());
+    stdio_modes = std::move(saved_modes).value();
+    if (!stdio_modes.note().empty()) {
+      audit.Record(AuditEvent("protected")
+                       .Set("action", "stdio_modes")
+                       .Set("error", records.ok() ? stdio_modes.note() : records.error().ToString()));
+    }
     // The sweep works in the roots as they are now, wherever they move.
     sweep_roots = OpenSweepRoots(policy.protected_paths());
     // Each repository's config is shown as the run's own copy, whose safe

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "base/unique_fd.h"
 #include "harness.h"
 
 namespace corral_it {
@@ -28,17 +29,6 @@ class WriteEscape : public SandboxTest {
   }
 
   const std::string original_ = RandomToken("ORIGINAL") + "\n";
-};
-
-// A descriptor of the test's own, closed when it goes.
-struct OwnFd {
-  explicit OwnFd(int value) : fd(value) {}
-  OwnFd(const OwnFd&) = delete;
-  OwnFd& operator=(const OwnFd&) = delete;
-  ~OwnFd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int fd;
 };
 
 ino_t Inode(const std::string& path) {
@@ -252,13 +242,13 @@ TEST_F(WriteEscape, TheHostsDevNullOnStdinKeepsItsMode) {
 TEST_F(WriteEscape, TheCallersFilesOnStdioGetTheirModesBack) {
   outside_.Write("input.txt", original_, 0600);
   outside_.Write("log.txt", "", 0600);
-  OwnFd input(::open((outside_ / "input.txt").c_str(), O_RDONLY | O_CLOEXEC));
-  OwnFd log(::open((outside_ / "log.txt").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-  ASSERT_GE(input.fd, 0);
-  ASSERT_GE(log.fd, 0);
+  corral::UniqueFd input(::open((outside_ / "input.txt").c_str(), O_RDONLY | O_CLOEXEC));
+  corral::UniqueFd log(::open((outside_ / "log.txt").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  ASSERT_TRUE(input.valid());
+  ASSERT_TRUE(log.valid());
   SpawnOptions options;
-  options.stdin_fd = input.fd;
-  options.stdout_fd = log.fd;
+  options.stdin_fd = input.get();
+  options.stdout_fd = log.get();
   Outcome outcome = RunIn({}, {"sh", "-c", "chmod 0666 /proc/self/fd/0; chmod 0644 /proc/self/fd/1; cat; "
                                             "stat -L -c %a /proc/self/fd/0 >&2"},
                           options);
@@ -269,6 +259,38 @@ TEST_F(WriteEscape, TheCallersFilesOnStdioGetTheirModesBack) {
   EXPECT_EQ(out.st_mode & 07777, 0600u) << outcome.Describe();
   EXPECT_EQ(ReadFile(outside_ / "log.txt"), original_) << "the command did read and write them";
   EXPECT_NE(outcome.err.find("666"), std::string::npos) << "the chmod held during the run: " << outcome.Describe();
+}
+
+// Runs overlap on one log as stderr (or one terminal): the second starts
+// after the first one's command made the log world-writable, and outlasts the first.
+// Saving the mode it saw, it would put the command's mode back after the
+// first run's repair; the runs share the first mode through the state
+// directory instead (stdio_records). Judged on the host after each run.
+TEST_F(WriteEscape, OverlappingRunsOnOneLogLeaveItsFirstMode) {
+  outside_.Write("log.txt", "", 0600);
+  corral::UniqueFd log(::open((outside_ / "log.txt").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  ASSERT_TRUE(log.valid());
+  SpawnOptions options = Defaults({});
+  options.stderr_fd = log.get();
+  const std::string first_go = workspace_ / "first-go", second_go = workspace_ / "second-go";
+  auto wait_for = [](const std::string& go) { return "while [ ! -e " + go + " ]; do sleep 0.02; done"; };
+  Process first(RunArgv({}, {"sh", "-c", "chmod 0666 /proc/self/fd/2; echo changed; " + wait_for(first_go)}),
+                options);
+  ASSERT_TRUE(WaitFor([&] { return first.OutputSoFar().find("changed") != std::string::npos; }, 20s));
+  Process second(RunArgv({}, {"sh", "-c", "echo started; " + wait_for(second_go)}), options);
+  const bool started = WaitFor([&] { return second.OutputSoFar().find("started") != std::string::npos; }, 20s);
+  workspace_.Write("first-go", "");
+  const Outcome& first_outcome = first.Wait();
+  struct stat after_first, after_second;
+  ASSERT_EQ(::stat((outside_ / "log.txt").c_str(), &after_first), 0);
+  workspace_.Write("second-go", "");
+  const Outcome& second_outcome = second.Wait();
+  ASSERT_EQ(::stat((outside_ / "log.txt").c_str(), &after_second), 0);
+  EXPECT_TRUE(started) << second_outcome.Describe();
+  EXPECT_EQ(first_outcome.exit_code, 0) << first_outcome.Describe();
+  EXPECT_EQ(second_outcome.exit_code, 0) << second_outcome.Describe();
+  EXPECT_EQ(after_first.st_mode & 07777, 0600u) << first_outcome.Describe();
+  EXPECT_EQ(after_second.st_mode & 07777, 0600u) << second_outcome.Describe();
 }
 
 // A grant that corral's own mounts would cover (/dev/shm, /dev, /proc), or
