@@ -8,10 +8,13 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <span>
@@ -152,10 +155,15 @@ int Rcode(const std::vector<unsigned char>& answer) { return answer[3] & 0x0f; }
 int QueryOverTcp(res_state state, const std::vector<unsigned char>& query, std::vector<unsigned char>& answer,
                  std::chrono::steady_clock::time_point deadline) {
   const int servers = std::min(state->nscount, MAXNS);
-  for (int i = 0; i < servers; ++i) {
+  if (servers <= 0) return -1;
+  // resolv.conf's rotate: each query starts at the next server, round robin.
+  static std::atomic<unsigned> next_first{0};
+  const int first = (state->options & RES_ROTATE) != 0 ? static_cast<int>(next_first++ % servers) : 0;
+  for (int tried = 0; tried < servers; ++tried) {
+    const int i = (first + tried) % servers;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) break;
-    const auto until = now + (deadline - now) / (servers - i);
+    const auto until = now + (deadline - now) / (servers - tried);
     int got = -1;
     if (state->nsaddr_list[i].sin_family == AF_INET) {
       got = ExchangeOverTcp(reinterpret_cast<const sockaddr*>(&state->nsaddr_list[i]), sizeof(sockaddr_in), query,
@@ -292,19 +300,33 @@ DnsAnswerEnd AddressesInDnsAnswer(std::span<const unsigned char> answer, const s
   return DnsAnswerEnd::kAnswered;
 }
 
-std::vector<Address> LookUpAbsolute(const std::string& name) { return LookUpAbsoluteAt(name, {}); }
+namespace {
 
-std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in>& servers) {
+// Every server's address out of `state`. res_ninit leaves an IPv4 one in
+// nsaddr_list, an IPv6 one in the extension's nsaddrs (malloc'd, freed by
+// res_nclose, which also closes each server's socket unless it is -1) with
+// nsaddr_list's family 0; the servers set after this follow that layout.
+void ClearServers(res_state state) {
+  for (int i = 0; i < MAXNS; ++i) {
+    state->nsaddr_list[i] = {};
+    std::free(state->_u._ext.nsaddrs[i]);
+    state->_u._ext.nsaddrs[i] = nullptr;
+    state->_u._ext.nssocks[i] = -1;
+  }
+}
+
+// One try of one second per server, as the tests want.
+void OneQuickTry(res_state state) {
+  state->retrans = 1;
+  state->retry = 1;
+}
+
+std::vector<Address> LookUpWith(const std::string& name, const std::function<bool(res_state)>& servers) {
   std::vector<Address> addresses;
   if (name.empty() || name.back() == '.') return addresses;
   ResolverState resolver;
   if (!resolver.open) return addresses;
-  if (!servers.empty()) {
-    resolver.state.nscount = static_cast<int>(std::min<size_t>(servers.size(), MAXNS));
-    for (int i = 0; i < resolver.state.nscount; ++i) resolver.state.nsaddr_list[i] = servers[static_cast<size_t>(i)];
-    resolver.state.retrans = 1;
-    resolver.state.retry = 1;
-  }
+  if (servers && !servers(&resolver.state)) return addresses;
   // glibc's TCP path (a truncated answer, or use-vc) has no deadline:
   // corral asks over TCP itself.
   const Transport transport = (resolver.state.options & RES_USEVC) != 0 ? Transport::kTcp : Transport::kUdp;
@@ -320,6 +342,37 @@ std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector
     Query(&resolver.state, transport, absolute, ns_t_aaaa, tcp_deadline, edns_refused, answer, addresses);
   }
   return addresses;
+}
+
+}  // namespace
+
+std::vector<Address> LookUpAbsolute(const std::string& name) { return LookUpWith(name, nullptr); }
+
+std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in>& servers) {
+  if (servers.empty()) return LookUpWith(name, nullptr);
+  return LookUpWith(name, [&servers](res_state state) {
+    ClearServers(state);
+    state->nscount = static_cast<int>(std::min<size_t>(servers.size(), MAXNS));
+    for (int i = 0; i < state->nscount; ++i) state->nsaddr_list[i] = servers[static_cast<size_t>(i)];
+    OneQuickTry(state);
+    return true;
+  });
+}
+
+std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in6>& servers) {
+  if (servers.empty()) return LookUpWith(name, nullptr);
+  return LookUpWith(name, [&servers](res_state state) {
+    ClearServers(state);
+    state->nscount = static_cast<int>(std::min<size_t>(servers.size(), MAXNS));
+    for (int i = 0; i < state->nscount; ++i) {
+      auto* copy = static_cast<sockaddr_in6*>(std::malloc(sizeof(sockaddr_in6)));
+      if (copy == nullptr) return false;
+      *copy = servers[static_cast<size_t>(i)];
+      state->_u._ext.nsaddrs[i] = copy;
+    }
+    OneQuickTry(state);
+    return true;
+  });
 }
 
 }  // namespace corral

@@ -24,7 +24,8 @@
 // rest of the lookup (one that answers FORMERR with no question looks
 // silent: glibc drops its reply). A truncated answer (TC), and every
 // query under use-vc, is asked over TCP by corral itself, of each server
-// in turn (rotate or not) until one answers NOERROR or NXDOMAIN (glibc's
+// in turn (under rotate each query starting at the next one, round robin)
+// until one answers NOERROR or NXDOMAIN (glibc's
 // own TCP path has no deadline: a server that accepts and never answers
 // held the lookup for ever); a truncated answer stands when none answers
 // in time. The lookup's TCP (both queries, every server) gets
@@ -45,8 +46,9 @@
 // (an answer it cannot parse, an rcode other than NOERROR; its records are
 // not read), or answered. A record it cannot parse ends the reading there.
 //
-// LookUpAbsoluteAt is the same with the servers named (one try of one
-// second; at most MAXNS of them), for tests; none is LookUpAbsolute.
+// LookUpAbsoluteAt is the same with the servers named, all IPv4 or all
+// IPv6 (one try of one second; at most MAXNS of them), for tests; none is
+// LookUpAbsolute.
 #pragma once
 
 #include <netinet/in.h>
@@ -68,5 +70,6 @@ DnsAnswerEnd AddressesInDnsAnswer(std::span<const unsigned char> answer, const s
                                   std::vector<Address>& addresses);
 std::vector<Address> LookUpAbsolute(const std::string& name);
 std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in>& servers);
+std::vector<Address> LookUpAbsoluteAt(const std::string& name, const std::vector<sockaddr_in6>& servers);
 
 }  // namespace corral

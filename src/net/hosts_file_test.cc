@@ -2,14 +2,19 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <net/if.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -61,24 +66,27 @@ class ZoneServer {
  public:
   // kEveryQuery: no query over TCP is ever answered.
   enum class TcpStall { kStallName, kEveryQuery };
-  explicit ZoneServer(TcpStall stall = TcpStall::kStallName) : stall_(stall) {
+  // Where it listens: 127.0.0.1, or ::1.
+  enum class Loopback { kIpv4, kIpv6 };
+  explicit ZoneServer(TcpStall stall = TcpStall::kStallName, Loopback loopback = Loopback::kIpv4) : stall_(stall) {
+    const int family = loopback == Loopback::kIpv4 ? AF_INET : AF_INET6;
     // A TCP port of the same number as the UDP socket's (a few tries: the
     // number may be taken for TCP).
     for (int attempt = 0; attempt < 50 && !tcp_; ++attempt) {
-      socket_ = UniqueFd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+      socket_ = UniqueFd(::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
       address_ = {};
+      address6_ = {};
       address_.sin_family = AF_INET;
       address_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      socklen_t length = sizeof address_;
-      if (::bind(socket_.get(), reinterpret_cast<sockaddr*>(&address_), sizeof address_) != 0 ||
-          ::getsockname(socket_.get(), reinterpret_cast<sockaddr*>(&address_), &length) != 0) {
-        continue;
-      }
-      UniqueFd tcp(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-      if (::bind(tcp.get(), reinterpret_cast<sockaddr*>(&address_), sizeof address_) == 0 &&
-          ::listen(tcp.get(), 8) == 0) {
-        tcp_ = std::move(tcp);
-      }
+      address6_.sin6_family = AF_INET6;
+      address6_.sin6_addr = in6addr_loopback;
+      sockaddr* bound = family == AF_INET ? reinterpret_cast<sockaddr*>(&address_)
+                                          : reinterpret_cast<sockaddr*>(&address6_);
+      socklen_t size = family == AF_INET ? sizeof address_ : sizeof address6_;
+      socklen_t length = size;
+      if (::bind(socket_.get(), bound, size) != 0 || ::getsockname(socket_.get(), bound, &length) != 0) continue;
+      UniqueFd tcp(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (::bind(tcp.get(), bound, size) == 0 && ::listen(tcp.get(), 8) == 0) tcp_ = std::move(tcp);
     }
     if (!tcp_) ADD_FAILURE() << "cannot bind the zone server";
     thread_ = std::thread([this] { Serve(); });
@@ -88,6 +96,7 @@ class ZoneServer {
     thread_.join();
   }
   sockaddr_in address() const { return address_; }
+  sockaddr_in6 address6() const { return address6_; }
   std::vector<std::string> asked() {
     std::lock_guard<std::mutex> lock(mutex_);
     return asked_;
@@ -118,7 +127,7 @@ class ZoneServer {
       if (::poll(ready.data(), ready.size(), 20) <= 0) continue;
       if (ready[0].revents & POLLIN) {
         uint8_t query[512];
-        sockaddr_in from = {};
+        sockaddr_storage from = {};
         socklen_t from_length = sizeof from;
         ssize_t n =
             ::recvfrom(socket_.get(), query, sizeof query, 0, reinterpret_cast<sockaddr*>(&from), &from_length);
@@ -277,6 +286,7 @@ class ZoneServer {
   UniqueFd socket_;
   UniqueFd tcp_;
   sockaddr_in address_ = {};
+  sockaddr_in6 address6_ = {};
   std::atomic<bool> stop_ = false;
   std::mutex mutex_;
   std::vector<std::string> asked_;
@@ -454,6 +464,63 @@ TEST(LookUpAbsoluteDeathTest, UseVcAsksOverTcpAlone) {
   ASSERT_EQ(::setenv("RES_OPTIONS", "use-vc", 1), 0);
   EXPECT_EXIT(LookUpOverTcpAloneAndExit(), ::testing::ExitedWithCode(0), "");
   ::unsetenv("RES_OPTIONS");
+}
+
+// resolv.conf's rotate with use-vc (RES_OPTIONS, as above): corral's own
+// TCP path starts each query at the next server, so both servers are
+// asked. (Without rotate every query goes to the first, which answers.)
+[[noreturn]] void LookUpRotatingOverTcpAndExit() {
+  ZoneServer first, second;
+  bool right = true;
+  for (int i = 0; i < 4; ++i) {
+    right &= Strings(LookUpAbsoluteAt("v4.corral.test", {first.address(), second.address()})) ==
+             std::vector<std::string>{"192.0.2.1", "192.0.2.2"};
+  }
+  const size_t to_first = first.asked().size(), to_second = second.asked().size();
+  std::fprintf(stderr, "right %d, asked of the first %zu, of the second %zu\n", right, to_first, to_second);
+  std::_Exit(right && to_first == 4 && to_second == 4 ? 0 : 1);
+}
+
+TEST(LookUpAbsoluteDeathTest, RotateStartsEachTcpQueryAtTheNextServer) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ASSERT_EQ(::setenv("RES_OPTIONS", "use-vc rotate", 1), 0);
+  EXPECT_EXIT(LookUpRotatingOverTcpAndExit(), ::testing::ExitedWithCode(0), "");
+  ::unsetenv("RES_OPTIONS");
+}
+
+// A name server on an IPv6 address (res_ninit keeps it apart from the IPv4
+// ones) is asked over UDP and, for a truncated answer, over corral's own
+// TCP path. In a network namespace of the child's own, whose lo (brought
+// up here) has ::1 whatever the host's IPv6 configuration.
+[[noreturn]] void LookUpOverIpv6AndExit() {
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) {
+    std::fprintf(stderr, "unshare: %s\n", std::strerror(errno));
+    std::_Exit(2);
+  }
+  UniqueFd control(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  ifreq lo = {};
+  std::strncpy(lo.ifr_name, "lo", IFNAMSIZ - 1);
+  if (!control || ::ioctl(control.get(), SIOCGIFFLAGS, &lo) != 0 ||
+      (lo.ifr_flags |= IFF_UP, ::ioctl(control.get(), SIOCSIFFLAGS, &lo) != 0)) {
+    std::fprintf(stderr, "lo: %s\n", std::strerror(errno));
+    std::_Exit(2);
+  }
+  ZoneServer server(ZoneServer::TcpStall::kStallName, ZoneServer::Loopback::kIpv6);
+  std::vector<std::string> found = Strings(LookUpAbsoluteAt("big.corral.test", {server.address6()}));
+  std::vector<std::string> both = Strings(LookUpAbsoluteAt("both.corral.test", {server.address6()}));
+  const std::vector<std::string> asked = {"big.corral.test/A", "big.corral.test/A/tcp", "big.corral.test/AAAA",
+                                          "both.corral.test/A", "both.corral.test/AAAA"};
+  std::fprintf(stderr, "found %zu, asked:", found.size());
+  for (const std::string& one : server.asked()) std::fprintf(stderr, " %s", one.c_str());
+  std::fprintf(stderr, "\n");
+  const bool right = found.size() == 40 && found.back() == "192.0.2.139" &&
+                     both == std::vector<std::string>{"192.0.2.9", "2001:db8::9"} && server.asked() == asked;
+  std::_Exit(right ? 0 : 1);
+}
+
+TEST(LookUpAbsoluteDeathTest, AnIpv6ServerIsAskedOverUdpAndTcp) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(LookUpOverIpv6AndExit(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(LookUpAbsolute, AnEmptyNameOrOneEndingInADotFindsNothing) {
