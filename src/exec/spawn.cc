@@ -214,6 +214,34 @@ bool OverlayRefused(const Error& error) {
   return error.kind() == ErrorKind::kUnsupported && error.syscall() == ChildStageName(ChildStage::kOverlay);
 }
 
+Error CloneRefused(int clone_errno, const HostSupport& host) {
+  if (clone_errno == EMFILE || clone_errno == ENFILE) {
+    return Error(ErrorKind::kIo,
+                 "cannot start the sandbox: no file descriptor is left for its process handle (too many open "
+                 "files: see `ulimit -n`); the command was not run",
+                 "clone", clone_errno);
+  }
+  if (clone_errno == EAGAIN) {
+    return Error(ErrorKind::kIo,
+                 "cannot start the sandbox: no process can be made (the user's process limit, `ulimit -u`, or the "
+                 "kernel's); the command was not run",
+                 "clone", clone_errno);
+  }
+  std::string where = !host.container.empty()
+                          ? "corral runs in a " + host.container +
+                                " container whose seccomp profile or missing capability forbids them: give it "
+                                "user namespaces (docs/hosts.md: a seccomp profile that allows unshare and clone "
+                                "with CLONE_NEWUSER, or a Kubernetes pod with hostUsers: false)"
+                      : host.outer_seccomp_filter
+                          ? "corral runs under another sandbox's seccomp filter, which forbids them"
+                          : "unprivileged user namespaces may be disabled or exhausted: see `corral check`";
+  return Error(ErrorKind::kNamespace,
+               "namespaces: the kernel refused to create the sandbox's namespaces (" + where +
+                   "); the command was not run. --best-effort runs it on the no-userns rung (docs/hosts.md), "
+                   "and says what that drops, as does --accept-rung no-userns for that rung alone",
+               "clone", clone_errno);
+}
+
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report) {
   std::string where = mounts.Describe(report.index);
   std::string stage = ChildStageName(report.stage);
@@ -448,22 +476,7 @@ class Spawner {
                    "seccomp profile?); the command was not run",
                    "clone3", clone_errno);
     }
-    if (pid < 0) {
-      const HostSupport& host = ProbeHost();
-      std::string where = !host.container.empty()
-                              ? "corral runs in a " + host.container +
-                                    " container whose seccomp profile or missing capability forbids them: give it "
-                                    "user namespaces (docs/hosts.md: a seccomp profile that allows unshare and clone "
-                                    "with CLONE_NEWUSER, or a Kubernetes pod with hostUsers: false)"
-                          : host.outer_seccomp_filter
-                              ? "corral runs under another sandbox's seccomp filter, which forbids them"
-                              : "unprivileged user namespaces may be disabled or exhausted: see `corral check`";
-      return Error(ErrorKind::kNamespace,
-                   "namespaces: the kernel refused to create the sandbox's namespaces (" + where +
-                       "); the command was not run. --best-effort runs it on the no-userns rung (docs/hosts.md), "
-                       "and says what that drops, as does --accept-rung no-userns for that rung alone",
-                   "clone", clone_errno);
-    }
+    if (pid < 0) return CloneRefused(clone_errno, ProbeHost());
     status.write.Reset();
     SandboxProcess process;
     process.own_pid_namespace_ = ctx.namespaces;

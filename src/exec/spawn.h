@@ -233,6 +233,13 @@ bool OverlayRefused(const Error& error);
 // mount-view stage.
 Error TranslateReport(const MountPlan& mounts, const ChildReport& report);
 
+// The Error for a clone of the sandbox that failed with `clone_errno`. Only
+// a refusal of the namespaces themselves is ErrorKind::kNamespace, which a
+// best-effort run answers with the no-userns rung: no descriptor left for
+// the process handle (EMFILE, ENFILE) or no process left (EAGAIN) is the
+// caller's limit, named as such, and no reason to run with less.
+Error CloneRefused(int clone_errno, const HostSupport& host);
+
 // Blocks the forwarded signals, SIGCHLD, SIGWINCH (which the supervisor
 // passes on to a pty) and SIGPIPE (held until the run is over); returns the
 // previous mask. The command starts with none of them blocked.

@@ -133,6 +133,26 @@ const Row kRows[] = {
      "unknown"},
 };
 
+// A clone that failed for want of a descriptor or a process is the
+// caller's limit, not a refusal of namespaces: it is not kNamespace, which
+// a best-effort run would answer with the weaker no-userns rung.
+TEST(CloneRefused, OnlyARefusalOfNamespacesIsANamespaceError) {
+  const HostSupport host;
+  for (int limit : {EMFILE, ENFILE}) {
+    Error error = CloneRefused(limit, host);
+    EXPECT_EQ(error.kind(), ErrorKind::kIo) << error.ToString();
+    EXPECT_NE(error.message().find("ulimit -n"), std::string::npos) << error.ToString();
+  }
+  Error processes = CloneRefused(EAGAIN, host);
+  EXPECT_EQ(processes.kind(), ErrorKind::kIo) << processes.ToString();
+  EXPECT_NE(processes.message().find("ulimit -u"), std::string::npos) << processes.ToString();
+  for (int refused : {EPERM, ENOSPC, EINVAL}) {
+    Error error = CloneRefused(refused, host);
+    EXPECT_EQ(error.kind(), ErrorKind::kNamespace) << error.ToString();
+    EXPECT_NE(error.message().find("no-userns rung"), std::string::npos) << error.ToString();
+  }
+}
+
 TEST(TranslateReport, EachStageBecomesItsError) {
   MountPlan mounts = TwoMounts();
   for (const Row& row : kRows) {

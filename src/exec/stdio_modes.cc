@@ -75,8 +75,11 @@ Result<std::pair<UniqueFd, mode_t>> TakeRecord(int records, const std::string& n
   }
   mode_t mode = st.st_mode & kModeBits;
   if (int e = Flock(record.get(), LOCK_EX | LOCK_NB); e == 0) {
-    // No run holds it: a new record, or one a killed corral left.
+    // No run holds it: a new record, or one a killed corral left. One that
+    // cannot be written (a full disk) goes: left empty, it would read as a
+    // record no run holds.
     if (int w = WriteRecord(record.get(), mode); w != 0) {
+      (void)::unlinkat(records, name.c_str(), 0);
       return Error::FromErrno(ErrorKind::kIo, "cannot write the record " + name, "pwrite", w);
     }
   } else if (e == EWOULDBLOCK) {
@@ -129,19 +132,27 @@ Result<StdioModes> StdioModes::Save(const int (&fds)[3], ViewDevices devices, Un
     modes.note_ = "no state directory: this run puts back the modes it saw, not those of a run it overlaps";
     return modes;
   }
-  Result<UniqueFd> lock = LockRecords(records.get());
-  if (!lock.ok()) {
-    modes.note_ = lock.error().ToString();
-    return modes;
-  }
+  // A run that holds no record while another does would take the mode its
+  // command set for the first one (a record no run holds is not trusted):
+  // a record that cannot be taken refuses the run, as a file that cannot be
+  // held does.
+  auto refuse = [](const Error& why) {
+    return Error(ErrorKind::kIo, "the modes of the files on the command's stdin, stdout and stderr cannot be shared "
+                                 "with runs that overlap this one (corral's state directory, stdio/: " +
+                                     why.ToString() + "); nothing was run");
+  };
+  Result<UniqueFd> locked = LockRecords(records.get());
+  if (!locked.ok()) return refuse(locked.error());
+  UniqueFd lock = std::move(locked).value();
   modes.records_ = std::move(records);
   for (Saved& saved : modes.saved_) {
     struct stat st;
-    if (::fstat(saved.file.get(), &st) != 0) continue;
+    if (::fstat(saved.file.get(), &st) != 0) return refuse(Error::FromErrno(ErrorKind::kIo, "fstat", "fstat", errno));
     Result<std::pair<UniqueFd, mode_t>> record = TakeRecord(modes.records_.get(), saved.name, st);
     if (!record.ok()) {
-      modes.note_ = record.error().ToString();
-      continue;
+      lock.Reset();     // Restore takes it again, through another descriptor
+      modes.Restore();  // lets go of the records taken so far
+      return refuse(record.error());
     }
     saved.record = std::move(record->first);
     saved.mode = record->second;

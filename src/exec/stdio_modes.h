@@ -27,8 +27,10 @@
 // while it lasts, and every run puts that mode back, the last one removing
 // the record. All of it under an exclusive flock on `records/lock`. A record
 // no run holds (its corral was killed) is not trusted: the file's mode now
-// is taken instead. Without `records` (no state directory) or when a record
-// cannot be used, a run saves the mode it sees, and `note()` says why.
+// is taken instead. So a run that cannot take its record (a full disk) is
+// refused: running without one, it would let a later run take the mode its
+// command set. Without `records` (no state directory) a run saves the mode
+// it sees, and `note()` says so.
 //
 // Each file is held by a descriptor of corral's own (close-on-exec, closed
 // in the sandbox's init), so the mode goes back on the very file, whatever
@@ -64,7 +66,7 @@ class StdioModes {
   // Puts back each mode that differs now (best effort per file) and lets go
   // of the records. Once; a second call does nothing.
   void Restore();
-  // Empty, or why a file's mode is this run's own and not the shared first one.
+  // Empty, or why the modes are this run's own and not the shared first ones.
   const std::string& note() const { return note_; }
 
   StdioModes() = default;

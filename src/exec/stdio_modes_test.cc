@@ -150,6 +150,25 @@ TEST_F(StdioModesTest, ARecordNoRunHoldsIsNotTrusted) {
   ::close(log);
 }
 
+// A record that cannot be taken (here a directory stands at its name; a
+// full disk in practice) refuses the run: running without one, it would let
+// a later run take the mode its command set. The records taken before it
+// are let go of.
+TEST_F(StdioModesTest, ARecordThatCannotBeTakenRefusesTheRun) {
+  int in = Open("in", O_RDONLY | O_CREAT, 0600);
+  int out = Open("out", O_WRONLY | O_CREAT, 0600);
+  Records();
+  ASSERT_EQ(::mkdir((dir_ + "/records/" + RecordNameOf(out)).c_str(), 0700), 0);
+  const int fds[3] = {in, out, -1};
+  Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, Records());
+  ASSERT_FALSE(modes.ok());
+  EXPECT_NE(modes.error().message().find("nothing was run"), std::string::npos) << modes.error().ToString();
+  EXPECT_NE(modes.error().message().find(RecordNameOf(out)), std::string::npos) << modes.error().ToString();
+  EXPECT_EQ(RecordNames(), (std::set<std::string>{"lock", RecordNameOf(out)})) << "the first file's record is gone";
+  ::close(in);
+  ::close(out);
+}
+
 // With no records a run saves what it sees, and says so.
 TEST_F(StdioModesTest, WithoutRecordsTheNoteSaysSo) {
   int log = Open("log", O_WRONLY | O_CREAT, 0600);

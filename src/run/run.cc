@@ -560,11 +560,13 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     // overlapping runs share the first one through the state directory.
     Result<UniqueFd> records = state.valid() ? state.Subdir("stdio", StateDir::Create::kYes)
                                              : Result<UniqueFd>(UniqueFd());
-    Result<StdioModes> saved_modes =
-        StdioModes::Save(command_stdio,
-                         (*plan)->mechanisms().namespaces ? StdioModes::ViewDevices::kReopened
-                                                          : StdioModes::ViewDevices::kGiven,
-                         records.ok() ? std::move(records).value() : UniqueFd());
+    // The view's devices are opened anew only in a mount view: a plan that
+    // may fall back to none (below) holds the caller's nodes of them too.
+    const bool view_for_sure =
+        (*plan)->mechanisms().namespaces && (*plan)->fallback() != Fallback::kWithoutNamespaces;
+    Result<StdioModes> saved_modes = StdioModes::Save(
+        command_stdio, view_for_sure ? StdioModes::ViewDevices::kReopened : StdioModes::ViewDevices::kGiven,
+        records.ok() ? std::move(records).value() : UniqueFd());
     if (!saved_modes.ok()) return Failed(audit, policy, std::move(saved_modes).error());
     stdio_modes = std::move(saved_modes).value();
     if (!stdio_modes.note().empty()) {
