@@ -164,6 +164,9 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kAbsentNamesFold: return "absent_names_fold";
     case Mutant::kWarmPlanRecompile: return "warm_plan_recompile";
     case Mutant::kJournalKeptDone: return "journal_kept_done";
+    case Mutant::kJournalBytes: return "journal_bytes";
+    case Mutant::kJournalOptional: return "journal_optional";
+    case Mutant::kGitConfigNoReserve: return "git_config_no_reserve";
     case Mutant::kScratchAlone: return "scratch_alone";
     case Mutant::kForbidQuote: return "forbid_quote";
     case Mutant::kDerivationStale: return "derivation_stale";

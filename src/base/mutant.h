@@ -174,6 +174,9 @@ enum class Mutant {
   kAbsentNamesFold,        // a directory listing proves a name absent by exact bytes (".GIT" hides ".git")
   kWarmPlanRecompile,      // a warm call that runs cold after all spawns the plan compiled only for comparison
   kJournalKeptDone,        // a kept sweep journal slot's record stays active between runs (a later recovery sweeps the user's files)
+  kJournalBytes,           // a sweep journal record writes a name that is not UTF-8 as raw bytes (the recovery cannot parse it)
+  kJournalOptional,        // a run whose sweep journal cannot be written goes on without it
+  kGitConfigNoReserve,     // a landing repository config is overwritten in place without its blocks taken first
   kScratchAlone,           // an executor's scratch may be or hold the workspace (whose protected paths then go unguarded)
   kForbidQuote,            // a path put into a forbid_read pattern (the workspace, the home, a store) is not quoted: its `[` is a wildcard
   kDerivationStale,        // an executor call reuses the policy derived before although what it looked at changed

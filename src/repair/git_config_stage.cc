@@ -423,9 +423,28 @@ GitConfigLanding Land(const StagedGitConfig& staged, const StateDir& state, cons
     return landing;
   }
   if (!landing.landed.empty()) {
+    // The real config is written in place: its blocks are taken first
+    // (without changing its size), so a full disk, which the command can
+    // arrange, fails before any byte of it changed, not halfway through the
+    // new text. A filesystem that cannot reserve them is written as before.
+    auto nothing_landed = [&](const std::string& why) {
+      unlock();
+      landing.error = staged.path + " cannot be updated (" + why + "): nothing landed";
+      landing.landed.clear();
+      keep(landing);
+      return landing;
+    };
+    if (!MutantActive(Mutant::kGitConfigNoReserve) &&
+        ::fallocate(real.get(), FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(merged->size())) != 0 &&
+        errno != EOPNOTSUPP) {
+      return nothing_landed(Errno("no room for the new text: fallocate"));
+    }
     ::fchmod(lock.get(), st.st_mode & 0777);
-    if (!WriteAll(lock.get(), *merged) || ::fsync(lock.get()) != 0 || !WriteAll(real.get(), *merged) ||
-        ::ftruncate(real.get(), static_cast<off_t>(merged->size())) != 0 || ::fsync(real.get()) != 0) {
+    if (!WriteAll(lock.get(), *merged) || ::fsync(lock.get()) != 0) {
+      return nothing_landed(Errno("writing " + std::string(kLockName)));
+    }
+    if (!WriteAll(real.get(), *merged) || ::ftruncate(real.get(), static_cast<off_t>(merged->size())) != 0 ||
+        ::fsync(real.get()) != 0) {
       landing.error = Errno("writing " + staged.path) + " (" + staged.gitdir + "/" + kLockName +
                       " holds the whole new text)";
       landing.landed.clear();

@@ -10,9 +10,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <nlohmann/json.hpp>
 
+#include "base/hex.h"
+#include "base/json_bytes.h"
 #include "base/mutant.h"
 #include "policy/path.h"
 
@@ -20,8 +23,10 @@ namespace corral {
 namespace {
 
 constexpr char kJournalName[] = "pending";
-constexpr size_t kMaxRecord = 1 << 20;
-constexpr int kSlots = 64;
+// The largest record written, and read: a run whose record would be larger
+// is refused (RunConfined), so no record a recovery cannot read is ever left.
+constexpr size_t kMaxRecord = 16 << 20;
+constexpr int kSlots = 1024;
 // The first byte of a record: the run is going (or was cut short), or its
 // sweep is done.
 constexpr char kActive = 'A';
@@ -43,7 +48,7 @@ Result<UniqueFd> OpenSlot(int dir_fd, const std::string& name, bool create) {
   if (::fstat(fd.get(), &st) != 0) return Error::FromErrno(ErrorKind::kIo, name + ": cannot stat", "fstat", errno);
   if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0 ||
       static_cast<size_t>(st.st_size) > kMaxRecord) {
-    return Error(ErrorKind::kIo, name + ": not a private regular file of yours under 1 MiB");
+    return Error(ErrorKind::kIo, name + ": not a private regular file of yours under 16 MiB");
   }
   return fd;
 }
@@ -55,8 +60,16 @@ bool IsEmptyPrivateSlot(const struct stat& st) {
 
 // `text` as a JSON string: quotes, backslashes and control bytes escaped.
 // Runs of bytes that need no escape are appended whole (a record is
-// written on every run).
+// written on every run). Bytes that are not UTF-8 (a directory the command
+// named "\xff") would make the whole record unreadable to the recovery's
+// parser: such a text is written as json_bytes.h's {"bytes_hex": ...}
+// object instead, which the recovery decodes.
 void AppendJsonString(std::string& out, std::string_view text) {
+  const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii && !IsJsonUtf8(std::string(text)) && !MutantActive(Mutant::kJournalBytes)) {
+    out += "{\"bytes_hex\":\"" + HexEncode(text) + "\"}";
+    return;
+  }
   out += '"';
   size_t plain = 0;  // the start of the run not yet appended
   for (size_t i = 0; i < text.size(); ++i) {
@@ -168,6 +181,12 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
   SweepJournal journal;
   if (text.size() == header) return journal;
   text += "]}\n";
+  if (text.size() > kMaxRecord) {
+    return Error(ErrorKind::kIo, "the sweep journal's record of this run would be " + std::to_string(text.size()) +
+                                     " bytes, more than the " + std::to_string(kMaxRecord >> 20) +
+                                     " MiB a recovery reads (the workspace's protected paths are too many or their "
+                                     "names too long)");
+  }
 
   // A kept slot whose directory was removed since is no record any
   // recovery would find: a slot is taken afresh.
@@ -189,9 +208,16 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
   }
   CORRAL_ASSIGN_OR_RETURN(UniqueFd dir_fd, state.Subdir(kJournalName, StateDir::Create::kYes));
   const std::string dir = state.path() + "/" + kJournalName;
+  // A slot that cannot be used (one a person must look at: a rejected
+  // record, a file that is not a private one) is passed over, not the end
+  // of the journal for every later run.
+  std::optional<Error> unusable;
   for (int slot = 0; slot < kSlots; ++slot) {
     Result<UniqueFd> fd = OpenSlot(dir_fd.get(), SlotName(slot), true);
-    if (!fd.ok()) return std::move(fd).error();
+    if (!fd.ok()) {
+      if (!unusable) unusable = std::move(fd).error();
+      continue;
+    }
     if (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) continue;  // another corral's run
       return Error::FromErrno(ErrorKind::kIo, "cannot lock a sweep journal slot", "flock", errno);
@@ -199,9 +225,13 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
     // A record an earlier corral left active is the next recovery's: keep it.
     char first = 0;
     if (::pread(fd->get(), &first, 1, 0) == 1 && first == kActive) continue;
+    if (first == kRejected) continue;  // kept for a person
     if (::pwrite(fd->get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
         ::ftruncate(fd->get(), static_cast<off_t>(text.size())) != 0) {
-      return Error::FromErrno(ErrorKind::kIo, "cannot write the sweep journal", "pwrite", errno);
+      // Emptied again (a full disk): a part of a record is no record.
+      Error failed = Error::FromErrno(ErrorKind::kIo, "cannot write the sweep journal", "pwrite", errno);
+      (void)::ftruncate(fd->get(), 0);
+      return failed;
     }
     if (kept != nullptr) {
       kept->fd_ = std::move(fd).value();
@@ -214,6 +244,7 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
     journal.path_ = dir + "/" + SlotName(slot);
     return journal;
   }
+  if (unusable) return Error(ErrorKind::kIo, "no sweep journal slot in " + dir + " is free: " + unusable->ToString());
   return Error(ErrorKind::kIo, "every sweep journal slot in " + dir + " is in use");
 }
 
@@ -272,6 +303,7 @@ std::vector<RecoveredSweep> RecoverInterruptedSweeps(const StateDir& state) {
     if (n <= 0 || text[0] != kActive) continue;  // empty, or swept
     text.resize(static_cast<size_t>(n));
     nlohmann::json record = nlohmann::json::parse(text.substr(1), nullptr, false);
+    if (!record.is_discarded()) record = DecodeBytes(std::move(record));
     Result<ProtectedSet> set = Error(ErrorKind::kIo, "not a sweep journal record");
     if (!record.is_discarded() && record.is_object() && record.value("version", 0) == 2 &&
         record["paths"].is_array() && record["run"].is_string() && record["quarantine"].is_string()) {

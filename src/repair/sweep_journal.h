@@ -29,6 +29,13 @@
 // every run recovers); a slot an older corral marked done instead of
 // emptying it is emptied by the next recovery that can lock it.
 //
+// Nothing a command names may switch the journal off for later runs: a name
+// that is not UTF-8 is written as json_bytes.h's {"bytes_hex": ...} (the
+// recovery decodes it), a record larger than the recovery reads (16 MiB) is
+// never written (Begin fails, and RunConfined refuses the run), and a slot
+// that cannot be used (not a private file, a rejected record kept for a
+// person) is passed over for the next.
+//
 // The recovery cannot tell the run's leftovers from a file the user made at
 // the same path after the kill; both are moved to the quarantine (never
 // deleted when a move is possible), and the message says so.

@@ -193,6 +193,59 @@ TEST(SweepJournal, AKeptSlotsRecordIsRecoveredWhenItsCorralDiesDuringARun) {
   }
 }
 
+// A root named with bytes that are not UTF-8 is recorded losslessly and
+// recovered (journal_bytes: written raw, the record would not parse).
+TEST(SweepJournal, ANameThatIsNotUtf8IsRecordedAndRecovered) {
+  TestTree tree;
+  std::string root = tree.Dir("ws\xff\xfe");
+  tree.File("ws\xff\xfe/.envrc", "left by a killed run\n");
+  StateDir dir = StateIn(tree);
+  BeginInAProcessThatDies(dir, "dead", MissingEnvrc(root));
+  std::vector<RecoveredSweep> recovered = RecoverInterruptedSweeps(dir);
+  ASSERT_EQ(recovered.size(), 1u);
+  EXPECT_EQ(recovered[0].error, "");
+  ASSERT_EQ(recovered[0].findings.size(), 1u);
+  EXPECT_EQ(recovered[0].findings[0].path, root + "/.envrc");
+  EXPECT_FALSE(std::filesystem::exists(root + "/.envrc"));
+}
+
+// A slot that cannot be used (not a private file; a rejected record kept
+// for a person) is passed over: the next slot takes the record.
+TEST(SweepJournal, ASlotThatCannotBeUsedIsPassedOver) {
+  TestTree tree;
+  std::string root = tree.Dir("ws");
+  tree.Dir("corral/pending");
+  StateDir state = StateIn(tree);
+  std::string open_slot = tree.File("corral/pending/slot-0.json", "");
+  ASSERT_EQ(::chmod(open_slot.c_str(), 0644), 0);
+  std::string rejected = tree.File("corral/pending/slot-1.json", "R{}\n");
+  ASSERT_EQ(::chmod(rejected.c_str(), 0600), 0);
+  Result<SweepJournal> journal = SweepJournal::Begin(state, "r", MissingEnvrc(root));
+  ASSERT_TRUE(journal.ok()) << journal.error().ToString();
+  EXPECT_EQ(journal->path(), tree.Join("corral/pending/slot-2.json"));
+  std::ifstream kept(rejected);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), std::istreambuf_iterator<char>()), "R{}\n");
+  journal->Finish();
+}
+
+// A record larger than a recovery reads is never written: Begin fails (and
+// the run is refused), so no record is left that the next run cannot read.
+TEST(SweepJournal, ARecordTooLargeToReadIsNeverWritten) {
+  TestTree tree;
+  std::string root = tree.Dir("ws");
+  StateDir state = StateIn(tree);
+  ProtectedSet set;
+  const std::string target(4000, '\x01');  // six bytes each in the record
+  for (int i = 0; i < 800; ++i) {
+    set.paths.push_back({root + "/d" + std::to_string(i) + "/.envrc", ProtectedPath::State::kSymlink, {}, target,
+                         root});
+  }
+  Result<SweepJournal> journal = SweepJournal::Begin(state, "r", set);
+  ASSERT_FALSE(journal.ok());
+  EXPECT_NE(journal.error().message().find("more than the 16 MiB"), std::string::npos) << journal.error().ToString();
+  EXPECT_TRUE(RecoverInterruptedSweeps(state).empty());
+}
+
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {
   TestTree tree;
   tree.Dir("corral/pending");

@@ -550,8 +550,23 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     Result<SweepJournal> begun = opened.ok() ? SweepJournal::Begin(*opened, audit.run_id(), policy.protected_paths(),
                                                                    options.journal_slot)
                                              : Result<SweepJournal>(std::move(opened).error());
+    // A run's overlay made above, removed when the run is refused here.
+    auto refused = [&](Error error) {
+      if (overlay && overlay_owned == OverlayOwned::kNew) (void)overlay->Remove();
+      return Failed(audit, policy, std::move(error));
+    };
     if (begun.ok()) {
       journal = std::move(begun).value();
+    } else if (opened.ok() && policy.enforcement() != Enforcement::kBestEffort &&
+               !MutantActive(Mutant::kJournalOptional)) {
+      // A state directory that is there but takes no record (a full disk, a
+      // record too large): the recovery of a corral killed before its sweep
+      // is a guarantee, so the run is refused. (No state directory at all,
+      // a read-only home, goes on without one, as documented.)
+      return refused(Error(ErrorKind::kIo, "the sweep journal: " + begun.error().ToString() +
+                                               ". Without it, what the command left at a protected path would stay "
+                                               "if corral were killed before its sweep. The command was not run "
+                                               "(--best-effort runs it without the journal, and the trail says so)."));
     } else {
       audit.Record(AuditEvent("protected").Set("action", "journal").Set("error", begun.error().ToString()));
     }
@@ -567,7 +582,7 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     Result<StdioModes> saved_modes = StdioModes::Save(
         command_stdio, view_for_sure ? StdioModes::ViewDevices::kReopened : StdioModes::ViewDevices::kGiven,
         records.ok() ? std::move(records).value() : UniqueFd());
-    if (!saved_modes.ok()) return Failed(audit, policy, std::move(saved_modes).error());
+    if (!saved_modes.ok()) return refused(std::move(saved_modes).error());
     stdio_modes = std::move(saved_modes).value();
     if (!stdio_modes.note().empty()) {
       audit.Record(AuditEvent("protected")

@@ -383,6 +383,37 @@ TEST_F(GitConfigWrite, ALockTheCommandLeftLandsNothing) {
   EXPECT_FALSE(StageLeft());
 }
 
+// The real config is written in place after the run, and the command can
+// fill the disk it is on: here a small tmpfs (in a user and mount namespace
+// of the test's, where corral runs as that namespace's root) that the run
+// leaves with room for the lock file's copy of the new text but not for the
+// real config to grow as well. The landing reserves the real config's blocks
+// first, so nothing lands, and no part of the new text and no config.lock is
+// left (git_config_no_reserve: the config was cut at 4096 bytes, the lock
+// kept). Judged after the run, in the same namespaces, from outside corral.
+TEST_F(GitConfigWrite, AFullDiskNeverLeavesAPartOfTheNewConfig) {
+  TempDir disk("corral-small-disk");
+  const std::string script = R"sh(set -e
+mount -t tmpfs -o size=256k tmpfs "$1"
+cd "$1"; mkdir ws; cd ws
+git init -q .
+git config user.email t@t
+git config branch.main.description "$(head -c 3700 /dev/zero | tr '\0' x)"
+cp .git/config ../before
+"$2" run -- sh -c 'git config user.name "$(head -c 500 /dev/zero | tr "\0" y)"; free=$(stat -f -c %a .); dd if=/dev/zero of=fill bs=4096 count=$((free - 2)) 2>/dev/null' || true
+if cmp -s .git/config ../before; then echo config=unchanged; else echo config=changed; fi
+if [ -e .git/config.lock ]; then echo lock=left; fi
+git config --file .git/config --get user.name >/dev/null && echo landed || true
+)sh";
+  Outcome outcome = Execute({"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
+                             disk.path(), CorralBin()},
+                            Defaults({}));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.Describe();
+  EXPECT_NE(outcome.out.find("config=unchanged"), std::string::npos) << outcome.Describe();
+  EXPECT_EQ(outcome.out.find("lock=left"), std::string::npos) << outcome.Describe();
+  EXPECT_NE(outcome.err.find("nothing landed"), std::string::npos) << outcome.Describe();
+}
+
 TEST_F(GitConfigWrite, ExplainSaysTheConfigIsStaged) {
   MakeRepo();
   Outcome explain = Corral({"explain", "--", "true"});

@@ -179,6 +179,49 @@ TEST_F(ProtectedSweep, WhatAKilledRunLeftIsSweptByTheNextRun) {
   EXPECT_EQ(third.err.find("ended before corral could sweep"), std::string::npos) << third.Describe();
 }
 
+// The same, when an earlier run named a directory with a byte that is not
+// UTF-8: the journal records the names the protected set found there (the
+// directory's own .envrc and .git among them), and a record the recovery
+// could not parse would leave what the killed run planted (journal_bytes).
+TEST_F(ProtectedSweep, ANameThatIsNotUtf8DoesNotStopTheRecovery) {
+  Outcome named = RunIn({}, {"sh", "-c", "mkdir \"$(printf '\\377')\""});
+  ASSERT_EQ(named.exit_code, 0) << named.Describe();
+  ASSERT_TRUE(Exists(workspace_ / "\xff"));
+  auto run = std::make_unique<Process>(RunArgv({}, {"sh", "-c", "echo evil > .envrc; touch ready; sleep 30"}),
+                                       Defaults({}));
+  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << run->OutputSoFar();
+  ASSERT_EQ(::kill(run->pid(), SIGKILL), 0);
+  run->Wait();
+  ASSERT_TRUE(Exists(workspace_ / ".envrc")) << "the kill came before the sweep";
+
+  Outcome next = RunIn({}, {"true"});
+  EXPECT_EQ(next.exit_code, 0) << next.Describe();
+  EXPECT_FALSE(Exists(workspace_ / ".envrc")) << next.Describe();
+  EXPECT_EQ(next.err.find("not a sweep journal record"), std::string::npos) << next.Describe();
+  std::vector<nlohmann::json> recovered = RecoveredFindings();
+  ASSERT_EQ(recovered.size(), 1u) << ReadFile(audit_path()).value_or("");
+  EXPECT_EQ(recovered[0]["path"], workspace_ / ".envrc");
+}
+
+// A state directory that is there but takes no journal record (here its
+// pending/ is a file; a full disk in practice) refuses the run: the sweep
+// of a corral killed mid-run is a guarantee (journal_optional). Under
+// --best-effort the run goes on, and the trail says what was dropped.
+TEST_F(ProtectedSweep, ARunWhoseJournalCannotBeWrittenIsRefused) {
+  Outcome first = RunIn({}, {"true"});  // makes the state directory
+  ASSERT_EQ(first.exit_code, 0) << first.Describe();
+  std::filesystem::remove_all(state_ / "corral/pending");
+  state_.Write("corral/pending", "not a directory\n", 0600);
+  Outcome refused = RunIn({}, {"touch", "ran"});
+  EXPECT_NE(refused.exit_code, 0) << refused.Describe();
+  EXPECT_NE(refused.err.find("the sweep journal"), std::string::npos) << refused.Describe();
+  EXPECT_FALSE(Exists(workspace_ / "ran")) << refused.Describe();
+  Outcome best_effort = RunIn({"--best-effort"}, {"touch", "ran"});
+  EXPECT_EQ(best_effort.exit_code, 0) << best_effort.Describe();
+  EXPECT_TRUE(Exists(workspace_ / "ran"));
+  EXPECT_NE(ReadFile(audit_path()).value_or("").find("\"action\":\"journal\""), std::string::npos);
+}
+
 // Two overlapping runs in one workspace: the first keeps renaming what it
 // can reach in a directory the second created (and that directory itself)
 // while the second run's sweep takes it out, its quarantine on another
