@@ -51,6 +51,21 @@ class ProtectedSweep : public SandboxTest {
     std::vector<nlohmann::json> spawned = AuditEvents("spawned");
     return spawned.empty() ? std::string() : spawned.front()["run"].get<std::string>();
   }
+  // A run that plants .envrc, its corral killed (SIGKILL) before its sweep;
+  // then the next run, which recovers it. Judged from outside: the .envrc
+  // is there after the kill and gone after the next run.
+  Outcome KillARunThatPlantsAnEnvrcThenRunAgain() {
+    auto run = std::make_unique<Process>(RunArgv({}, {"sh", "-c", "echo evil > .envrc; touch ready; sleep 30"}),
+                                         Defaults({}));
+    EXPECT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << run->OutputSoFar();
+    EXPECT_EQ(::kill(run->pid(), SIGKILL), 0);
+    run->Wait();
+    EXPECT_TRUE(Exists(workspace_ / ".envrc")) << "the kill came before the sweep";
+    Outcome next = RunIn({}, {"true"});
+    EXPECT_EQ(next.exit_code, 0) << next.Describe();
+    EXPECT_FALSE(Exists(workspace_ / ".envrc")) << next.Describe();
+    return next;
+  }
 };
 
 TEST_F(ProtectedSweep, ReadOnlyDirectoriesTheCommandCreatedAreTakenOut) {
@@ -157,16 +172,7 @@ TEST_F(ProtectedSweep, WhatCannotBeRemovedFailsTheRunLoudly) {
 // planted .envrc is in the workspace after the kill and gone after the next
 // run, which says so and records where it went.
 TEST_F(ProtectedSweep, WhatAKilledRunLeftIsSweptByTheNextRun) {
-  auto run = std::make_unique<Process>(RunArgv({}, {"sh", "-c", "echo evil > .envrc; touch ready; sleep 30"}),
-                                       Defaults({}));
-  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << run->OutputSoFar();
-  ASSERT_EQ(::kill(run->pid(), SIGKILL), 0);
-  run->Wait();
-  ASSERT_TRUE(Exists(workspace_ / ".envrc")) << "the kill came before the sweep";
-
-  Outcome next = RunIn({}, {"true"});
-  EXPECT_EQ(next.exit_code, 0) << next.Describe();
-  EXPECT_FALSE(Exists(workspace_ / ".envrc")) << next.Describe();
+  Outcome next = KillARunThatPlantsAnEnvrcThenRunAgain();
   EXPECT_NE(next.err.find("ended before corral could sweep"), std::string::npos) << next.Describe();
   std::vector<nlohmann::json> recovered = RecoveredFindings();
   ASSERT_EQ(recovered.size(), 1u) << ReadFile(audit_path()).value_or("");
@@ -187,16 +193,7 @@ TEST_F(ProtectedSweep, ANameThatIsNotUtf8DoesNotStopTheRecovery) {
   Outcome named = RunIn({}, {"sh", "-c", "mkdir \"$(printf '\\377')\""});
   ASSERT_EQ(named.exit_code, 0) << named.Describe();
   ASSERT_TRUE(Exists(workspace_ / "\xff"));
-  auto run = std::make_unique<Process>(RunArgv({}, {"sh", "-c", "echo evil > .envrc; touch ready; sleep 30"}),
-                                       Defaults({}));
-  ASSERT_TRUE(WaitFor([&] { return Exists(workspace_ / "ready"); }, 10s)) << run->OutputSoFar();
-  ASSERT_EQ(::kill(run->pid(), SIGKILL), 0);
-  run->Wait();
-  ASSERT_TRUE(Exists(workspace_ / ".envrc")) << "the kill came before the sweep";
-
-  Outcome next = RunIn({}, {"true"});
-  EXPECT_EQ(next.exit_code, 0) << next.Describe();
-  EXPECT_FALSE(Exists(workspace_ / ".envrc")) << next.Describe();
+  Outcome next = KillARunThatPlantsAnEnvrcThenRunAgain();
   EXPECT_EQ(next.err.find("not a sweep journal record"), std::string::npos) << next.Describe();
   std::vector<nlohmann::json> recovered = RecoveredFindings();
   ASSERT_EQ(recovered.size(), 1u) << ReadFile(audit_path()).value_or("");
