@@ -167,6 +167,8 @@ std::string_view MutantName(Mutant mutant) {
     case Mutant::kJournalBytes: return "journal_bytes";
     case Mutant::kJournalOptional: return "journal_optional";
     case Mutant::kGitConfigNoReserve: return "git_config_no_reserve";
+    case Mutant::kEgressLoopbackOwn: return "egress_loopback_own";
+    case Mutant::kEgressUnspecified: return "egress_unspecified";
     case Mutant::kScratchAlone: return "scratch_alone";
     case Mutant::kForbidQuote: return "forbid_quote";
     case Mutant::kDerivationStale: return "derivation_stale";

@@ -177,6 +177,8 @@ enum class Mutant {
   kJournalBytes,           // a sweep journal record writes a name that is not UTF-8 as raw bytes (the recovery cannot parse it)
   kJournalOptional,        // a run whose sweep journal cannot be written goes on without it
   kGitConfigNoReserve,     // a landing repository config is overwritten in place without its blocks taken first
+  kEgressLoopbackOwn,      // a loopback address no interface lists (127.0.0.2) is not one of the host's own
+  kEgressUnspecified,      // an unspecified address (0.0.0.0, ::) may be allowed by --allow-private
   kScratchAlone,           // an executor's scratch may be or hold the workspace (whose protected paths then go unguarded)
   kForbidQuote,            // a path put into a forbid_read pattern (the workspace, the home, a store) is not quoted: its `[` is a wildcard
   kDerivationStale,        // an executor call reuses the policy derived before although what it looked at changed

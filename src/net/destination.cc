@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/invariant.h"
+#include "base/mutant.h"
 #include "net/user_text.h"
 
 namespace corral {
@@ -92,8 +93,12 @@ const std::vector<Row>& Rows() {
   return rows;
 }
 
-// Whether a row's addresses are refused even under --allow-private.
-bool RefusedOutright(AddressRange range) { return range == AddressRange::kTeredo || range == AddressRange::kUnreadNat64; }
+// Whether a row's addresses are refused even under --allow-private: an
+// unspecified address (0.0.0.0/8, ::) is one Linux connects to this host by.
+bool RefusedOutright(AddressRange range) {
+  return range == AddressRange::kTeredo || range == AddressRange::kUnreadNat64 ||
+         (range == AddressRange::kUnspecified && !MutantActive(Mutant::kEgressUnspecified));
+}
 
 const Row* FirstRowContaining(const Address& address) {
   for (const Row& row : Rows()) {

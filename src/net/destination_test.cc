@@ -259,6 +259,17 @@ TEST(Destination, TeredoAndUnreadNat64AreRefusedEvenWhenCovered) {
   EXPECT_NE(Refusal("64:ff9b:1:a00:1::", {ParsedRange("64:ff9b:1::/48")}), "");
 }
 
+// An unspecified address is one Linux connects to this host by (0.0.0.0
+// reaches a service on 127.0.0.1): refused even under a range that covers
+// it (egress_unspecified), in every form that carries it.
+TEST(Destination, UnspecifiedAddressesAreRefusedEvenWhenCovered) {
+  EXPECT_EQ(Refusal("0.0.0.0", {ParsedRange("0.0.0.0/8")}),
+            "destination 0.0.0.0 is an unspecified address (0.0.0.0/8), refused outright");
+  EXPECT_NE(Refusal("0.1.2.3", {ParsedRange("0.0.0.0/8")}), "");
+  EXPECT_NE(Refusal("::", {ParsedRange("::/128")}), "");
+  EXPECT_NE(Refusal("::ffff:0.0.0.0", {ParsedRange("0.0.0.0/8")}), "");
+}
+
 TEST(AllowedPrivateRange, InsideOneNonPublicRowOnly) {
   for (const char* text : {"10.0.0.0/8", "192.168.1.7/32", "169.254.169.254/32", "169.254.0.0/16", "172.16.0.0/12",
                            "127.0.0.0/8", "100.64.0.0/10", "240.0.0.0/4", "fd00::/8", "::1/128", "fe80::/10",
@@ -280,6 +291,9 @@ TEST(AllowedPrivateRange, InsideOneNonPublicRowOnly) {
       {"2002::/16", "(6to4)"},
       {"::/96", "(IPv4-compatible)"},
       {"2001::/32", "it lies in 2001::/32 (a Teredo address), refused outright"},
+      {"0.0.0.0/32", "it lies in 0.0.0.0/8 (an unspecified address), refused outright"},
+      {"0.0.0.0/8", "refused outright"},
+      {"::/128", "it lies in ::/128 (an unspecified address), refused outright"},
       {"64:ff9b:1::/48", "local-use NAT64"},
       {"10.0.0.1/8", "--allow-private 10.0.0.1/8: '10.0.0.1/8' has bits set past its /8 prefix"},
       {"10.0.0.5", "not a CIDR range"},

@@ -53,8 +53,12 @@ Result<void> HostAllowlist::CheckAddress(const Address& address) const {
   // when named alone.
   Classification classification = ClassifyAddress(address);
   const Address judged = classification.embedded ? *classification.embedded : Unmapped(address);
+  // Every loopback address is this host's, not only those an interface
+  // lists: 127.0.0.2 reaches a service bound to 127.0.0.1's wildcard too.
   std::vector<Address> own = host_addresses_ ? host_addresses_() : std::vector<Address>{};
-  if (std::find(own.begin(), own.end(), judged) != own.end() || std::find(own.begin(), own.end(), address) != own.end()) {
+  const bool loopback = ClassifyAddress(judged).range == AddressRange::kLoopback && !MutantActive(Mutant::kEgressLoopbackOwn);
+  if (loopback || std::find(own.begin(), own.end(), judged) != own.end() ||
+      std::find(own.begin(), own.end(), address) != own.end()) {
     bool named_alone = std::any_of(private_ranges_.begin(), private_ranges_.end(), [&](const Cidr& range) {
       return range.prefix_length == judged.bit_count() && range.Contains(judged);
     });

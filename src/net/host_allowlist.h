@@ -6,8 +6,10 @@
 // range) and match no deny rule, whatever name led there. An address of the
 // host's own interfaces (a public one too: a service listening on every
 // address answers there) is refused unless an --allow-private range names
-// it alone (/32, /128); an IPv6 form carrying an IPv4 address is judged by
-// that address. The host's addresses are read for each check (getifaddrs).
+// it alone (/32, /128); so is every loopback address (127.0.0.0/8, ::1),
+// listed by an interface or not. An IPv6 form carrying an IPv4 address is
+// judged by that address. The host's addresses are read for each check
+// (getifaddrs); a local route for a whole range (AnyIP) is not seen.
 //
 //   auto gate = std::make_shared<HostAllowlist>(rules, private_ranges);
 //   EgressProxy::Start(std::move(listeners), gate, options);

@@ -65,6 +65,24 @@ TEST(HostAllowlist, TheHostsOwnAddressesNeedARangeNamingThemAlone) {
   EXPECT_TRUE(alone.CheckAddress(lan).ok());
 }
 
+// Every loopback address is the host's own, listed by an interface or not:
+// 127.0.0.2 reaches a service listening on all addresses as 127.0.0.1 does
+// (egress_loopback_own).
+TEST(HostAllowlist, EveryLoopbackAddressIsTheHostsOwn) {
+  auto host = [] { return std::vector<Address>{*ParseAddress("127.0.0.1"), *ParseAddress("::1")}; };
+  HostAllowlist wide(Rules({{"api.test", HostRuleKind::kAllow}}), {*ParseAllowedPrivateRange("127.0.0.0/8")}, host);
+  for (const char* address : {"127.0.0.1", "127.0.0.2", "127.255.255.254", "::ffff:127.0.0.2"}) {
+    Result<void> refused = wide.CheckAddress(*ParseAddress(address));
+    ASSERT_FALSE(refused.ok()) << address;
+    EXPECT_NE(refused.error().message().find("an address of this host's own"), std::string::npos)
+        << refused.error().message();
+  }
+  HostAllowlist alone(Rules({{"api.test", HostRuleKind::kAllow}}),
+                      {*ParseAllowedPrivateRange("127.0.0.0/8"), *ParseAllowedPrivateRange("127.0.0.2/32")}, host);
+  EXPECT_TRUE(alone.CheckAddress(*ParseAddress("127.0.0.2")).ok());
+  EXPECT_FALSE(alone.CheckAddress(*ParseAddress("127.0.0.3")).ok());
+}
+
 TEST(HostAllowlist, ADenyRuleRefusesAResolvedAddress) {
   HostAllowlist gate(Rules({{"*.allowed.test", HostRuleKind::kAllow}, {"1.2.3.4", HostRuleKind::kDeny}}), {},
                      [] { return std::vector<Address>{}; });
