@@ -109,7 +109,7 @@ Result<UniqueFd> LockRecords(int records) {
 
 }  // namespace
 
-Result<StdioModes> StdioModes::Save(const int (&fds)[3], ViewDevices devices, UniqueFd records) {
+Result<StdioModes> StdioModes::Save(const int (&fds)[3], ViewDevices devices, const OpenRecords& open_records) {
   StdioModes modes;
   std::vector<std::pair<dev_t, ino_t>> seen;
   for (int fd : fds) {
@@ -128,19 +128,22 @@ Result<StdioModes> StdioModes::Save(const int (&fds)[3], ViewDevices devices, Un
     modes.saved_.push_back({std::move(held), st.st_mode & kModeBits, UniqueFd(), RecordName(st)});
   }
   if (modes.saved_.empty() || MutantActive(Mutant::kStdioRecords)) return modes;
-  if (!records) {
-    modes.note_ = "no state directory: this run puts back the modes it saw, not those of a run it overlaps";
-    return modes;
-  }
   // A run that holds no record while another does would take the mode its
   // command set for the first one (a record no run holds is not trusted):
-  // a record that cannot be taken refuses the run, as a file that cannot be
-  // held does.
+  // records that cannot be taken refuse the run, as a file that cannot be
+  // held does. Only a run with no state directory at all goes without.
   auto refuse = [](const Error& why) {
     return Error(ErrorKind::kIo, "the modes of the files on the command's stdin, stdout and stderr cannot be shared "
                                  "with runs that overlap this one (corral's state directory, stdio/: " +
                                      why.ToString() + "); nothing was run");
   };
+  Result<UniqueFd> opened = open_records ? open_records() : Result<UniqueFd>(UniqueFd());
+  if (!opened.ok()) return refuse(opened.error());
+  UniqueFd records = std::move(opened).value();
+  if (!records) {
+    modes.note_ = "no state directory: this run puts back the modes it saw, not those of a run it overlaps";
+    return modes;
+  }
   Result<UniqueFd> locked = LockRecords(records.get());
   if (!locked.ok()) return refuse(locked.error());
   UniqueFd lock = std::move(locked).value();

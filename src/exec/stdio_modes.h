@@ -14,7 +14,7 @@
 // regular file, a device, a named FIFO; not a pipe or a socket) is saved,
 // and put back once every process of the sandbox is gone:
 //
-//   Result<StdioModes> modes = StdioModes::Save(fds, ViewDevices::kReopened, std::move(records));
+//   Result<StdioModes> modes = StdioModes::Save(fds, ViewDevices::kReopened, open_records);
 //   ... supervise ...
 //   modes->Restore();                            // after the last exit
 //
@@ -27,10 +27,11 @@
 // while it lasts, and every run puts that mode back, the last one removing
 // the record. All of it under an exclusive flock on `records/lock`. A record
 // no run holds (its corral was killed) is not trusted: the file's mode now
-// is taken instead. So a run that cannot take its record (a full disk) is
-// refused: running without one, it would let a later run take the mode its
-// command set. Without `records` (no state directory) a run saves the mode
-// it sees, and `note()` says so.
+// is taken instead. So a run that cannot take its record (a full disk, a
+// stdio/ that cannot be made) is refused: running without one, it would let
+// a later run take the mode its command set. With no state directory at all
+// a run saves the mode it sees, and `note()` says so. `records` is opened
+// only when there is a file to hold (a run with pipes alone touches nothing).
 //
 // Each file is held by a descriptor of corral's own (close-on-exec, closed
 // in the sandbox's init), so the mode goes back on the very file, whatever
@@ -45,6 +46,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,10 +61,12 @@ class StdioModes {
   // mount view): then the caller's nodes of them are not held.
   enum class ViewDevices { kReopened, kGiven };
 
+  // The directory of shared records (held until Restore), or an invalid
+  // descriptor for none; opened only when a file is to be held.
+  using OpenRecords = std::function<Result<UniqueFd>()>;
+
   // Saves the files behind `fds` (the command's 0, 1 and 2; -1 skips one).
-  // `records` is the directory of shared records (held until Restore), or
-  // none.
-  static Result<StdioModes> Save(const int (&fds)[3], ViewDevices devices, UniqueFd records);
+  static Result<StdioModes> Save(const int (&fds)[3], ViewDevices devices, const OpenRecords& records);
   // Puts back each mode that differs now (best effort per file) and lets go
   // of the records. Once; a second call does nothing.
   void Restore();

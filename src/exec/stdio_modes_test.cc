@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -46,7 +47,8 @@ class StdioModesTest : public ::testing::Test {
   // StdioModes::Save with no records, which must succeed.
   static StdioModes Saved(const int (&fds)[3], UniqueFd records = UniqueFd(),
                           StdioModes::ViewDevices devices = StdioModes::ViewDevices::kGiven) {
-    Result<StdioModes> modes = StdioModes::Save(fds, devices, std::move(records));
+    auto shared = std::make_shared<UniqueFd>(std::move(records));
+    Result<StdioModes> modes = StdioModes::Save(fds, devices, [shared] { return Result<UniqueFd>(std::move(*shared)); });
     EXPECT_TRUE(modes.ok()) << modes.error().ToString();
     return modes.ok() ? std::move(modes).value() : StdioModes();
   }
@@ -160,13 +162,30 @@ TEST_F(StdioModesTest, ARecordThatCannotBeTakenRefusesTheRun) {
   Records();
   ASSERT_EQ(::mkdir((dir_ + "/records/" + RecordNameOf(out)).c_str(), 0700), 0);
   const int fds[3] = {in, out, -1};
-  Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, Records());
+  Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, [this] { return Result<UniqueFd>(Records()); });
   ASSERT_FALSE(modes.ok());
   EXPECT_NE(modes.error().message().find("nothing was run"), std::string::npos) << modes.error().ToString();
   EXPECT_NE(modes.error().message().find(RecordNameOf(out)), std::string::npos) << modes.error().ToString();
   EXPECT_EQ(RecordNames(), (std::set<std::string>{"lock", RecordNameOf(out)})) << "the first file's record is gone";
   ::close(in);
   ::close(out);
+}
+
+// A run with pipes alone holds nothing and never opens the records.
+TEST_F(StdioModesTest, PipesAloneTouchNoRecords) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  bool opened = false;
+  const int fds[3] = {pipe_fds[0], pipe_fds[1], pipe_fds[1]};
+  Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, [&opened] {
+    opened = true;
+    return Result<UniqueFd>(UniqueFd());
+  });
+  ASSERT_TRUE(modes.ok());
+  EXPECT_FALSE(opened);
+  EXPECT_EQ(modes->note(), "");
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
 }
 
 // With no records a run saves what it sees, and says so.
@@ -202,7 +221,7 @@ TEST_F(StdioModesTest, AFileThatCannotBeHeldIsAnError) {
     struct rlimit three = {3, 3};
     if (::setrlimit(RLIMIT_NOFILE, &three) != 0) ::_exit(2);
     const int fds[3] = {-1, log, -1};
-    Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, UniqueFd());
+    Result<StdioModes> modes = StdioModes::Save(fds, StdioModes::ViewDevices::kGiven, nullptr);
     ::_exit(!modes.ok() && modes.error().message().find("cannot hold descriptor") != std::string::npos ? 0 : 1);
   }
   int status = 0;

@@ -573,21 +573,19 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     if (opened.ok()) state = std::move(opened).value();
     // The modes of the caller's files on stdio, put back after the run;
     // overlapping runs share the first one through the state directory.
-    Result<UniqueFd> records = state.valid() ? state.Subdir("stdio", StateDir::Create::kYes)
-                                             : Result<UniqueFd>(UniqueFd());
     // The view's devices are opened anew only in a mount view: a plan that
     // may fall back to none (below) holds the caller's nodes of them too.
     const bool view_for_sure =
         (*plan)->mechanisms().namespaces && (*plan)->fallback() != Fallback::kWithoutNamespaces;
     Result<StdioModes> saved_modes = StdioModes::Save(
         command_stdio, view_for_sure ? StdioModes::ViewDevices::kReopened : StdioModes::ViewDevices::kGiven,
-        records.ok() ? std::move(records).value() : UniqueFd());
+        [&state]() -> Result<UniqueFd> {
+          return state.valid() ? state.Subdir("stdio", StateDir::Create::kYes) : Result<UniqueFd>(UniqueFd());
+        });
     if (!saved_modes.ok()) return refused(std::move(saved_modes).error());
     stdio_modes = std::move(saved_modes).value();
     if (!stdio_modes.note().empty()) {
-      audit.Record(AuditEvent("protected")
-                       .Set("action", "stdio_modes")
-                       .Set("error", records.ok() ? stdio_modes.note() : records.error().ToString()));
+      audit.Record(AuditEvent("protected").Set("action", "stdio_modes").Set("error", stdio_modes.note()));
     }
     // The sweep works in the roots as they are now, wherever they move.
     sweep_roots = OpenSweepRoots(policy.protected_paths());
