@@ -76,6 +76,9 @@ class StdioModes {
   StdioModes() = default;
   StdioModes(StdioModes&&) = default;
   StdioModes& operator=(StdioModes&&) = default;
+  // Restores, when the caller has not: a run refused after Save leaves no
+  // record behind for a later run to find unheld.
+  ~StdioModes() { Restore(); }
 
  private:
   struct Saved {

@@ -214,6 +214,11 @@ Result<SweepJournal> SweepJournal::Begin(const StateDir& state, const std::strin
   std::optional<Error> unusable;
   for (int slot = 0; slot < kSlots; ++slot) {
     Result<UniqueFd> fd = OpenSlot(dir_fd.get(), SlotName(slot), true);
+    if (!fd.ok() && fd.error().error_number() == EROFS) {
+      // A state directory on a read-only filesystem (a read-only home) is
+      // one that cannot be made: the run goes on without a journal.
+      return std::move(fd).error().WithCode(kStateDirUnavailable);
+    }
     if (!fd.ok()) {
       if (!unusable) unusable = std::move(fd).error();
       continue;

@@ -34,7 +34,9 @@
 // recovery decodes it), a record larger than the recovery reads (16 MiB) is
 // never written (Begin fails, and RunConfined refuses the run), and a slot
 // that cannot be used (not a private file, a rejected record kept for a
-// person) is passed over for the next.
+// person) is passed over for the next. A state directory on a read-only
+// filesystem is one that cannot be made (code state_dir_unavailable): the
+// run goes on without a journal, as without a state directory.
 //
 // The recovery cannot tell the run's leftovers from a file the user made at
 // the same path after the kill; both are moved to the quarantine (never

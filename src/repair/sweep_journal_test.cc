@@ -1,6 +1,9 @@
 #include "repair/sweep_journal.h"
 
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -244,6 +247,51 @@ TEST(SweepJournal, ARecordTooLargeToReadIsNeverWritten) {
   ASSERT_FALSE(journal.ok());
   EXPECT_NE(journal.error().message().find("more than the 16 MiB"), std::string::npos) << journal.error().ToString();
   EXPECT_TRUE(RecoverInterruptedSweeps(state).empty());
+}
+
+// A state directory on a read-only filesystem (a read-only home) is one
+// that cannot be made: Begin says so with kStateDirUnavailable, and the run
+// goes on without a journal instead of being refused. Judged in a child of
+// the test's own, in a user and mount namespace where the tree is bound
+// read-only.
+TEST(SweepJournal, AReadOnlyStateDirectoryIsUnavailable) {
+  TestTree tree;
+  std::string root = tree.Dir("ws");
+  {
+    StateDir state = StateIn(tree);
+    Result<SweepJournal> first = SweepJournal::Begin(state, "first", MissingEnvrc(root));
+    ASSERT_TRUE(first.ok()) << first.error().ToString();
+    first->Finish();  // pending/slot-0.json is there, and empty
+  }
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto write = [](const char* path, const std::string& text) {
+      std::ofstream out(path);
+      out << text;
+      return static_cast<bool>(out.flush());
+    };
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || !write("/proc/self/setgroups", "deny") ||
+        !write("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
+        !write("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1")) {
+      ::_exit(2);
+    }
+    const std::string dir = tree.Join("corral");
+    struct statvfs fs;
+    if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0 || ::statvfs(dir.c_str(), &fs) != 0 ||
+        ::mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | fs.f_flag, nullptr) != 0) {
+      ::_exit(3);
+    }
+    Result<StateDir> state = StateDir::OpenBelow(tree.path(), StateDir::Create::kYes);
+    if (!state.ok()) ::_exit(4);
+    Result<SweepJournal> journal = SweepJournal::Begin(*state, "ro", MissingEnvrc(root));
+    ::_exit(!journal.ok() && journal.error().code() == kStateDirUnavailable ? 0 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit " << WEXITSTATUS(status);
 }
 
 TEST(SweepJournal, AMalformedRecordIsReportedAndKept) {

@@ -557,12 +557,12 @@ RunResult RunConfined(gate::AdmittedRun run, const RunOptions& options, const Ho
     };
     if (begun.ok()) {
       journal = std::move(begun).value();
-    } else if (opened.ok() && policy.enforcement() != Enforcement::kBestEffort &&
-               !MutantActive(Mutant::kJournalOptional)) {
+    } else if (opened.ok() && begun.error().code() != kStateDirUnavailable &&
+               policy.enforcement() != Enforcement::kBestEffort && !MutantActive(Mutant::kJournalOptional)) {
       // A state directory that is there but takes no record (a full disk, a
       // record too large): the recovery of a corral killed before its sweep
-      // is a guarantee, so the run is refused. (No state directory at all,
-      // a read-only home, goes on without one, as documented.)
+      // is a guarantee, so the run is refused. (No state directory that can
+      // be written, a read-only home, goes on without one, as documented.)
       return refused(Error(ErrorKind::kIo, "the sweep journal: " + begun.error().ToString() +
                                                ". Without it, what the command left at a protected path would stay "
                                                "if corral were killed before its sweep. The command was not run "

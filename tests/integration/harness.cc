@@ -310,7 +310,7 @@ std::vector<std::string> InFreshProc(const std::vector<std::string>& command, co
 
 std::string FreshProcModes(const std::vector<std::string>& entries) {
   Outcome outcome = Execute(InFreshProc({"stat", "-c", "%a"}, entries));
-  if (outcome.exit_code != 0) Fail("a fresh procfs: " + outcome.Describe());
+  if (outcome.exit_code != 0) throw std::runtime_error("a fresh procfs: " + outcome.Describe());
   return outcome.out;
 }
 
